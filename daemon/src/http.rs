@@ -1,0 +1,255 @@
+//! The front door: every request passes the Host allow-list and the Origin rules here,
+//! before any handler runs. Then it is routed to the extension channel or the agent API.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CONNECTION, CONTENT_TYPE, HOST, ORIGIN, UPGRADE};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use nsp_protocol::EXTENSION_CHANNEL_PATH;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::WebSocketStream;
+
+use crate::api;
+use crate::auth::AgentKey;
+use crate::config::Settings;
+use crate::error::ApiError;
+use crate::tabs::Hub;
+
+pub type Body = Full<Bytes>;
+
+/// What every request handler can reach.
+#[derive(Debug)]
+pub struct AppState {
+    pub settings: Settings,
+    pub hub: Hub,
+    pub key: AgentKey,
+    /// The address actually bound (the port may have been 0 in the settings).
+    pub local_addr: SocketAddr,
+}
+
+/// The one service function: never fails, every failure becomes a response here.
+pub async fn handle(
+    state: Arc<AppState>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    let request_id = uuid::Uuid::now_v7().to_string();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let result = route(&state, req, &request_id).await;
+    let mut response = match result {
+        Ok(resp) => resp,
+        Err(err) => {
+            if err.status.is_server_error() {
+                tracing::warn!(%request_id, %method, %path, code = err.code, "{}", err.message);
+            } else {
+                tracing::debug!(%request_id, %method, %path, code = err.code, "{}", err.message);
+            }
+            error_response(&err, &request_id)
+        }
+    };
+    if let Ok(v) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert("x-request-id", v);
+    }
+    Ok(response)
+}
+
+/// Builds the JSON response of an error.
+pub fn error_response(err: &ApiError, request_id: &str) -> Response<Body> {
+    let mut resp = json_response(err.status, &err.body(request_id));
+    for (name, value) in &err.headers {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            resp.headers_mut().insert(*name, v);
+        }
+    }
+    resp
+}
+
+/// A JSON response with the headers every response carries.
+pub fn json_response(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
+    let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
+    let mut resp = Response::new(Full::new(Bytes::from(body)));
+    *resp.status_mut() = status;
+    let headers = resp.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert("cache-control", HeaderValue::from_static("no-store"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    resp
+}
+
+async fn route(
+    state: &Arc<AppState>,
+    req: Request<Incoming>,
+    request_id: &str,
+) -> Result<Response<Body>, ApiError> {
+    check_host(&req, state.local_addr.port())?;
+    if req.uri().path() == EXTENSION_CHANNEL_PATH {
+        return upgrade_extension(state, req);
+    }
+    check_agent_origin(&req, &state.settings)?;
+    api::route(state, req, request_id).await
+}
+
+fn forbidden(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+}
+
+/// DNS-rebinding defence: only loopback names with our port.
+fn check_host<B>(req: &Request<B>, port: u16) -> Result<(), ApiError> {
+    let host = req
+        .headers()
+        .get(HOST)
+        .and_then(|h| h.to_str().ok())
+        .ok_or_else(|| {
+            forbidden(
+                "A Host header naming 127.0.0.1, localhost or [::1] with nspd's port is required.",
+            )
+        })?;
+    if !host_allowed(host, port) {
+        return Err(forbidden(format!(
+            "Host {host:?} is not allowed. nspd answers only to 127.0.0.1:{port}, localhost:{port} and [::1]:{port}."
+        )));
+    }
+    // An absolute-form request line carries its own authority; it must agree.
+    if let Some(authority) = req.uri().authority() {
+        if !host_allowed(authority.as_str(), port) {
+            return Err(forbidden(format!(
+                "Request target authority {:?} is not allowed.",
+                authority.as_str()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a Host value names this daemon on loopback.
+pub fn host_allowed(host: &str, port: u16) -> bool {
+    let host = host.to_ascii_lowercase();
+    let with_port = [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("[::1]:{port}"),
+    ];
+    if with_port.contains(&host) {
+        return true;
+    }
+    port == 80 && matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]")
+}
+
+fn extension_origin_allowed(origin: &str, settings: &Settings) -> bool {
+    origin
+        .strip_prefix("chrome-extension://")
+        .is_some_and(|id| settings.allowed_extension_ids.iter().any(|a| a == id))
+}
+
+/// A web page may send requests to loopback, but browsers always attach its Origin:
+/// any Origin other than our own extension is refused, and no CORS header is ever sent.
+fn check_agent_origin<B>(req: &Request<B>, settings: &Settings) -> Result<(), ApiError> {
+    match req.headers().get(ORIGIN) {
+        None => Ok(()),
+        Some(origin) => {
+            let origin = origin.to_str().unwrap_or("");
+            if extension_origin_allowed(origin, settings) {
+                Ok(())
+            } else {
+                Err(forbidden(format!(
+                    "Requests from web origins ({origin:?}) are refused: the agent API is for local programs, not web pages."
+                )))
+            }
+        }
+    }
+}
+
+fn upgrade_extension(
+    state: &Arc<AppState>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, ApiError> {
+    let origin = req
+        .headers()
+        .get(ORIGIN)
+        .and_then(|o| o.to_str().ok())
+        .unwrap_or("");
+    if !extension_origin_allowed(origin, &state.settings) {
+        return Err(forbidden(format!(
+            "The extension channel accepts only the NSP extension (Origin chrome-extension://{}), not {origin:?}.",
+            state.settings.allowed_extension_ids.join(" or chrome-extension://")
+        )));
+    }
+    let is_upgrade = req
+        .headers()
+        .get(UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let key = req.headers().get("sec-websocket-key").cloned();
+    let (true, Some(key)) = (is_upgrade, key) else {
+        return Err(ApiError::new(
+            StatusCode::UPGRADE_REQUIRED,
+            "upgrade_required",
+            "This endpoint is a WebSocket for the NSP extension.",
+        ));
+    };
+    let accept = derive_accept_key(key.as_bytes());
+    let hub = state.hub.clone();
+    let config = crate::channel::ws_config(state.settings.max_ws_message_bytes);
+    tokio::spawn(async move {
+        match hyper::upgrade::on(req).await {
+            Ok(upgraded) => {
+                let ws = WebSocketStream::from_raw_socket(
+                    TokioIo::new(upgraded),
+                    Role::Server,
+                    Some(config),
+                )
+                .await;
+                crate::channel::serve(ws, hub).await;
+            }
+            Err(e) => tracing::warn!(error = %e, "extension upgrade failed"),
+        }
+    });
+    let mut resp = Response::new(Full::new(Bytes::new()));
+    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = resp.headers_mut();
+    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    if let Ok(v) = HeaderValue::from_str(&accept) {
+        headers.insert("sec-websocket-accept", v);
+    }
+    Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_hosts_with_our_port() {
+        for ok in [
+            "127.0.0.1:7842",
+            "localhost:7842",
+            "LOCALHOST:7842",
+            "[::1]:7842",
+        ] {
+            assert!(host_allowed(ok, 7842), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "",
+            ":7842",
+            "localhost.evil.example:7842",
+            "127.0.0.1.nip.io:7842",
+            "127.0.0.1:7843",
+            "127.0.0.1",
+            "0.0.0.0:7842",
+        ] {
+            assert!(!host_allowed(bad, 7842), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `nspd run --launch`: a Chromium with a fresh temporary profile and our extension,
+//! owned by nspd. It is closed, and the profile removed, when nspd exits; if nspd dies
+//! without cleaning up, the kernel kills the browser (parent-death signal).
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Why the browser could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("no Chromium found: pass --browser PATH, set $CHROME, or install one (Debian: `apt-get install chromium`); looked for chromium, chromium-browser, google-chrome on PATH")]
+    NoBrowser,
+    #[error("the extension folder {0} has no manifest.json: run `cargo xtask dist` to build it, or pass --extension DIR")]
+    NoExtension(PathBuf),
+    #[error("cannot prepare the browser profile: {0}")]
+    Profile(std::io::Error),
+    #[error("cannot start {browser}: {source}")]
+    Spawn {
+        browser: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What to launch.
+#[derive(Debug, Clone)]
+pub struct LaunchOptions {
+    pub browser: Option<PathBuf>,
+    pub extension_dir: PathBuf,
+    pub headless: bool,
+    /// The daemon's extension-channel URL, written into the extension copy's config.
+    pub daemon_ws_url: String,
+    pub url: Option<String>,
+}
+
+/// A running browser. Dropping it closes the browser and removes the profile.
+#[derive(Debug)]
+pub struct Browser {
+    child: Option<Child>,
+    profile: Option<tempfile::TempDir>,
+    pub path: PathBuf,
+}
+
+/// Finds the browser: explicit path, `$CHROME`, then PATH.
+pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
+    if let Some(p) = explicit {
+        return Ok(p.to_owned());
+    }
+    if let Some(p) = std::env::var_os("CHROME").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for name in [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ] {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(LaunchError::NoBrowser)
+}
+
+impl Browser {
+    pub fn launch(opts: &LaunchOptions) -> Result<Browser, LaunchError> {
+        let path = find_browser(opts.browser.as_deref())?;
+        if !opts.extension_dir.join("manifest.json").is_file() {
+            return Err(LaunchError::NoExtension(opts.extension_dir.clone()));
+        }
+        let profile = tempfile::Builder::new()
+            .prefix("nspd-chromium-")
+            .tempdir()
+            .map_err(LaunchError::Profile)?;
+        // A copy of the extension with the daemon's address in it, so a daemon on any
+        // port is found without the user configuring anything. The id does not change:
+        // it comes from the manifest's key, not the folder.
+        let ext = profile.path().join("extension");
+        copy_dir(&opts.extension_dir, &ext).map_err(LaunchError::Profile)?;
+        let config = serde_json::json!({ "daemon_url": opts.daemon_ws_url });
+        std::fs::write(ext.join("nsp-config.json"), config.to_string())
+            .map_err(LaunchError::Profile)?;
+        let user_data = profile.path().join("user-data");
+        std::fs::create_dir(&user_data).map_err(LaunchError::Profile)?;
+
+        let mut args: Vec<OsString> = vec![
+            format!("--user-data-dir={}", user_data.display()).into(),
+            format!("--load-extension={}", ext.display()).into(),
+            format!("--disable-extensions-except={}", ext.display()).into(),
+            "--no-first-run".into(),
+            "--no-default-browser-check".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--disable-quic".into(),
+            "--disable-features=Translate,MediaRouter,OptimizationHints".into(),
+            "--password-store=basic".into(),
+            "--use-mock-keychain".into(),
+        ];
+        if opts.headless {
+            args.push("--headless=new".into());
+            args.push("--disable-gpu".into());
+        }
+        // Chromium's sandbox cannot start as root; tests and CI run as root.
+        if unsafe { libc::geteuid() } == 0 {
+            args.push("--no-sandbox".into());
+        }
+        args.push(
+            opts.url
+                .clone()
+                .unwrap_or_else(|| "about:blank".into())
+                .into(),
+        );
+
+        let mut cmd = Command::new(&path);
+        cmd.args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        // SAFETY: prctl with PR_SET_PDEATHSIG is async-signal-safe; it only asks the
+        // kernel to SIGKILL the browser if nspd dies without closing it.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().map_err(|source| LaunchError::Spawn {
+            browser: path.clone(),
+            source,
+        })?;
+        tracing::info!(browser = %path.display(), pid = child.id(), headless = opts.headless, "browser launched");
+        Ok(Browser {
+            child: Some(child),
+            profile: Some(profile),
+            path,
+        })
+    }
+
+    /// The browser's process id (also its process group id).
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// Whether the browser process has exited.
+    pub fn has_exited(&mut self) -> bool {
+        match &mut self.child {
+            Some(child) => !matches!(child.try_wait(), Ok(None)),
+            None => true,
+        }
+    }
+
+    /// Closes the browser (SIGTERM to its process group, SIGKILL after a grace period)
+    /// and removes the profile.
+    pub fn close(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let pgid = child.id() as i32;
+            // SAFETY: plain kill(2) on the process group we created for the browser.
+            unsafe {
+                libc::kill(-pgid, libc::SIGTERM);
+            }
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                match child.try_wait() {
+                    Ok(Some(_)) => break,
+                    Ok(None) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(50))
+                    }
+                    _ => {
+                        // SAFETY: as above.
+                        unsafe {
+                            libc::kill(-pgid, libc::SIGKILL);
+                        }
+                        let _ = child.wait();
+                        break;
+                    }
+                }
+            }
+            // Helpers (zygote, renderers) share the group; make sure none outlives us.
+            // SAFETY: as above; ESRCH when the group is already empty is fine.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
+        if let Some(profile) = self.profile.take() {
+            if let Err(e) = profile.close() {
+                tracing::warn!(error = %e, "could not remove the browser profile");
+            }
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! Binding, the accept loop and graceful shutdown.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+
+use crate::auth::{AgentKey, KeyError};
+use crate::config::Settings;
+use crate::http::{handle, AppState};
+use crate::tabs::Hub;
+
+/// How long a client may take to send its request headers (slowloris defence).
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long in-flight requests get to finish after a shutdown signal.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("refusing to listen on {0}: nspd binds loopback only (127.0.0.1 or ::1), because the agent API must never be reachable from the network")]
+    NotLoopback(std::net::IpAddr),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Key(#[from] KeyError),
+}
+
+/// A bound server, not yet serving.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    state: Arc<AppState>,
+}
+
+impl Server {
+    /// Loads (or creates) the agent key and binds the listener.
+    pub async fn bind(settings: Settings) -> Result<Server, StartError> {
+        if !settings.host.is_loopback() {
+            return Err(StartError::NotLoopback(settings.host));
+        }
+        let key = AgentKey::load_or_create(&settings.data_dir)?;
+        let addr = SocketAddr::new(settings.host, settings.port);
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| StartError::Bind { addr, source })?;
+        let local_addr = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { addr, source })?;
+        let state = Arc::new(AppState {
+            settings,
+            hub: Hub::new(),
+            key,
+            local_addr,
+        });
+        Ok(Server { listener, state })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.state.local_addr
+    }
+
+    pub fn hub(&self) -> Hub {
+        self.state.hub.clone()
+    }
+
+    pub fn key(&self) -> &AgentKey {
+        &self.state.key
+    }
+
+    /// Serves until `shutdown` resolves, then lets in-flight requests finish (bounded).
+    pub async fn run(self, shutdown: impl Future<Output = ()>) {
+        // Upgradeable connections have no GracefulConnection impl, so shutdown is
+        // wired by hand: a watch flag tells each connection to finish, and every
+        // connection task holds a clone of `alive`, so `alive_rx` ends when all are done.
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+        let (alive, mut alive_rx) = tokio::sync::mpsc::channel::<()>(1);
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            tokio::select! {
+                accepted = self.listener.accept() => {
+                    let (stream, peer) = match accepted {
+                        Ok(pair) => pair,
+                        Err(e) => {
+                            // Usually EMFILE or a reset before accept: log and go on.
+                            tracing::warn!(error = %e, "accept failed");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            continue;
+                        }
+                    };
+                    let state = self.state.clone();
+                    let service = service_fn(move |req| handle(state.clone(), req));
+                    let conn = http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(HEADER_READ_TIMEOUT)
+                        .max_buf_size(64 * 1024)
+                        .serve_connection(TokioIo::new(stream), service)
+                        .with_upgrades();
+                    let mut stop_rx = stop_rx.clone();
+                    let alive = alive.clone();
+                    tokio::spawn(async move {
+                        let mut conn = std::pin::pin!(conn);
+                        let result = tokio::select! {
+                            r = conn.as_mut() => r,
+                            _ = async { stop_rx.wait_for(|stop| *stop).await.map(|_| ()) } => {
+                                conn.as_mut().graceful_shutdown();
+                                conn.await
+                            }
+                        };
+                        if let Err(e) = result {
+                            tracing::debug!(%peer, error = %e, "connection ended with an error");
+                        }
+                        drop(alive);
+                    });
+                }
+                () = &mut shutdown => break,
+            }
+        }
+        drop(self.listener);
+        let _ = stop_tx.send(true);
+        drop(alive);
+        tokio::select! {
+            _ = alive_rx.recv() => tracing::info!("all connections closed"),
+            () = tokio::time::sleep(SHUTDOWN_GRACE) => tracing::warn!("shutdown grace period over; closing the remaining connections"),
+        }
+    }
+}

@@ -1,0 +1,778 @@
+//! The hub: which browsers are connected, which tabs they announced, each tab's last
+//! two captures, and the actions and captures waiting for a page's answer.
+//!
+//! Invariants: a tab belongs to the connection that announced it, and only that
+//! connection (or a later one of the same browser instance, after the first closed)
+//! can update it or answer for it. A pid is never reused while the daemon runs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use hyper::StatusCode;
+use nsp_protocol::api::AppSummary;
+use nsp_protocol::channel::{DaemonMessage, DispatchOutcome};
+use nsp_protocol::{round_confidence, PageCapture, ProbeStatus, SubstrateState, SCHEMA_VERSION};
+use serde_json::{Map, Value};
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::error::ApiError;
+
+/// Identifies one extension connection for the daemon's lifetime.
+pub type ConnId = u64;
+
+/// Something that happened to a tab, for watchers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TabEvent {
+    pub pid: u64,
+    pub kind: TabEventKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TabEventKind {
+    /// A new capture arrived; the keys whose values differ from the previous one.
+    Captured { changed_keys: Vec<String> },
+    /// The probe status changed without a capture.
+    Status,
+    /// The tab is gone.
+    Closed,
+}
+
+/// One connected extension (one browser).
+#[derive(Debug)]
+struct Conn {
+    tx: mpsc::Sender<DaemonMessage>,
+    instance_id: String,
+    browser: String,
+}
+
+/// One tab.
+#[derive(Debug)]
+struct Tab {
+    pid: u64,
+    app_id: String,
+    conn: Option<ConnId>,
+    tab_id: i64,
+    window_id: Option<i64>,
+    status: ProbeStatus,
+    message: Option<String>,
+    url: Option<String>,
+    title: Option<String>,
+    browser: String,
+    current: Option<SubstrateState>,
+    previous: Option<SubstrateState>,
+}
+
+#[derive(Debug)]
+struct PendingAction {
+    conn: ConnId,
+    pid: u64,
+    reply: oneshot::Sender<DispatchOutcome>,
+}
+
+#[derive(Debug)]
+struct PendingCapture {
+    conn: ConnId,
+    reply: oneshot::Sender<()>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    next_pid: u64,
+    next_conn: ConnId,
+    conns: HashMap<ConnId, Conn>,
+    tabs: BTreeMap<u64, Tab>,
+    by_browser_tab: HashMap<(String, i64), u64>,
+    pending_actions: HashMap<String, PendingAction>,
+    pending_captures: HashMap<String, PendingCapture>,
+}
+
+/// Shared daemon state. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Hub {
+    inner: Arc<Mutex<Inner>>,
+    events: broadcast::Sender<TabEvent>,
+    started: Instant,
+}
+
+/// Why a dispatch did not produce an outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum DispatchError {
+    #[error("the tab's probe is not connected")]
+    Detached,
+    #[error("the page did not answer within {0:?}")]
+    Timeout(Duration),
+    #[error("the connection to the page dropped after dispatch")]
+    OutcomeUnknown,
+}
+
+impl Default for Hub {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Hub {
+    pub fn new() -> Hub {
+        let (events, _) = broadcast::channel(1024);
+        Hub {
+            inner: Arc::new(Mutex::new(Inner {
+                next_pid: 1,
+                next_conn: 1,
+                ..Inner::default()
+            })),
+            events,
+            started: Instant::now(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves plain data behind; keep serving.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
+        self.events.subscribe()
+    }
+
+    fn emit(&self, event: TabEvent) {
+        // No receivers is fine: nobody is watching.
+        let _ = self.events.send(event);
+    }
+
+    /// A new extension connection said hello.
+    pub fn connect(
+        &self,
+        instance_id: String,
+        browser: String,
+        tx: mpsc::Sender<DaemonMessage>,
+    ) -> ConnId {
+        let mut inner = self.lock();
+        let id = inner.next_conn;
+        inner.next_conn += 1;
+        inner.conns.insert(
+            id,
+            Conn {
+                tx,
+                instance_id,
+                browser,
+            },
+        );
+        id
+    }
+
+    /// The connection closed: its tabs become detached, and whatever was waiting on it
+    /// learns that the outcome is unknown (the senders are dropped).
+    pub fn disconnect(&self, conn: ConnId) {
+        let mut detached = Vec::new();
+        {
+            let mut inner = self.lock();
+            inner.conns.remove(&conn);
+            for tab in inner.tabs.values_mut() {
+                if tab.conn == Some(conn) {
+                    tab.conn = None;
+                    tab.status = ProbeStatus::Detached;
+                    tab.message = Some("The extension's connection to nspd closed.".into());
+                    detached.push(tab.pid);
+                }
+            }
+            inner.pending_actions.retain(|_, p| p.conn != conn);
+            inner.pending_captures.retain(|_, p| p.conn != conn);
+        }
+        for pid in detached {
+            self.emit(TabEvent {
+                pid,
+                kind: TabEventKind::Status,
+            });
+        }
+    }
+
+    /// A tab reported its status and maybe a capture. Returns the pid, or `None` when the
+    /// tab belongs to another live connection (the report is ignored).
+    #[allow(clippy::too_many_arguments)]
+    pub fn tab_state(
+        &self,
+        conn: ConnId,
+        tab_id: i64,
+        window_id: Option<i64>,
+        status: ProbeStatus,
+        url: Option<String>,
+        title: Option<String>,
+        message: Option<String>,
+        capture: Option<PageCapture>,
+        request_id: Option<String>,
+    ) -> Option<u64> {
+        let mut inner = self.lock();
+        let (instance_id, browser) = {
+            let c = inner.conns.get(&conn)?;
+            (c.instance_id.clone(), c.browser.clone())
+        };
+        let key = (instance_id.clone(), tab_id);
+        let pid = match inner.by_browser_tab.get(&key).copied() {
+            Some(pid) => {
+                let owner = inner.tabs.get(&pid).and_then(|t| t.conn);
+                if let Some(owner) = owner {
+                    if owner != conn && inner.conns.contains_key(&owner) {
+                        tracing::warn!(
+                            conn,
+                            tab_id,
+                            pid,
+                            "a second connection claimed a tab owned by a live connection; ignored"
+                        );
+                        return None;
+                    }
+                }
+                pid
+            }
+            None => {
+                let pid = inner.next_pid;
+                inner.next_pid += 1;
+                let app_id = make_app_id(url.as_deref(), pid);
+                inner.tabs.insert(
+                    pid,
+                    Tab {
+                        pid,
+                        app_id,
+                        conn: Some(conn),
+                        tab_id,
+                        window_id,
+                        status,
+                        message: None,
+                        url: None,
+                        title: None,
+                        browser: browser.clone(),
+                        current: None,
+                        previous: None,
+                    },
+                );
+                inner.by_browser_tab.insert(key, pid);
+                pid
+            }
+        };
+        let tab = inner.tabs.get_mut(&pid)?;
+        tab.conn = Some(conn);
+        tab.browser = browser;
+        tab.status = status;
+        tab.message = message;
+        if window_id.is_some() {
+            tab.window_id = window_id;
+        }
+        if url.is_some() {
+            tab.url = url;
+        }
+        if title.is_some() {
+            tab.title = title;
+        }
+        let event = match capture {
+            Some(capture) => {
+                let state = build_state(tab, capture);
+                let changed_keys = match &tab.current {
+                    Some(prev) => changed_keys(&prev.objects, &state.objects),
+                    None => state.objects.keys().cloned().collect(),
+                };
+                tab.url = state.context.url.clone().or(tab.url.take());
+                tab.previous = tab.current.replace(state);
+                TabEventKind::Captured { changed_keys }
+            }
+            None => TabEventKind::Status,
+        };
+        if let Some(request_id) = request_id {
+            if let Some(waiter) = inner.pending_captures.remove(&request_id) {
+                let _ = waiter.reply.send(());
+            }
+        }
+        drop(inner);
+        self.emit(TabEvent { pid, kind: event });
+        Some(pid)
+    }
+
+    /// A tab went away.
+    pub fn tab_closed(&self, conn: ConnId, tab_id: i64) {
+        let pid = {
+            let mut inner = self.lock();
+            let Some(instance_id) = inner.conns.get(&conn).map(|c| c.instance_id.clone()) else {
+                return;
+            };
+            let key = (instance_id, tab_id);
+            let Some(pid) = inner.by_browser_tab.get(&key).copied() else {
+                return;
+            };
+            if inner.tabs.get(&pid).and_then(|t| t.conn) != Some(conn) {
+                return;
+            }
+            inner.by_browser_tab.remove(&key);
+            inner.tabs.remove(&pid);
+            inner.pending_actions.retain(|_, p| p.pid != pid);
+            pid
+        };
+        self.emit(TabEvent {
+            pid,
+            kind: TabEventKind::Closed,
+        });
+    }
+
+    /// The page answered a dispatch.
+    pub fn action_result(&self, conn: ConnId, action_id: &str, outcome: DispatchOutcome) {
+        let mut inner = self.lock();
+        match inner.pending_actions.get(action_id) {
+            Some(p) if p.conn == conn => {
+                if let Some(p) = inner.pending_actions.remove(action_id) {
+                    let _ = p.reply.send(outcome);
+                }
+            }
+            Some(_) => tracing::warn!(
+                conn,
+                action_id,
+                "an action result from a connection that was not asked; ignored"
+            ),
+            None => tracing::debug!(
+                conn,
+                action_id,
+                "an action result nobody waits for (late or duplicate)"
+            ),
+        }
+    }
+
+    /// Resolves a pid or app_id to a pid.
+    pub fn resolve(&self, pid: Option<u64>, app_id: Option<&str>) -> Result<u64, ApiError> {
+        let inner = self.lock();
+        match (pid, app_id) {
+            (Some(pid), app_id) => {
+                let tab = inner
+                    .tabs
+                    .get(&pid)
+                    .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+                if let Some(app_id) = app_id {
+                    if tab.app_id != app_id {
+                        return Err(ApiError::invalid_request(format!(
+                            "pid {pid} is the tab {:?}, not app_id {app_id:?}. Send one of them, or both matching.",
+                            tab.app_id
+                        ))
+                        .with("field", "app_id"));
+                    }
+                }
+                Ok(pid)
+            }
+            (None, Some(app_id)) => inner
+                .tabs
+                .values()
+                .find(|t| t.app_id == app_id)
+                .map(|t| t.pid)
+                .ok_or_else(|| ApiError::pid_not_found(&format!("app_id {app_id:?}"))),
+            (None, None) => Err(ApiError::invalid_request(
+                "The request names no tab. Send \"pid\" (a number from GET /substrate/v1/apps) or \"app_id\".",
+            )
+            .with("field", "pid")),
+        }
+    }
+
+    pub fn tab_count(&self) -> usize {
+        self.lock().tabs.len()
+    }
+
+    /// Summaries of every known tab, by pid.
+    pub fn list(&self) -> Vec<AppSummary> {
+        let inner = self.lock();
+        inner.tabs.values().map(summarize).collect()
+    }
+
+    /// One tab's summary.
+    pub fn summary(&self, pid: u64) -> Option<AppSummary> {
+        self.lock().tabs.get(&pid).map(summarize)
+    }
+
+    /// The tab's current state, or the reason there is none.
+    pub fn state(&self, pid: u64) -> Result<SubstrateState, ApiError> {
+        let inner = self.lock();
+        let tab = inner
+            .tabs
+            .get(&pid)
+            .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+        if tab.conn.is_none() {
+            return Err(detached(pid));
+        }
+        match &tab.current {
+            Some(state) => Ok(state.clone()),
+            None => Err(not_ready(tab)),
+        }
+    }
+
+    /// The tab's previous and current state, when there are two captures.
+    pub fn last_two(&self, pid: u64) -> Option<(SubstrateState, SubstrateState)> {
+        let inner = self.lock();
+        let tab = inner.tabs.get(&pid)?;
+        Some((tab.previous.clone()?, tab.current.clone()?))
+    }
+
+    /// Sends an action to the tab's page and waits for its answer.
+    pub async fn dispatch(
+        &self,
+        pid: u64,
+        action_id: String,
+        action: String,
+        parameters: Map<String, Value>,
+        internal_target: Option<String>,
+        timeout: Duration,
+    ) -> Result<DispatchOutcome, DispatchError> {
+        let (reply, rx) = oneshot::channel();
+        let tx = {
+            let mut inner = self.lock();
+            let (conn, tab_id) = match inner.tabs.get(&pid) {
+                Some(Tab {
+                    conn: Some(conn),
+                    tab_id,
+                    ..
+                }) => (*conn, *tab_id),
+                _ => return Err(DispatchError::Detached),
+            };
+            let tx = inner
+                .conns
+                .get(&conn)
+                .map(|c| c.tx.clone())
+                .ok_or(DispatchError::Detached)?;
+            inner
+                .pending_actions
+                .insert(action_id.clone(), PendingAction { conn, pid, reply });
+            (tx, tab_id)
+        };
+        let (tx, tab_id) = tx;
+        let msg = DaemonMessage::Dispatch {
+            action_id: action_id.clone(),
+            tab_id,
+            action,
+            parameters,
+            internal_target,
+        };
+        if tx.send(msg).await.is_err() {
+            self.lock().pending_actions.remove(&action_id);
+            return Err(DispatchError::Detached);
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(outcome)) => Ok(outcome),
+            Ok(Err(_)) => Err(DispatchError::OutcomeUnknown),
+            Err(_) => {
+                self.lock().pending_actions.remove(&action_id);
+                Err(DispatchError::Timeout(timeout))
+            }
+        }
+    }
+
+    /// Asks the tab for a fresh capture and waits until it has arrived.
+    pub async fn fresh_capture(
+        &self,
+        pid: u64,
+        timeout: Duration,
+    ) -> Result<SubstrateState, ApiError> {
+        let request_id = uuid::Uuid::now_v7().to_string();
+        let (reply, rx) = oneshot::channel();
+        let (tx, tab_id) = {
+            let mut inner = self.lock();
+            let tab = inner
+                .tabs
+                .get(&pid)
+                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+            let conn = tab.conn.ok_or_else(|| detached(pid))?;
+            let tab_id = tab.tab_id;
+            let tx = inner
+                .conns
+                .get(&conn)
+                .map(|c| c.tx.clone())
+                .ok_or_else(|| detached(pid))?;
+            inner
+                .pending_captures
+                .insert(request_id.clone(), PendingCapture { conn, reply });
+            (tx, tab_id)
+        };
+        let msg = DaemonMessage::Capture {
+            request_id: request_id.clone(),
+            tab_id,
+        };
+        if tx.send(msg).await.is_err() {
+            self.lock().pending_captures.remove(&request_id);
+            return Err(detached(pid));
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(())) => self.state(pid),
+            Ok(Err(_)) => Err(detached(pid)),
+            Err(_) => {
+                self.lock().pending_captures.remove(&request_id);
+                Err(ApiError::new(
+                    StatusCode::GATEWAY_TIMEOUT,
+                    "probe_timeout",
+                    format!(
+                        "The page did not deliver a fresh capture within {} ms. It may be busy or frozen; retry, or read the last state without fresh=true.",
+                        timeout.as_millis()
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+fn detached(pid: u64) -> ApiError {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "probe_detached",
+        format!("The probe of tab {pid} is not connected (the browser or extension went away). List tabs again with GET /substrate/v1/apps."),
+    )
+}
+
+fn not_ready(tab: &Tab) -> ApiError {
+    let mut message = format!(
+        "Tab {} has no capture yet (probe status: {}).",
+        tab.pid,
+        tab.status.as_str()
+    );
+    match &tab.message {
+        Some(why) => {
+            message.push(' ');
+            message.push_str(why);
+        }
+        None => message.push_str(" Wait for the page to finish loading and retry."),
+    }
+    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "probe_not_ready", message)
+        .with("probe_status", tab.status.as_str())
+}
+
+fn summarize(tab: &Tab) -> AppSummary {
+    let state = tab.current.as_ref();
+    AppSummary {
+        pid: tab.pid,
+        app_id: tab.app_id.clone(),
+        app_name: state
+            .map(|s| s.app_name.clone())
+            .or_else(|| tab.title.clone().filter(|t| !t.is_empty()))
+            .or_else(|| tab.url.as_deref().and_then(host_of).map(str::to_owned))
+            .unwrap_or_else(|| format!("tab {}", tab.tab_id)),
+        runtime: "v8".into(),
+        runtime_name: tab.browser.clone(),
+        probe_status: tab.status,
+        probe_message: tab.message.clone(),
+        confidence: state.map_or(0.0, |s| s.confidence),
+        object_count: state.map_or(0, |s| s.objects.len() as u64),
+        action_count: state.map_or(0, |s| s.actions.len() as u64),
+        last_captured_at: state.map(|s| s.captured_at.clone()),
+        has_state: state.is_some(),
+        current_view: state.and_then(|s| s.context.view.clone()),
+        current_url: tab.url.clone(),
+    }
+}
+
+fn build_state(tab: &Tab, capture: PageCapture) -> SubstrateState {
+    let mut context = capture.context;
+    context.window_id = context.window_id.or(tab.window_id);
+    let app_name = if capture.app_name.trim().is_empty() {
+        tab.title.clone().unwrap_or_default()
+    } else {
+        capture.app_name
+    };
+    SubstrateState {
+        pid: tab.pid,
+        app_id: tab.app_id.clone(),
+        app_name,
+        runtime: "v8".into(),
+        confidence: round_confidence(capture.confidence),
+        capture_id: uuid::Uuid::now_v7().to_string(),
+        schema_version: SCHEMA_VERSION.into(),
+        captured_at: now_rfc3339(),
+        context,
+        objects: capture.objects,
+        actions: capture
+            .actions
+            .into_iter()
+            .map(|(name, mut a)| {
+                a.confidence = round_confidence(a.confidence);
+                (name, a)
+            })
+            .collect(),
+        probe_metadata: capture.probe_metadata,
+    }
+}
+
+/// Keys whose values differ between two object maps (added, removed or changed), sorted.
+pub fn changed_keys(
+    before: &BTreeMap<String, Value>,
+    after: &BTreeMap<String, Value>,
+) -> Vec<String> {
+    let mut keys: Vec<String> = before
+        .iter()
+        .filter(|(k, v)| after.get(*k) != Some(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    keys.extend(after.keys().filter(|k| !before.contains_key(*k)).cloned());
+    keys.sort();
+    keys
+}
+
+/// The current time as RFC 3339 (UTC, milliseconds).
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let now = now
+        .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
+        .unwrap_or(now);
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+}
+
+fn host_of(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split_once(']')
+            .map_or(host, |(h, _)| h.trim_start_matches('['))
+    } else {
+        host.split(':').next().unwrap_or(host)
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+/// `site slug + "-" + pid`, e.g. `mail-example-com-17`; stable for the tab's life.
+fn make_app_id(url: Option<&str>, pid: u64) -> String {
+    let host = url.and_then(host_of).unwrap_or("tab");
+    let host = host.strip_prefix("www.").unwrap_or(host);
+    let mut slug = String::new();
+    for ch in host.chars() {
+        if ch.is_ascii_alphanumeric() {
+            slug.push(ch.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    let slug = if slug.is_empty() { "tab" } else { slug };
+    format!("{slug}-{pid}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn app_ids_are_slugs_of_the_host() {
+        assert_eq!(
+            make_app_id(Some("https://www.Mail.example.com/inbox"), 7),
+            "mail-example-com-7"
+        );
+        assert_eq!(
+            make_app_id(Some("http://127.0.0.1:8080/"), 1),
+            "127-0-0-1-1"
+        );
+        assert_eq!(make_app_id(Some("http://[::1]:80/x"), 2), "1-2");
+        assert_eq!(make_app_id(None, 3), "tab-3");
+    }
+
+    #[test]
+    fn changed_keys_cover_added_removed_and_changed() {
+        let a: BTreeMap<String, Value> = [("x".into(), 1.into()), ("y".into(), 2.into())].into();
+        let b: BTreeMap<String, Value> = [("y".into(), 3.into()), ("z".into(), 4.into())].into();
+        assert_eq!(changed_keys(&a, &b), vec!["x", "y", "z"]);
+    }
+
+    #[tokio::test]
+    async fn a_second_connection_cannot_claim_a_live_tab() {
+        let hub = Hub::new();
+        let (tx1, _rx1) = mpsc::channel(4);
+        let (tx2, _rx2) = mpsc::channel(4);
+        let c1 = hub.connect("browser-a".into(), "Chromium 156".into(), tx1);
+        let c2 = hub.connect("browser-a".into(), "Chromium 156".into(), tx2);
+        let pid = hub
+            .tab_state(
+                c1,
+                5,
+                None,
+                ProbeStatus::Active,
+                Some("http://127.0.0.1/".into()),
+                None,
+                None,
+                None,
+                None,
+            )
+            .expect("first claim");
+        assert_eq!(
+            hub.tab_state(
+                c2,
+                5,
+                None,
+                ProbeStatus::Error,
+                None,
+                None,
+                None,
+                None,
+                None
+            ),
+            None
+        );
+        assert_eq!(
+            hub.summary(pid).expect("tab").probe_status,
+            ProbeStatus::Active
+        );
+        hub.tab_closed(c2, 5);
+        assert!(
+            hub.summary(pid).is_some(),
+            "only the owner may close its tab"
+        );
+        // After the owner is gone, the same browser instance may reclaim its tab.
+        hub.disconnect(c1);
+        assert_eq!(
+            hub.summary(pid).expect("tab").probe_status,
+            ProbeStatus::Detached
+        );
+        let again = hub.tab_state(
+            c2,
+            5,
+            None,
+            ProbeStatus::Active,
+            None,
+            None,
+            None,
+            None,
+            None,
+        );
+        assert_eq!(again, Some(pid));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_connection_makes_the_outcome_unknown() {
+        let hub = Hub::new();
+        let (tx, mut rx) = mpsc::channel(4);
+        let conn = hub.connect("b".into(), "Chromium".into(), tx);
+        let pid = hub
+            .tab_state(
+                conn,
+                1,
+                None,
+                ProbeStatus::Active,
+                None,
+                None,
+                None,
+                None,
+                None,
+            )
+            .expect("tab");
+        let hub2 = hub.clone();
+        let task = tokio::spawn(async move {
+            hub2.dispatch(
+                pid,
+                "a1".into(),
+                "read_text".into(),
+                Map::new(),
+                None,
+                Duration::from_secs(5),
+            )
+            .await
+        });
+        let sent = rx.recv().await.expect("dispatch sent");
+        assert!(matches!(sent, DaemonMessage::Dispatch { .. }));
+        hub.disconnect(conn);
+        let result = task.await.expect("join");
+        assert!(
+            matches!(result, Err(DispatchError::OutcomeUnknown)),
+            "{result:?}"
+        );
+    }
+}

@@ -1,0 +1,115 @@
+//! Messages of the extension channel: the WebSocket between the extension's service
+//! worker and nspd. JSON text frames, one tagged object each (`{"type": ...}`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::state::{PageCapture, ProbeStatus};
+
+/// Sent by the extension.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ExtensionMessage {
+    /// First message on a new connection.
+    Hello {
+        channel_version: u32,
+        extension_version: String,
+        /// `navigator.userAgent` of the browser.
+        user_agent: String,
+        /// Browser name and major version from the UA client hints, e.g. `Chromium 156`.
+        browser: String,
+        /// Random id of this browser session, kept across service-worker restarts (in
+        /// `chrome.storage.session`), so a reconnecting worker can reclaim its own tabs
+        /// and nobody else's.
+        instance_id: String,
+    },
+    /// Sent at least every 20 s; the daemon answers with [`DaemonMessage::KeepaliveAck`].
+    Keepalive,
+    /// A tab's probe status and, when it has one, a full capture.
+    TabState {
+        tab_id: i64,
+        #[serde(default)]
+        window_id: Option<i64>,
+        status: ProbeStatus,
+        /// The page's URL and title, known even before the probe has a capture.
+        #[serde(default)]
+        url: Option<String>,
+        #[serde(default)]
+        title: Option<String>,
+        /// Why the probe is in this status, in words.
+        #[serde(default)]
+        message: Option<String>,
+        #[serde(default)]
+        capture: Option<Box<PageCapture>>,
+        /// Set when this capture answers a [`DaemonMessage::Capture`].
+        #[serde(default)]
+        request_id: Option<String>,
+    },
+    /// The tab was closed or navigated away from an http(s) page.
+    TabClosed { tab_id: i64 },
+    /// The answer to a [`DaemonMessage::Dispatch`].
+    ActionResult {
+        action_id: String,
+        tab_id: i64,
+        outcome: DispatchOutcome,
+    },
+}
+
+/// Sent by the daemon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DaemonMessage {
+    Welcome {
+        channel_version: u32,
+        daemon_version: String,
+    },
+    KeepaliveAck,
+    /// Run one action in a tab. The extension executes an `action_id` at most once.
+    Dispatch {
+        action_id: String,
+        tab_id: i64,
+        action: String,
+        parameters: Map<String, Value>,
+        /// The schema's `internal_target`, when the action is a discovered one.
+        #[serde(default)]
+        internal_target: Option<String>,
+    },
+    /// Ask a tab for a fresh full capture, answered by a `tab_state` with this id.
+    Capture {
+        request_id: String,
+        tab_id: i64,
+    },
+}
+
+/// What happened when the page ran an action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum DispatchOutcome {
+    /// The action ran; `value` is what it returned (e.g. the text for `read_text`).
+    Done { value: Value },
+    /// The action did not run, or threw.
+    Failed {
+        code: DispatchFailure,
+        message: String,
+    },
+}
+
+/// Why a dispatched action did not complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DispatchFailure {
+    /// The selector or target matched nothing.
+    TargetNotFound,
+    /// The target no longer is what the schema described.
+    TargetChanged,
+    /// The page threw while running the action.
+    Threw,
+    /// The action id was already executed; it was not run again.
+    Duplicate,
+    /// The tab has no live probe to run it.
+    NoProbe,
+    /// Parameters the page could not use.
+    BadParameters,
+    /// The extension does not know this action.
+    Unsupported,
+}

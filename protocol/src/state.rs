@@ -1,0 +1,159 @@
+//! The state of one tab as the agent API returns it, and the probe's capture it is built from.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How much damage an action can do, from the agent's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reversibility {
+    /// Changes nothing.
+    Read,
+    /// Can be undone (archive, star, draft, label).
+    ReversibleWrite,
+    /// Permanent (send, delete forever, pay, submit).
+    IrreversibleWrite,
+}
+
+impl Reversibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reversibility::Read => "read",
+            Reversibility::ReversibleWrite => "reversible_write",
+            Reversibility::IrreversibleWrite => "irreversible_write",
+        }
+    }
+}
+
+/// Where a tab's probe is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeStatus {
+    Detecting,
+    Attaching,
+    ColdProbe,
+    Active,
+    Error,
+    Detached,
+}
+
+impl ProbeStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeStatus::Detecting => "detecting",
+            ProbeStatus::Attaching => "attaching",
+            ProbeStatus::ColdProbe => "cold_probe",
+            ProbeStatus::Active => "active",
+            ProbeStatus::Error => "error",
+            ProbeStatus::Detached => "detached",
+        }
+    }
+}
+
+/// Where the probe's WebAssembly ran for a capture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeTier {
+    /// In the page, from the content script.
+    WasmInPage,
+    /// In the extension's own context, fed by a snapshot (pages whose CSP forbids wasm).
+    WasmExtension,
+}
+
+/// Where the tab is.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Context {
+    pub url: Option<String>,
+    pub location: Option<String>,
+    pub view: Option<String>,
+    pub window_title: Option<String>,
+    pub window_id: Option<i64>,
+}
+
+/// One parameter of an action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionParameter {
+    pub name: String,
+    /// `string`, `number`, `boolean`, `object` or `array`.
+    pub type_name: String,
+    pub required: bool,
+    /// Where a valid value comes from, e.g. "Email id from inbox.emails[N].id".
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_values: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_value: Option<Value>,
+}
+
+/// One action the page offers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ActionSchema {
+    /// e.g. `fn(thread_id: string, body: string, cc?: string[]) -> bool`.
+    pub signature: String,
+    pub reversibility: Reversibility,
+    pub description: String,
+    /// This mapping's own certainty, 0..1.
+    pub confidence: f64,
+    /// What the probe acts on, e.g. `dom:#compose button[type=submit]`.
+    pub internal_target: String,
+    #[serde(default)]
+    pub parameters: Vec<ActionParameter>,
+}
+
+/// How a capture was made.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeMetadata {
+    pub capture_latency_ms: f64,
+    pub labeling_latency_ms: f64,
+    pub total_latency_ms: f64,
+    pub raw_object_count: u64,
+    pub filtered_object_count: u64,
+    pub cache_hit: bool,
+    pub probe_tier: Option<ProbeTier>,
+    /// Number of elements in the snapshot the probe analysed.
+    #[serde(default)]
+    pub element_count: u64,
+    /// Version of the probe that made the capture.
+    #[serde(default)]
+    pub probe_version: String,
+}
+
+/// What the probe produces for a page: everything of a [`SubstrateState`] that the page
+/// knows. The daemon adds the identity (`pid`, `app_id`), the capture id and the time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PageCapture {
+    /// Human name from `application-name` / `og:site_name`, else the title, else the host.
+    pub app_name: String,
+    pub confidence: f64,
+    pub context: Context,
+    pub objects: BTreeMap<String, Value>,
+    pub actions: BTreeMap<String, ActionSchema>,
+    pub probe_metadata: ProbeMetadata,
+}
+
+/// The state of one tab, as `GET /substrate/v1/state/{pid}` returns it (flat).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubstrateState {
+    pub pid: u64,
+    pub app_id: String,
+    pub app_name: String,
+    pub runtime: String,
+    pub confidence: f64,
+    pub capture_id: String,
+    pub schema_version: String,
+    pub captured_at: String,
+    pub context: Context,
+    pub objects: BTreeMap<String, Value>,
+    pub actions: BTreeMap<String, ActionSchema>,
+    pub probe_metadata: ProbeMetadata,
+}
+
+/// Rounds a confidence to the 4 decimals the API promises.
+pub fn round_confidence(c: f64) -> f64 {
+    if !c.is_finite() {
+        return 0.0;
+    }
+    (c.clamp(0.0, 1.0) * 10_000.0).round() / 10_000.0
+}

@@ -1,0 +1,257 @@
+//! The harness shared by the end-to-end tests and `cargo xtask demo`: start the real
+//! `nspd` binary (which launches headless Chromium with the built extension), talk to
+//! its HTTP API, wait on conditions with bounded timeouts, and reap every process it
+//! started, even when a test fails.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Method, Request, StatusCode};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use nsp_protocol::api::{AppList, AppSummary};
+use serde_json::Value;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The built extension: `$NSP_EXTENSION_DIR`, else `target/dist/extension`.
+pub fn extension_dir() -> Result<PathBuf> {
+    let dir = std::env::var_os("NSP_EXTENSION_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/dist/extension"));
+    if !dir.join("manifest.json").is_file() {
+        bail!(
+            "no built extension in {}: run `cargo xtask dist` first (cargo xtask test does)",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// The nspd binary: `$NSPD_BIN`, else `target/debug/nspd`.
+pub fn nspd_bin() -> Result<PathBuf> {
+    let bin = std::env::var_os("NSPD_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/debug/nspd"));
+    if !bin.is_file() {
+        bail!(
+            "no nspd binary at {}: run `cargo build -p nsp-daemon` first (cargo xtask test does)",
+            bin.display()
+        );
+    }
+    Ok(bin)
+}
+
+/// How to start nspd.
+#[derive(Debug, Clone)]
+pub struct NspdOptions {
+    /// Page to open in the launched browser.
+    pub url: String,
+    pub headless: bool,
+}
+
+/// A running nspd with its browser. Dropping it stops both and removes their dirs.
+#[derive(Debug)]
+pub struct Nspd {
+    child: Option<Child>,
+    browser_pid: Option<i32>,
+    /// `http://127.0.0.1:PORT`
+    pub base: String,
+    pub key: String,
+    pub data_dir: tempfile::TempDir,
+    client: Client<HttpConnector, Full<Bytes>>,
+}
+
+impl Nspd {
+    /// Starts `nspd run --launch` on a free port and waits until it listens.
+    pub fn launch(opts: &NspdOptions) -> Result<Nspd> {
+        let data_dir = tempfile::Builder::new().prefix("nspd-test-").tempdir()?;
+        let mut cmd = Command::new(nspd_bin()?);
+        cmd.args(["run", "--port", "0", "--launch"])
+            .arg("--data-dir")
+            .arg(data_dir.path())
+            .arg("--extension")
+            .arg(extension_dir()?);
+        if opts.headless {
+            cmd.arg("--headless");
+        }
+        cmd.arg(&opts.url)
+            .env(
+                "NSP_LOG",
+                std::env::var("NSP_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        let mut child = cmd.spawn().context("starting nspd")?;
+        let stdout = child.stdout.take().context("nspd stdout")?;
+        let mut nspd = Nspd {
+            child: Some(child),
+            browser_pid: None,
+            base: String::new(),
+            key: String::new(),
+            data_dir,
+            client: Client::builder(TokioExecutor::new()).build_http(),
+        };
+        // Read the startup lines on a thread so a silent nspd cannot hang us.
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // nspd prints its address, then the launched browser's pid.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while nspd.base.is_empty() || nspd.browser_pid.is_none() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match rx.recv_timeout(left) {
+                Ok(line) => line,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    bail!("nspd did not report its address and browser within 30 s")
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    bail!("nspd exited during startup; its stderr above says why")
+                }
+            };
+            if let Some(base) = line.strip_prefix("nspd listening on ") {
+                nspd.base = base.trim().to_owned();
+            } else if let Some(pid) = line.split("(pid ").nth(1) {
+                nspd.browser_pid = pid.trim_end_matches(')').parse().ok();
+            }
+        }
+        nspd.key = std::fs::read_to_string(nspd.data_dir.path().join("agent.key"))
+            .context("reading the agent key")?
+            .trim()
+            .to_owned();
+        Ok(nspd)
+    }
+
+    /// A request to the agent API with the key; returns status and JSON body.
+    pub async fn request(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Value)> {
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let req = Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base))
+            .header("x-substrate-key", &self.key)
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))?;
+        let resp = tokio::time::timeout(Duration::from_secs(150), self.client.request(req))
+            .await
+            .context("nspd did not answer within 150 s")??;
+        let status = resp.status();
+        let bytes = resp.into_body().collect().await?.to_bytes();
+        let json = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .with_context(|| format!("non-JSON body: {}", String::from_utf8_lossy(&bytes)))?
+        };
+        Ok((status, json))
+    }
+
+    pub async fn get(&self, path: &str) -> Result<(StatusCode, Value)> {
+        self.request(Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> Result<(StatusCode, Value)> {
+        self.request(Method::POST, path, Some(body)).await
+    }
+
+    pub async fn apps(&self) -> Result<Vec<AppSummary>> {
+        let (status, body) = self.get("/substrate/v1/apps").await?;
+        if status != StatusCode::OK {
+            bail!("GET /apps answered {status}: {body}");
+        }
+        Ok(serde_json::from_value::<AppList>(body)?.apps)
+    }
+
+    /// Waits until a tab satisfies `pred` (polling `/apps`), or fails after `timeout`
+    /// with what the tabs looked like.
+    pub async fn wait_for_app(
+        &self,
+        timeout: Duration,
+        pred: impl Fn(&AppSummary) -> bool,
+    ) -> Result<AppSummary> {
+        let deadline = Instant::now() + timeout;
+        let mut last = Vec::new();
+        loop {
+            last = self.apps().await.unwrap_or(last);
+            if let Some(app) = last.iter().find(|a| pred(a)) {
+                return Ok(app.clone());
+            }
+            if Instant::now() >= deadline {
+                bail!(
+                    "no tab matched within {timeout:?}; tabs were: {}",
+                    serde_json::to_string_pretty(&last)?
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Stops nspd (SIGTERM, then SIGKILL after 10 s) and makes sure its browser is gone.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let pid = child.id() as i32;
+            // SAFETY: kill(2) on the child we spawned.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(25));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if let Some(pid) = self.browser_pid.take() {
+            // nspd closes its browser on SIGTERM and the kernel kills it if nspd died;
+            // this covers a browser helper that outlived both.
+            // SAFETY: kill(2) on the process group nspd created for the browser.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+    }
+}
+
+impl Drop for Nspd {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// GET a URL without the agent key (e.g. a fixture app's own backend API) as JSON.
+pub async fn fetch_json(url: &str) -> Result<Value> {
+    let client: Client<HttpConnector, Full<Bytes>> =
+        Client::builder(TokioExecutor::new()).build_http();
+    let req = Request::builder().uri(url).body(Full::new(Bytes::new()))?;
+    let resp = tokio::time::timeout(Duration::from_secs(30), client.request(req))
+        .await
+        .context("no answer within 30 s")??;
+    let bytes = resp.into_body().collect().await?.to_bytes();
+    Ok(serde_json::from_slice(&bytes)?)
+}

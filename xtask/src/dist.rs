@@ -1,0 +1,134 @@
+//! `cargo xtask dist`: the probe for wasm32 (release, size-optimised), wasm-bindgen
+//! glue (`--target web`), and the loadable extension in `target/dist/extension` plus a
+//! zip beside it.
+
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::tools::{self, Tools};
+
+/// Where the built extension lands.
+pub fn extension_dir(root: &Path) -> PathBuf {
+    root.join("target/dist/extension")
+}
+
+pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
+    crate::stage("building the probe (wasm32, release)");
+    tools::run(Command::new(tools::cargo()).current_dir(root).args([
+        "build",
+        "--package",
+        "nsp-probe",
+        "--lib",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--release",
+    ]))?;
+    let wasm = root.join("target/wasm32-unknown-unknown/release/nsp_probe.wasm");
+
+    crate::stage("assembling target/dist/extension");
+    let out = extension_dir(root);
+    if out.exists() {
+        fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    copy_dir(&root.join("extension"), &out)?;
+    let probe_dir = out.join("probe");
+    tools::run(
+        Command::new(&tools.wasm_bindgen)
+            .arg("--target")
+            .arg("web")
+            .arg("--no-typescript")
+            .arg("--out-name")
+            .arg("nsp_probe")
+            .arg("--out-dir")
+            .arg(&probe_dir)
+            .arg(&wasm),
+    )?;
+    let bg = probe_dir.join("nsp_probe_bg.wasm");
+    if let Some(wasm_opt) = &tools.wasm_opt {
+        let optimised = probe_dir.join("nsp_probe_bg.opt.wasm");
+        tools::run(
+            Command::new(wasm_opt)
+                .arg("-Oz")
+                .arg("--enable-bulk-memory")
+                .arg("--enable-nontrapping-float-to-int")
+                .arg("--enable-sign-ext")
+                .arg("--enable-mutable-globals")
+                .arg("--enable-reference-types")
+                .arg("--enable-multivalue")
+                .arg(&bg)
+                .arg("-o")
+                .arg(&optimised),
+        )?;
+        fs::rename(&optimised, &bg)?;
+    }
+
+    let zip_path = root.join("target/dist/nsp-extension.zip");
+    write_zip(&out, &zip_path)?;
+
+    let raw = fs::metadata(&bg)?.len();
+    let gz = gzip_len(&bg)?;
+    let zip_len = fs::metadata(&zip_path)?.len();
+    println!("  probe wasm: {} raw, {} gzipped", kib(raw), kib(gz));
+    println!("  extension:  {}", out.display());
+    println!("  zip:        {} ({})", zip_path.display(), kib(zip_len));
+    Ok(out)
+}
+
+fn kib(n: u64) -> String {
+    format!("{:.1} KiB", n as f64 / 1024.0)
+}
+
+fn gzip_len(path: &Path) -> Result<u64> {
+    let mut data = Vec::new();
+    fs::File::open(path)?.read_to_end(&mut data)?;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(&data)?;
+    Ok(enc.finish()?.len() as u64)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), &target)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_zip(dir: &Path, zip_path: &Path) -> Result<()> {
+    let file =
+        fs::File::create(zip_path).with_context(|| format!("creating {}", zip_path.display()))?;
+    let mut zip = zip::ZipWriter::new(file);
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    let mut stack = vec![dir.to_path_buf()];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    for path in files {
+        let name = path.strip_prefix(dir)?.to_string_lossy().replace('\\', "/");
+        zip.start_file(name, options)?;
+        zip.write_all(&fs::read(&path)?)?;
+    }
+    zip.finish()?;
+    Ok(())
+}

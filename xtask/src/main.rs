@@ -1,0 +1,60 @@
+//! `cargo xtask`: everything beyond `cargo build`. `dist` builds the loadable extension,
+//! `test` installs what is missing and runs every check, `demo` shows the product on the
+//! bundled demo app.
+
+mod demo;
+mod dist;
+mod test;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "cargo xtask", about = "Project tasks for NSP for the browser")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Build the probe for wasm32 and assemble the extension in target/dist/extension (+ zip).
+    Dist,
+    /// Install what is missing, then fmt, clippy, native tests, browser tests, end-to-end tests.
+    Test(test::TestArgs),
+    /// Build, start the demo app and nspd with a browser on it, and show what an agent sees.
+    Demo(demo::DemoArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let root = project_root();
+    let result = match cli.task {
+        Task::Dist => tools::ensure_for_dist(&root).and_then(|t| dist::run(&root, &t).map(|_| ())),
+        Task::Test(args) => test::run(&root, &args),
+        Task::Demo(args) => demo::run(&root, &args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("\nxtask failed: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask lives one level below it).
+fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Prints a stage header, so long runs show where they are.
+fn stage(name: &str) {
+    println!("\n==> {name}");
+}

@@ -1,0 +1,110 @@
+//! `cargo xtask test`: installs what is missing, then runs every check in the order that
+//! fails fastest: fmt, clippy (native and wasm32), native tests, the probe's browser
+//! tests (wasm-pack in headless Chromium), the extension build, the end-to-end tests.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use crate::tools;
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Skip fmt and clippy (for quick local iterations; CI runs them).
+    #[arg(long)]
+    pub no_lint: bool,
+}
+
+pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
+    let started = Instant::now();
+    let tools = tools::ensure_for_dist(root)?;
+    let wasm_pack = tools::ensure_wasm_pack()?;
+    let (browser, chromedriver) = tools::ensure_browser()?;
+    let cargo = tools::cargo();
+
+    if !args.no_lint {
+        crate::stage("cargo fmt --check");
+        tools::run(
+            Command::new(&cargo)
+                .current_dir(root)
+                .args(["fmt", "--all", "--check"]),
+        )
+        .context("formatting differs: run `cargo fmt --all`")?;
+
+        crate::stage("cargo clippy (native, -D warnings)");
+        tools::run(Command::new(&cargo).current_dir(root).args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+        crate::stage("cargo clippy (probe for wasm32, -D warnings)");
+        tools::run(Command::new(&cargo).current_dir(root).args([
+            "clippy",
+            "--package",
+            "nsp-probe",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]))?;
+    }
+
+    crate::stage("native tests");
+    tools::run(Command::new(&cargo).current_dir(root).args([
+        "test",
+        "--workspace",
+        "--exclude",
+        "nsp-tests",
+    ]))?;
+
+    crate::stage("probe browser tests (wasm-pack test --headless --chrome)");
+    tools::run(
+        Command::new(&wasm_pack)
+            .current_dir(root.join("probe-wasm"))
+            .args(["test", "--headless", "--chrome", "--chromedriver"])
+            .arg(&chromedriver)
+            .env("WASM_BINDGEN_TEST_TIMEOUT", "120")
+            // wasm-pack must use our pinned wasm-bindgen, never download one.
+            .env("WASM_PACK_CACHE", root.join("target/wasm-pack-cache")),
+    )?;
+
+    let extension = crate::dist::run(root, &tools)?;
+
+    crate::stage("end-to-end tests (real Chromium, extension, nspd, fixture apps)");
+    tools::run(Command::new(&cargo).current_dir(root).args([
+        "build",
+        "--package",
+        "nsp-daemon",
+        "--bin",
+        "nspd",
+    ]))?;
+    tools::run(
+        Command::new(&cargo)
+            .current_dir(root)
+            .args([
+                "test",
+                "--package",
+                "nsp-tests",
+                "--",
+                "--test-threads",
+                "2",
+            ])
+            .env("NSP_EXTENSION_DIR", &extension)
+            .env("NSPD_BIN", root.join("target/debug/nspd"))
+            .env("CHROME", &browser),
+    )?;
+
+    println!(
+        "\nall checks passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

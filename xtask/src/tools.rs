@@ -1,0 +1,224 @@
+//! Finding and installing what the tasks need: the wasm target, wasm-bindgen-cli and
+//! wasm-pack at pinned versions, Chromium and chromedriver (apt, when root on Debian),
+//! wasm-opt, and the Python SDK venv. Each install prints what it does; anything that
+//! cannot be installed is a clear error naming it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+/// wasm-pack version we install and test with.
+pub const WASM_PACK_VERSION: &str = "0.15.1";
+
+/// Paths of the tools a task found or installed.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    pub wasm_bindgen: PathBuf,
+    pub wasm_opt: Option<PathBuf>,
+}
+
+/// The wasm-bindgen version pinned in the root Cargo.toml (`wasm-bindgen = "=X"`).
+pub fn pinned_wasm_bindgen(root: &Path) -> Result<String> {
+    let manifest =
+        std::fs::read_to_string(root.join("Cargo.toml")).context("reading Cargo.toml")?;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("wasm-bindgen = \"=") {
+            if let Some(v) = rest.split('"').next() {
+                return Ok(v.to_owned());
+            }
+        }
+    }
+    bail!("Cargo.toml does not pin wasm-bindgen with `wasm-bindgen = \"=X.Y.Z\"`")
+}
+
+pub fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+/// `$CARGO_HOME/bin`, where `cargo install` puts binaries.
+pub fn cargo_bin_dir() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"))
+        .join("bin")
+}
+
+/// PATH with `$CARGO_HOME/bin` first, for child processes (wasm-pack looks for
+/// wasm-bindgen on PATH and must find ours instead of downloading one).
+pub fn path_with_cargo_bin() -> std::ffi::OsString {
+    let mut paths = vec![cargo_bin_dir()];
+    if let Some(p) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(paths).unwrap_or_default()
+}
+
+pub fn which(name: &str) -> Option<PathBuf> {
+    let path = path_with_cargo_bin();
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+fn version_of(program: &Path) -> Option<String> {
+    let out = Command::new(program)
+        .arg("--version")
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split_whitespace().nth(1).map(str::to_owned)
+}
+
+/// Runs a command, streaming its output; fails with the command line when it fails.
+pub fn run(cmd: &mut Command) -> Result<()> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .env("PATH", path_with_cargo_bin())
+        .status()
+        .with_context(|| format!("cannot start {shown}"))?;
+    if !status.success() {
+        bail!("{shown} failed ({status})");
+    }
+    Ok(())
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+fn have_apt() -> bool {
+    Path::new("/usr/bin/apt-get").exists()
+}
+
+fn ensure_wasm_target() -> Result<()> {
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+        .unwrap_or(false);
+    if installed {
+        println!("  wasm32-unknown-unknown target: present");
+        return Ok(());
+    }
+    println!("  installing the wasm32-unknown-unknown target (rustup)…");
+    run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+        .context("the wasm32-unknown-unknown target is missing and rustup could not add it")
+}
+
+fn ensure_cargo_tool(bin: &str, krate: &str, version: &str) -> Result<PathBuf> {
+    if let Some(path) = which(bin) {
+        if version_of(&path).as_deref() == Some(version) {
+            println!("  {bin} {version}: present");
+            return Ok(path);
+        }
+    }
+    println!("  installing {krate} {version} with cargo install (a few minutes on 2 cores)…");
+    // Not --locked: one of wasm-bindgen-cli's locked dependency versions is missing
+    // from the registry (see shared/ENVIRONMENT.md).
+    run(Command::new(cargo()).args(["install", krate, "--version", version, "--force"]))
+        .with_context(|| format!("{krate} {version} is missing and `cargo install` failed"))?;
+    which(bin).with_context(|| {
+        format!(
+            "{bin} was installed but is not in {}",
+            cargo_bin_dir().display()
+        )
+    })
+}
+
+/// Installs Debian packages when root; otherwise says what to run.
+fn ensure_apt(packages: &[&str], what: &str) -> Result<()> {
+    if !have_apt() {
+        bail!("{what} is missing and this is not a Debian-like system with apt-get; install {} yourself", packages.join(" "));
+    }
+    if !is_root() {
+        bail!(
+            "{what} is missing; install it with `sudo apt-get install {}`",
+            packages.join(" ")
+        );
+    }
+    println!("  installing {} with apt-get…", packages.join(" "));
+    run(Command::new("apt-get").args(["update", "-qq"]))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "-qq", "--no-install-recommends"])
+        .args(packages)
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+    .with_context(|| format!("apt-get could not install {}", packages.join(" ")))
+}
+
+/// Chromium and chromedriver.
+pub fn ensure_browser() -> Result<(PathBuf, PathBuf)> {
+    let browser = std::env::var_os("CHROME")
+        .map(PathBuf::from)
+        .or_else(|| which("chromium"));
+    let driver = which("chromedriver");
+    if let (Some(b), Some(d)) = (&browser, &driver) {
+        println!("  chromium: {}  chromedriver: {}", b.display(), d.display());
+        return Ok((b.clone(), d.clone()));
+    }
+    ensure_apt(
+        &["chromium", "chromium-driver"],
+        "Chromium (with chromedriver)",
+    )?;
+    let browser = which("chromium").context("chromium is still not on PATH after installing it")?;
+    let driver =
+        which("chromedriver").context("chromedriver is still not on PATH after installing it")?;
+    Ok((browser, driver))
+}
+
+/// Oldest binaryen whose `wasm-opt` keeps wasm-bindgen's externref table intact.
+/// Debian 12's version 108 rewrites it into a module that fails at instantiation
+/// ("WebAssembly.Table.set(): Argument 1 is invalid"), so older ones are skipped.
+const MIN_WASM_OPT: u32 = 116;
+
+fn find_wasm_opt() -> Option<PathBuf> {
+    let path = which("wasm-opt")?;
+    let out = Command::new(&path).arg("--version").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version: u32 = text
+        .split_whitespace()
+        .find_map(|w| w.parse().ok())
+        .unwrap_or(0);
+    if version >= MIN_WASM_OPT {
+        Some(path)
+    } else {
+        println!(
+            "  wasm-opt {version} at {} is too old (need {MIN_WASM_OPT}+); skipping it",
+            path.display()
+        );
+        None
+    }
+}
+
+/// What `dist` needs.
+pub fn ensure_for_dist(root: &Path) -> Result<Tools> {
+    crate::stage("checking build tools");
+    ensure_wasm_target()?;
+    let version = pinned_wasm_bindgen(root)?;
+    let wasm_bindgen = ensure_cargo_tool("wasm-bindgen", "wasm-bindgen-cli", &version)?;
+    // Optional: a recent binaryen makes the probe smaller; without it rustc's
+    // size optimisation alone is used.
+    let wasm_opt = find_wasm_opt();
+    match &wasm_opt {
+        Some(p) => println!("  wasm-opt: {}", p.display()),
+        None => println!(
+            "  wasm-opt: not used (optional; binaryen {MIN_WASM_OPT}+ makes the probe smaller)"
+        ),
+    }
+    Ok(Tools {
+        wasm_bindgen,
+        wasm_opt,
+    })
+}
+
+/// What `test` needs beyond `dist`.
+pub fn ensure_wasm_pack() -> Result<PathBuf> {
+    ensure_cargo_tool("wasm-pack", "wasm-pack", WASM_PACK_VERSION)
+}
