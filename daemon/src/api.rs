@@ -1,23 +1,45 @@
-//! The agent API (NSP v1): routes and handlers. Each handler returns a response or an
-//! [`ApiError`]; `http::handle` turns errors into bodies in one place.
+//! The agent API (NSP v1): routing, authentication, rate limits and the handlers.
+//! Handlers return a response or an [`ApiError`]; `http::handle` turns errors into
+//! bodies in one place.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::AUTHORIZATION;
-use hyper::{Method, Request, Response, StatusCode};
-use nsp_protocol::api::{ActionRequest, ActionResponse, AppList, Health};
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
+use nsp_protocol::api::{ActionRequest, ActionResponse, AppList, Health, VerificationOutcome};
 use nsp_protocol::channel::{DispatchFailure, DispatchOutcome};
-use serde_json::{json, Value};
+use nsp_protocol::{Reversibility, SubstrateState};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
 
+use crate::codes;
 use crate::error::ApiError;
+use crate::gate::{self, Decision, GateLimits};
 use crate::http::{json_response, AppState, Body};
-use crate::tabs::DispatchError;
+use crate::idempotency::Claim;
+use crate::ratelimit::Bucket;
+use crate::tabs::{DispatchError, TargetCheck};
+use crate::verification::{self, Polling};
 
-const PREFIX: &str = "/substrate/v1";
+pub const PREFIX: &str = "/substrate/v1";
+
+/// Every route of the agent API: (method, path template). The OpenAPI document and
+/// its test are built from this table.
+pub const ROUTES: &[(&str, &str)] = &[
+    ("GET", "/health"),
+    ("GET", "/substrate/v1/apps"),
+    ("GET", "/substrate/v1/state/{pid}"),
+    ("GET", "/substrate/v1/schema/{pid}"),
+    ("POST", "/substrate/v1/action"),
+    ("GET", "/substrate/v1/diff/{pid}"),
+    ("POST", "/substrate/v1/verify"),
+    ("GET", "/substrate/v1/watch/{pid}"),
+    ("GET", "/substrate/v1/openapi.json"),
+];
 
 pub async fn route(
     state: &Arc<AppState>,
@@ -35,31 +57,110 @@ pub async fn route(
     let Some(rest) = path.strip_prefix(PREFIX) else {
         return Err(ApiError::not_found(&path));
     };
-    authenticate(state, &req)?;
     let segments: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
+    let is_watch = matches!(segments.as_slice(), ["watch", _]);
+    authenticate(
+        state,
+        req.headers(),
+        if is_watch { req.uri().query() } else { None },
+    )?;
+    let bucket = match segments.as_slice() {
+        ["action"] | ["verify"] => Bucket::Actions,
+        _ => Bucket::StateReads,
+    };
+    if let Err(wait) = state.limits.check(bucket, &state.key_id) {
+        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            codes::RATE_LIMITED,
+            format!(
+                "Too many {} for this key. Retry in {} ms.",
+                if bucket == Bucket::Actions {
+                    "actions"
+                } else {
+                    "reads"
+                },
+                wait.as_millis()
+            ),
+        )
+        .with("retry_after_ms", wait.as_millis() as u64)
+        .with_header("retry-after", secs.to_string()));
+    }
+    let request_timeout = state.settings.request_timeout;
     match (&method, segments.as_slice()) {
-        (&Method::GET, ["apps"]) => Ok(apps(state)),
+        (&Method::GET, ["apps"]) => Ok(ok_json(&apps(state))),
+        (&Method::GET, ["openapi.json"]) => {
+            Ok(json_response(StatusCode::OK, &crate::openapi::document()))
+        }
         (&Method::GET, ["state", pid]) => {
             let pid = parse_pid(pid)?;
             let fresh = query_flag(req.uri().query(), "fresh")?;
-            get_state(state, pid, fresh).await
+            let s = bounded(request_timeout, get_state(state, pid, fresh)).await?;
+            Ok(ok_json(&s))
         }
+        (&Method::GET, ["schema", pid]) => schema(state, parse_pid(pid)?),
+        (&Method::GET, ["diff", pid]) => diff(state, parse_pid(pid)?),
+        (&Method::GET, ["watch", pid]) => crate::watch::upgrade(state, req, parse_pid(pid)?),
         (&Method::POST, ["action"]) => {
+            let idem = idempotency_key(req.headers())?;
             let body = read_body(state, req).await?;
-            action(state, &body, request_id).await
+            bounded(
+                state.settings.action_route_timeout,
+                action(state, &body, idem, request_id),
+            )
+            .await
         }
-        (_, ["apps"] | ["state", _] | ["action"]) => {
-            Err(ApiError::method_not_allowed(method.as_str(), &path))
+        (&Method::POST, ["verify"]) => {
+            let body = read_body(state, req).await?;
+            bounded(state.settings.action_route_timeout, verify(state, &body)).await
         }
+        (
+            _,
+            ["apps"]
+            | ["state", _]
+            | ["schema", _]
+            | ["diff", _]
+            | ["watch", _]
+            | ["action"]
+            | ["verify"]
+            | ["openapi.json"],
+        ) => Err(ApiError::method_not_allowed(method.as_str(), &path)),
         _ => Err(ApiError::not_found(&path)),
     }
 }
 
-fn authenticate(state: &AppState, req: &Request<Incoming>) -> Result<(), ApiError> {
+async fn bounded<T>(
+    limit: Duration,
+    fut: impl std::future::Future<Output = Result<T, ApiError>>,
+) -> Result<T, ApiError> {
+    tokio::time::timeout(limit, fut).await.unwrap_or_else(|_| {
+        Err(ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            codes::REQUEST_TIMEOUT,
+            format!(
+                "The request did not finish within {} ms. If it was an action, read the state before retrying: it may have run.",
+                limit.as_millis()
+            ),
+        ))
+    })
+}
+
+/// Checks the agent key: `X-Substrate-Key`, `Authorization: Bearer`, or (watch only)
+/// `?key=`.
+fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: Option<&str>,
+) -> Result<(), ApiError> {
     if !state.settings.require_key {
         return Ok(());
     }
-    let headers = req.headers();
+    let from_query = query.and_then(|q| {
+        q.split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(k, _)| *k == "key")
+            .map(|(_, v)| v)
+    });
     let presented = headers
         .get("x-substrate-key")
         .and_then(|v| v.to_str().ok())
@@ -70,134 +171,513 @@ fn authenticate(state: &AppState, req: &Request<Incoming>) -> Result<(), ApiErro
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.strip_prefix("Bearer "))
                 .map(str::trim)
-        });
+        })
+        .or(from_query);
     match presented {
         None | Some("") => Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
-            "missing_key",
+            codes::MISSING_KEY,
             "This route needs the agent key in the X-Substrate-Key header (or Authorization: Bearer). `nspd token` prints it.",
         )),
         Some(key) if state.key.matches(key) => Ok(()),
         Some(_) => Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
-            "invalid_key",
+            codes::INVALID_KEY,
             "The agent key is wrong. `nspd token` prints the current one.",
         )),
     }
 }
 
 fn health(state: &AppState) -> Response<Body> {
-    let health = Health {
+    ok_json(&Health {
         status: "ok".into(),
         version: crate::VERSION.into(),
         uptime_secs: state.hub.uptime().as_secs(),
         tracked_processes: state.hub.tab_count() as u64,
         auth_enabled: state.settings.require_key,
-    };
-    ok_json(&health)
-}
-
-fn apps(state: &AppState) -> Response<Body> {
-    let apps = state.hub.list();
-    ok_json(&AppList {
-        total: apps.len() as u64,
-        apps,
     })
 }
 
-async fn get_state(state: &AppState, pid: u64, fresh: bool) -> Result<Response<Body>, ApiError> {
-    let snapshot = if fresh {
+fn apps(state: &AppState) -> AppList {
+    let apps = state.hub.list();
+    AppList {
+        total: apps.len() as u64,
+        apps,
+    }
+}
+
+async fn get_state(state: &AppState, pid: u64, fresh: bool) -> Result<SubstrateState, ApiError> {
+    if fresh {
         state
             .hub
             .fresh_capture(pid, state.settings.capture_timeout)
-            .await?
+            .await
     } else {
-        state.hub.state(pid)?
-    };
-    Ok(ok_json(&snapshot))
+        state.hub.state(pid)
+    }
 }
 
-async fn action(
-    state: &AppState,
-    body: &Bytes,
-    _request_id: &str,
-) -> Result<Response<Body>, ApiError> {
-    let started = Instant::now();
-    let request: ActionRequest = parse_json(body)?;
-    if request.pid == Some(0) {
+fn schema(state: &AppState, pid: u64) -> Result<Response<Body>, ApiError> {
+    let s = state.hub.state(pid)?;
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({
+            "pid": s.pid,
+            "app_id": s.app_id,
+            "app_name": s.app_name,
+            "schema_version": s.schema_version,
+            "actions": s.actions,
+        }),
+    ))
+}
+
+fn diff(state: &AppState, pid: u64) -> Result<Response<Body>, ApiError> {
+    let current = state.hub.state(pid)?;
+    let Some((prev, cur)) = state.hub.last_two(pid) else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            codes::NO_DIFF_YET,
+            format!("Tab {pid} has only one capture so far; a diff needs two. Read the state, act or wait for a change, then ask again."),
+        ));
+    };
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({
+            "pid": pid,
+            "app_id": current.app_id,
+            "diff": nsp_verify::changed_fields(&prev, &cur),
+            "captured_at": cur.captured_at,
+            "previous_capture_id": prev.capture_id,
+            "current_capture_id": cur.capture_id,
+        }),
+    ))
+}
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get("idempotency-key") {
+        None => Ok(None),
+        Some(v) => {
+            let key = v.to_str().unwrap_or("").trim();
+            if key.is_empty() || key.len() > 255 {
+                return Err(ApiError::invalid_request(
+                    "Idempotency-Key must be 1 to 255 visible ASCII characters.",
+                )
+                .with("field", "Idempotency-Key"));
+            }
+            Ok(Some(key.to_owned()))
+        }
+    }
+}
+
+/// Parses and validates an ActionRequest; nothing has happened yet when this fails.
+fn parse_action_request(body: &Bytes) -> Result<ActionRequest, ApiError> {
+    let req: ActionRequest = parse_json(body)?;
+    if req.pid == Some(0) {
         return Err(ApiError::invalid_request(
-            "\"pid\" must be a positive integer (see GET /substrate/v1/apps).",
+            "\"pid\" must be a positive integer from GET /substrate/v1/apps.",
         )
         .with("field", "pid"));
     }
-    if request.action.trim().is_empty() {
+    if req.action.trim().is_empty() {
         return Err(ApiError::invalid_request(
             "\"action\" is empty. Name one of the actions in the tab's state.",
         )
         .with("field", "action"));
     }
-    let pid = state.hub.resolve(request.pid, request.app_id.as_deref())?;
-    // The gate of safety.md arrives with the API issue; until then only the read
-    // builtin exists, and nothing that writes can be reached.
-    if request.action != "read_text" {
-        return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "action_not_available",
-            format!(
-                "Action {:?} is not available on tab {pid}. Available now: read_text(selector).",
-                request.action
-            ),
-        ));
-    }
-    match request.parameters.get("selector") {
-        Some(Value::String(s)) if !s.trim().is_empty() => {}
-        _ => return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_parameters",
-            "read_text needs \"selector\": a non-empty CSS selector string, e.g. \"#inbox h2\".",
+    if req.action.len() > 256 {
+        return Err(ApiError::invalid_request(
+            "\"action\" is longer than 256 bytes; no action has such a name.",
         )
-        .with("field", "parameters.selector")),
+        .with("field", "action"));
     }
-    if let Some(unknown) = request.parameters.keys().find(|k| *k != "selector") {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_parameters",
-            format!("read_text takes only \"selector\"; remove {unknown:?}."),
+    if let Some(t) = req.verify_timeout_ms {
+        if !(100..=30_000).contains(&t) {
+            return Err(ApiError::invalid_request(format!(
+                "\"verify_timeout_ms\" is {t}; it must be between 100 and 30000."
+            ))
+            .with("field", "verify_timeout_ms"));
+        }
+    }
+    if req.pid.is_none() && req.app_id.is_none() {
+        return Err(ApiError::invalid_request(
+            "The request names no tab. Send \"pid\" (a number from GET /substrate/v1/apps) or \"app_id\".",
         )
-        .with("field", format!("parameters.{unknown}")));
+        .with("field", "pid"));
     }
+    Ok(req)
+}
+
+async fn action(
+    state: &Arc<AppState>,
+    body: &Bytes,
+    idem: Option<String>,
+    request_id: &str,
+) -> Result<Response<Body>, ApiError> {
+    let req = parse_action_request(body)?;
+    let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
+    let Some(idem) = idem else {
+        return run_action(state, &req, pid, request_id).await;
+    };
+    // The same key must mean the same request: compare the parsed body and the tab.
+    let fingerprint = json!({"pid": pid, "request": serde_json::from_slice::<Value>(body).unwrap_or(Value::Null)});
+    match state.idempotency.claim(&state.key_id, &idem, &fingerprint) {
+        Claim::Run => {}
+        Claim::Replay { status, body } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let mut resp = json_response(status, &body);
+            resp.headers_mut().insert("idempotent-replayed", hyper::header::HeaderValue::from_static("true"));
+            return Ok(resp);
+        }
+        Claim::Conflict => {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                codes::IDEMPOTENCY_CONFLICT,
+                "A request with this Idempotency-Key is still running. Wait for it, then retry to get its stored answer.",
+            ))
+        }
+        Claim::Reused => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                codes::IDEMPOTENCY_KEY_REUSED,
+                "This Idempotency-Key was used for a different request. Use a new key for a new request.",
+            ))
+        }
+    }
+    let result = run_action(state, &req, pid, request_id).await;
+    let (status, body) = match &result {
+        Ok(resp) => (resp.status().as_u16(), replay_body(resp)),
+        Err(e) => (e.status.as_u16(), e.body(request_id)),
+    };
+    state
+        .idempotency
+        .complete(&state.key_id, &idem, status, body);
+    result
+}
+
+/// The JSON body of a response we built (bodies are `Full`, so already in memory).
+fn replay_body(resp: &Response<Body>) -> Value {
+    resp.extensions()
+        .get::<ReplayBody>()
+        .map(|b| b.0.clone())
+        .unwrap_or(Value::Null)
+}
+
+/// A copy of a success body, kept on the response for idempotent replay.
+#[derive(Debug, Clone)]
+struct ReplayBody(Value);
+
+fn audit_base(
+    state: &AppState,
+    request_id: &str,
+    pid: u64,
+    url: Option<&str>,
+    action: &str,
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("request_id".into(), json!(request_id));
+    m.insert("key_id".into(), json!(state.key_id));
+    m.insert("pid".into(), json!(pid));
+    m.insert("url".into(), json!(url));
+    m.insert("action".into(), json!(action));
+    m
+}
+
+async fn run_action(
+    state: &Arc<AppState>,
+    req: &ActionRequest,
+    pid: u64,
+    request_id: &str,
+) -> Result<Response<Body>, ApiError> {
+    let started = Instant::now();
+    let settings = &state.settings;
+    let gate_state = if req.fresh_state {
+        Some(
+            state
+                .hub
+                .fresh_capture(pid, settings.capture_timeout)
+                .await?,
+        )
+    } else {
+        match state.hub.state(pid) {
+            Ok(s) => Some(s),
+            Err(e) if e.code == codes::PROBE_NOT_READY => None,
+            Err(e) => return Err(e),
+        }
+    };
+    let url = gate_state.as_ref().and_then(|s| s.context.url.clone());
+    let explain = state.hub.explain(pid).unwrap_or_default();
+    let limits = GateLimits {
+        verify_expression_max_bytes: settings.verify_expression_max_bytes,
+    };
+    let decision = match gate::check(req, gate_state.as_ref(), &explain, limits) {
+        Ok(d) => d,
+        Err(e) => {
+            let mut rec = audit_base(state, request_id, pid, url.as_deref(), &req.action);
+            rec.insert("decision".into(), json!(format!("refused:{}", e.code)));
+            rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
+            state.audit.record(rec, false);
+            return Err(e);
+        }
+    };
+
+    // Step 8: the stale-target guard.
+    if let Some(capture_id) = &req.expected_capture_id {
+        let check = state.hub.target_since(pid, capture_id, &decision.action);
+        if check != TargetCheck::Same {
+            let why = match check {
+                TargetCheck::UnknownCapture => {
+                    format!("capture {capture_id} is not one of the tab's recent captures")
+                }
+                _ => format!(
+                    "the target of {} changed since capture {capture_id}",
+                    decision.action
+                ),
+            };
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                codes::STALE_STATE,
+                format!("Refused rather than act on something else: {why}. Read the state again and decide on what is there now."),
+            )
+            .with("expected_capture_id", capture_id.clone())
+            .with("current_capture_id", gate_state.as_ref().map(|s| s.capture_id.clone())));
+        }
+    }
+
+    // Step 9: one action at a time per tab.
+    let lock = state
+        .hub
+        .action_lock(pid)
+        .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+    let _guard = tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::GATEWAY_TIMEOUT,
+                codes::PROBE_TIMEOUT,
+                format!(
+                    "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
+                    settings.action_lock_timeout.as_millis()
+                ),
+            )
+        })?;
+
+    // The capture just before dispatch, for prev.* and changed().
+    let prev = if decision.expression.is_some() || decision.tier != Reversibility::Read {
+        match state.hub.fresh_capture(pid, settings.capture_timeout).await {
+            Ok(s) => Some(s),
+            Err(_) => state.hub.state(pid).ok(),
+        }
+    } else {
+        gate_state.clone()
+    };
+
     let action_id = uuid::Uuid::now_v7().to_string();
+    let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
+    rec.insert("action_id".into(), json!(action_id));
+    rec.insert("tier".into(), json!(decision.tier.as_str()));
+    rec.insert(
+        "effective_confidence".into(),
+        json!(decision.effective_confidence),
+    );
+    rec.insert("decision".into(), json!("dispatched"));
+    rec.insert(
+        "verify_expression".into(),
+        json!(decision.expression.as_ref().map(|(s, _)| s)),
+    );
+    rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
+    // Irreversible actions reach the disk before the page sees them.
+    state
+        .audit
+        .record(rec, decision.tier == Reversibility::IrreversibleWrite);
+
     let outcome = state
         .hub
         .dispatch(
             pid,
             action_id.clone(),
-            request.action.clone(),
-            request.parameters.clone(),
-            None,
-            state.settings.action_timeout,
+            decision.action.clone(),
+            req.parameters.clone(),
+            decision.internal_target.clone(),
+            settings.action_timeout,
         )
-        .await
-        .map_err(|e| dispatch_error(e, pid))?;
-    match outcome {
-        DispatchOutcome::Done { value } => {
-            let response = ActionResponse {
-                success: true,
-                action_id,
-                action: request.action.clone(),
-                executed: true,
-                runtime: "v8".into(),
-                total_latency_ms: started.elapsed().as_secs_f64() * 1000.0,
-                message: format!("{} ran on tab {pid}.", request.action),
-                verification: None,
-                updated_state: None,
-                state_delta: None,
-                raw_return: value,
-            };
-            Ok(ok_json(&response))
+        .await;
+    let completion = |result: &str, verification: Option<&VerificationOutcome>| {
+        let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
+        rec.insert("action_id".into(), json!(action_id));
+        rec.insert("decision".into(), json!("completed"));
+        rec.insert("result".into(), json!(result));
+        rec.insert(
+            "verification".into(),
+            json!(verification.map(|v| json!({"passed": v.passed, "explanation": v.explanation}))),
+        );
+        state
+            .audit
+            .record(rec, decision.tier == Reversibility::IrreversibleWrite);
+    };
+    let value = match outcome {
+        Ok(DispatchOutcome::Done { value }) => value,
+        Ok(DispatchOutcome::Failed { code, message }) => {
+            completion("failed", None);
+            return Err(action_failed(code, &message).with("action_id", action_id.clone()));
         }
-        DispatchOutcome::Failed { code, message } => Err(action_failed(code, &message)),
+        Err(e) => {
+            completion(
+                match e {
+                    DispatchError::Detached => "not_sent",
+                    DispatchError::Timeout(_) => "timeout",
+                    DispatchError::OutcomeUnknown => "outcome_unknown",
+                },
+                None,
+            );
+            return Err(dispatch_error(e, pid).with("action_id", action_id.clone()));
+        }
+    };
+
+    let (verification, updated_state) = match &decision.expression {
+        Some((source, expr)) => {
+            let prev = prev.clone().or_else(|| gate_state.clone());
+            match prev {
+                Some(prev) => {
+                    let polling = Polling {
+                        initial_wait: settings.post_action_wait,
+                        interval: settings.poll_interval,
+                        timeout: Duration::from_millis(req.verify_timeout_ms.unwrap_or(5000)),
+                        capture_timeout: settings.capture_timeout,
+                    };
+                    let verified =
+                        verification::verify(&state.hub, pid, source, expr, &prev, polling).await;
+                    (Some(verified.outcome), verified.last_state)
+                }
+                None => (None, None),
+            }
+        }
+        None if decision.tier != Reversibility::Read => {
+            tokio::time::sleep(settings.post_action_wait).await;
+            let after = state
+                .hub
+                .fresh_capture(pid, settings.capture_timeout)
+                .await
+                .ok();
+            (None, after)
+        }
+        None => (None, None),
+    };
+    completion(
+        match &verification {
+            Some(v) if !v.passed => "verification_failed",
+            _ => "done",
+        },
+        verification.as_ref(),
+    );
+    if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::VERIFICATION_FAILED,
+            format!(
+                "{} ran, but the verify_expression was still false after {} ms: {} Read the state before doing anything else: the action happened.",
+                decision.action, v.latency_ms, v.explanation
+            ),
+        )
+        .with("verification", serde_json::to_value(v).unwrap_or(Value::Null))
+        .with("action_id", action_id.clone())
+        .with("executed", true));
     }
+    let state_delta = match (&prev, &updated_state) {
+        (Some(before), Some(after)) => {
+            let mut delta = Map::new();
+            for change in nsp_verify::changed_fields(before, after) {
+                delta.insert(
+                    change.path,
+                    json!({"before": change.before, "after": change.after}),
+                );
+            }
+            Some(delta)
+        }
+        _ => None,
+    };
+    let response = ActionResponse {
+        success: true,
+        action_id,
+        action: decision.action.clone(),
+        executed: true,
+        runtime: "v8".into(),
+        total_latency_ms: started.elapsed().as_millis() as u64,
+        message: success_message(&decision, verification.as_ref()),
+        verification,
+        updated_state,
+        state_delta,
+        raw_return: value,
+    };
+    let body = serde_json::to_value(&response).unwrap_or(Value::Null);
+    let mut resp = json_response(StatusCode::OK, &body);
+    resp.extensions_mut().insert(ReplayBody(body));
+    Ok(resp)
+}
+
+fn success_message(d: &Decision, v: Option<&VerificationOutcome>) -> String {
+    let via = d
+        .inherited_from
+        .as_ref()
+        .map(|a| format!(" (gated as {a})"))
+        .unwrap_or_default();
+    match v {
+        Some(v) => format!("{}{via} ran and was verified: {}", d.action, v.explanation),
+        None => format!("{}{via} ran.", d.action),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct VerifyRequest {
+    #[serde(default)]
+    pid: Option<u64>,
+    #[serde(default)]
+    app_id: Option<String>,
+    expression: String,
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+}
+
+async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, ApiError> {
+    let req: VerifyRequest = parse_json(body)?;
+    if req.pid == Some(0) {
+        return Err(
+            ApiError::invalid_request("\"pid\" must be a positive integer.").with("field", "pid"),
+        );
+    }
+    let timeout = req.timeout_ms.unwrap_or(5000);
+    if !(100..=30_000).contains(&timeout) {
+        return Err(ApiError::invalid_request(format!(
+            "\"timeout_ms\" is {timeout}; it must be between 100 and 30000."
+        ))
+        .with("field", "timeout_ms"));
+    }
+    if req.pid.is_none() && req.app_id.is_none() {
+        return Err(ApiError::invalid_request("Send \"pid\" or \"app_id\".").with("field", "pid"));
+    }
+    let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
+    let limits = GateLimits {
+        verify_expression_max_bytes: state.settings.verify_expression_max_bytes,
+    };
+    if req.expression.trim().is_empty() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            codes::INVALID_VERIFY_EXPRESSION,
+            "\"expression\" is empty.",
+        )
+        .with("field", "expression"));
+    }
+    let expr = gate::parse_expression(&req.expression, limits)
+        .map_err(|e| e.with("field", "expression"))?;
+    let prev = state.hub.state(pid)?;
+    let polling = Polling {
+        initial_wait: Duration::ZERO,
+        interval: state.settings.poll_interval,
+        timeout: Duration::from_millis(timeout),
+        capture_timeout: state.settings.capture_timeout,
+    };
+    let verified =
+        verification::verify(&state.hub, pid, &req.expression, &expr, &prev, polling).await;
+    Ok(ok_json(&verified.outcome))
 }
 
 fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
@@ -207,7 +687,7 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
         .unwrap_or_default();
     let advice = match code {
         DispatchFailure::TargetNotFound => "Nothing on the page matches. Read the current state and use a selector or value from it.",
-        DispatchFailure::TargetChanged => "The page changed under the action. Read the state again before retrying.",
+        DispatchFailure::TargetChanged => "The page changed under the action, so it was not run. Read the state again before retrying.",
         DispatchFailure::Threw => "The page threw while running the action. Read the state to see what happened.",
         DispatchFailure::Duplicate => "This action id already ran once and was not run again.",
         DispatchFailure::NoProbe => "The tab's probe is not running. Reload the page or wait for it to load.",
@@ -216,7 +696,7 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
     };
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,
-        "action_failed",
+        codes::ACTION_FAILED,
         format!("The action did not complete: {message} {advice}"),
     )
     .with("failure", code_str)
@@ -226,17 +706,20 @@ fn dispatch_error(err: DispatchError, pid: u64) -> ApiError {
     match err {
         DispatchError::Detached => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "probe_detached",
-            format!("The probe of tab {pid} is not connected. List tabs again with GET /substrate/v1/apps."),
+            codes::PROBE_DETACHED,
+            format!("The probe of tab {pid} is not connected, so the action was not sent. List tabs again with GET /substrate/v1/apps."),
         ),
         DispatchError::Timeout(t) => ApiError::new(
             StatusCode::GATEWAY_TIMEOUT,
-            "probe_timeout",
-            format!("The page did not answer within {} ms. Read the state before deciding to retry.", t.as_millis()),
+            codes::PROBE_TIMEOUT,
+            format!(
+                "The page did not answer within {} ms. The action may or may not have happened; nspd did not retry. Read the state before deciding anything.",
+                t.as_millis()
+            ),
         ),
         DispatchError::OutcomeUnknown => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "outcome_unknown",
+            codes::OUTCOME_UNKNOWN,
             "The connection to the page dropped after the action was sent and before it answered: it may or may not have happened. nspd did not retry. Read the state to find out.",
         ),
     }
@@ -244,17 +727,22 @@ fn dispatch_error(err: DispatchError, pid: u64) -> ApiError {
 
 async fn read_body(state: &AppState, req: Request<Incoming>) -> Result<Bytes, ApiError> {
     let limit = state.settings.max_body_bytes;
+    if let Some(len) = req
+        .headers()
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+    {
+        if len > limit as u64 {
+            return Err(too_large(limit));
+        }
+    }
     match Limited::new(req.into_body(), limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some() =>
         {
-            Err(ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                format!("The request body is over {limit} bytes."),
-            ))
+            Err(too_large(limit))
         }
         Err(_) => Err(ApiError::invalid_request(
             "The request body could not be read.",
@@ -262,18 +750,43 @@ async fn read_body(state: &AppState, req: Request<Incoming>) -> Result<Bytes, Ap
     }
 }
 
+fn too_large(limit: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        codes::PAYLOAD_TOO_LARGE,
+        format!("The request body is over {limit} bytes."),
+    )
+}
+
+/// Parses a JSON body, naming the offending field when a value has the wrong type.
 fn parse_json<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    serde_json::from_slice(body).map_err(|e| {
-        let mut err = ApiError::invalid_request(format!("The body is not a valid request: {e}."));
-        if let Some(field) = field_from_serde_error(&e.to_string()) {
-            err = err.with("field", field);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::invalid_request(
+            "The body is empty; send a JSON object.",
+        ));
+    }
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let field = if path != "." && !path.is_empty() {
+            Some(path)
+        } else {
+            field_from_serde_error(&inner.to_string())
+        };
+        let message = match &field {
+            Some(f) => format!("The body is not a valid request: field {f:?}: {inner}."),
+            None => format!("The body is not valid JSON for this route: {inner}."),
+        };
+        let mut err = ApiError::invalid_request(message);
+        if let Some(f) = field {
+            err = err.with("field", f);
         }
         err
     })
 }
 
-/// serde names the offending field in backticks ("missing field `action`", "unknown
-/// field `x`") or not at all (type errors name the expected type only).
+/// serde names missing or unknown fields in backticks.
 fn field_from_serde_error(message: &str) -> Option<String> {
     let start = message.find('`')? + 1;
     let len = message[start..].find('`')?;

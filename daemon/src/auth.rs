@@ -97,6 +97,14 @@ impl AgentKey {
         }
     }
 
+    /// A short, non-reversible id of the key (first 48 bits of its SHA-256), for
+    /// logs, limits and the audit trail.
+    pub fn id(&self) -> String {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(self.key.as_bytes());
+        digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+    }
+
     /// Where the key lives.
     pub fn path(&self) -> &Path {
         &self.path

@@ -157,6 +157,28 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             );
             None
         }
+        ExtensionMessage::TabDelta {
+            tab_id,
+            changed,
+            removed,
+            actions,
+            confidence,
+            context,
+            probe_metadata,
+            explain,
+        } => {
+            let delta = crate::tabs::Delta {
+                changed,
+                removed,
+                actions,
+                confidence,
+                context,
+                probe_metadata,
+                explain,
+            };
+            hub.tab_delta(conn, tab_id, delta);
+            None
+        }
         ExtensionMessage::TabClosed { tab_id } => {
             hub.tab_closed(conn, tab_id);
             None

@@ -30,8 +30,15 @@ pub struct AppState {
     pub settings: Settings,
     pub hub: Hub,
     pub key: AgentKey,
+    /// A short id of the key for logs and limits; never the key itself.
+    pub key_id: String,
     /// The address actually bound (the port may have been 0 in the settings).
     pub local_addr: SocketAddr,
+    pub audit: crate::audit::AuditLog,
+    pub idempotency: crate::idempotency::Store,
+    pub limits: crate::ratelimit::Limits,
+    /// Open `/watch` streams.
+    pub watchers: std::sync::atomic::AtomicUsize,
 }
 
 /// The one service function: never fails, every failure becomes a response here.

@@ -5,14 +5,22 @@
 //! start the same [`server::Server`] in-process or run the binary.
 
 pub mod api;
+pub mod audit;
 pub mod auth;
 pub mod channel;
+pub mod codes;
 pub mod config;
 pub mod error;
+pub mod gate;
 pub mod http;
+pub mod idempotency;
 pub mod launch;
+pub mod openapi;
+pub mod ratelimit;
 pub mod server;
 pub mod tabs;
+pub mod verification;
+pub mod watch;
 
 /// The daemon's version, as `/health` reports it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -36,12 +36,15 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// Address to listen on; loopback only.
-    #[arg(long, default_value = "127.0.0.1")]
-    host: IpAddr,
-    /// Port to listen on (0 picks a free one; the bound port is printed).
-    #[arg(long, default_value_t = 7842)]
-    port: u16,
+    /// Address to listen on; loopback only [default: 127.0.0.1, or [server] host].
+    #[arg(long)]
+    host: Option<IpAddr>,
+    /// Port to listen on; 0 picks a free one and the bound port is printed [default: 7842, or [server] port].
+    #[arg(long)]
+    port: Option<u16>,
+    /// Configuration file [default: <data dir>/nspd.toml]; NSP_<SECTION>__<KEY> variables override it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
     /// Where the agent key (and later the audit log) live.
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
@@ -102,9 +105,21 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
     if !args.launch && (args.headless || args.browser.is_some() || args.url.is_some()) {
         anyhow::bail!("--headless, --browser and URL only make sense with --launch");
     }
-    let mut settings = Settings::new(args.data_dir.unwrap_or_else(default_data_dir));
-    settings.host = args.host;
-    settings.port = args.port;
+    let data_dir = args.data_dir.unwrap_or_else(default_data_dir);
+    let (config_path, explicit) = match args.config {
+        Some(path) => (path, true),
+        None => (data_dir.join("nspd.toml"), false),
+    };
+    let env = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
+    let file = nsp_daemon::config::load(&config_path, explicit, env)?;
+    let mut settings = Settings::from_config(file, data_dir);
+    if let Some(host) = args.host {
+        settings.host = host;
+    }
+    if let Some(port) = args.port {
+        settings.port = port;
+    }
     let extension_dir = match args.extension {
         Some(dir) => Some(dir),
         None if args.launch => Some(default_extension_dir()?),

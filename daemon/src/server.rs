@@ -32,6 +32,11 @@ pub enum StartError {
     },
     #[error(transparent)]
     Key(#[from] KeyError),
+    #[error("cannot open the audit log {path}: {source}")]
+    Audit {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// A bound server, not yet serving.
@@ -55,11 +60,25 @@ impl Server {
         let local_addr = listener
             .local_addr()
             .map_err(|source| StartError::Bind { addr, source })?;
+        let audit = crate::audit::AuditLog::open(&settings.data_dir).map_err(|source| {
+            StartError::Audit {
+                path: settings.data_dir.join(crate::audit::AUDIT_FILE),
+                source,
+            }
+        })?;
         let state = Arc::new(AppState {
-            settings,
-            hub: Hub::new(),
+            hub: Hub::with_max_tabs(settings.max_tabs),
+            key_id: key.id(),
             key,
             local_addr,
+            audit,
+            idempotency: crate::idempotency::Store::default(),
+            limits: crate::ratelimit::Limits::new(
+                settings.actions_per_sec,
+                settings.state_reads_per_sec,
+            ),
+            watchers: std::sync::atomic::AtomicUsize::new(0),
+            settings,
         });
         Ok(Server { listener, state })
     }

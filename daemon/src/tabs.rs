@@ -5,14 +5,17 @@
 //! connection (or a later one of the same browser instance, after the first closed)
 //! can update it or answer for it. A pid is never reused while the daemon runs.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use hyper::StatusCode;
 use nsp_protocol::api::AppSummary;
 use nsp_protocol::channel::{DaemonMessage, DispatchOutcome};
-use nsp_protocol::{round_confidence, PageCapture, ProbeStatus, SubstrateState, SCHEMA_VERSION};
+use nsp_protocol::{
+    round_confidence, ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata,
+    ProbeStatus, SubstrateState, SCHEMA_VERSION,
+};
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -61,6 +64,55 @@ struct Tab {
     browser: String,
     current: Option<SubstrateState>,
     previous: Option<SubstrateState>,
+    explain: BTreeMap<String, ActionExplain>,
+    /// Recent captures' action targets, for the stale-target guard.
+    history: VecDeque<(String, BTreeMap<String, String>)>,
+    /// One action at a time per tab.
+    action_lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// How many recent captures the stale-target guard remembers.
+const HISTORY: usize = 32;
+
+/// What identifies an action's target: where it acts and what it takes.
+fn target_fingerprint(a: &ActionSchema) -> String {
+    format!("{}|{}", a.internal_target, a.signature)
+}
+
+impl Tab {
+    /// Makes `state` the current capture and returns the keys that changed.
+    fn commit(&mut self, state: SubstrateState) -> Vec<String> {
+        let changed = match &self.current {
+            Some(prev) => changed_keys(&prev.objects, &state.objects),
+            None => state.objects.keys().cloned().collect(),
+        };
+        if let Some(url) = &state.context.url {
+            self.url = Some(url.clone());
+        }
+        let targets = state
+            .actions
+            .iter()
+            .map(|(n, a)| (n.clone(), target_fingerprint(a)))
+            .collect();
+        self.history.push_back((state.capture_id.clone(), targets));
+        while self.history.len() > HISTORY {
+            self.history.pop_front();
+        }
+        self.previous = self.current.replace(state);
+        changed
+    }
+}
+
+/// An incremental update from the page (see `ExtensionMessage::TabDelta`).
+#[derive(Debug, Default)]
+pub struct Delta {
+    pub changed: BTreeMap<String, Value>,
+    pub removed: Vec<String>,
+    pub actions: Option<BTreeMap<String, ActionSchema>>,
+    pub confidence: Option<f64>,
+    pub context: Option<Context>,
+    pub probe_metadata: Option<ProbeMetadata>,
+    pub explain: Option<BTreeMap<String, ActionExplain>>,
 }
 
 #[derive(Debug)]
@@ -93,6 +145,16 @@ pub struct Hub {
     inner: Arc<Mutex<Inner>>,
     events: broadcast::Sender<TabEvent>,
     started: Instant,
+    max_tabs: usize,
+}
+
+/// The stale-target guard's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetCheck {
+    Same,
+    Changed,
+    /// The capture is not (or no longer) known to the daemon.
+    UnknownCapture,
 }
 
 /// Why a dispatch did not produce an outcome.
@@ -114,6 +176,10 @@ impl Default for Hub {
 
 impl Hub {
     pub fn new() -> Hub {
+        Hub::with_max_tabs(512)
+    }
+
+    pub fn with_max_tabs(max_tabs: usize) -> Hub {
         let (events, _) = broadcast::channel(1024);
         Hub {
             inner: Arc::new(Mutex::new(Inner {
@@ -123,6 +189,7 @@ impl Hub {
             })),
             events,
             started: Instant::now(),
+            max_tabs,
         }
     }
 
@@ -229,6 +296,15 @@ impl Hub {
                 pid
             }
             None => {
+                if inner.tabs.len() >= self.max_tabs {
+                    tracing::warn!(
+                        conn,
+                        tab_id,
+                        max = self.max_tabs,
+                        "tab limit reached; a new tab is not tracked"
+                    );
+                    return None;
+                }
                 let pid = inner.next_pid;
                 inner.next_pid += 1;
                 let app_id = make_app_id(url.as_deref(), pid);
@@ -247,6 +323,9 @@ impl Hub {
                         browser: browser.clone(),
                         current: None,
                         previous: None,
+                        explain: BTreeMap::new(),
+                        history: VecDeque::new(),
+                        action_lock: Arc::new(tokio::sync::Mutex::new(())),
                     },
                 );
                 inner.by_browser_tab.insert(key, pid);
@@ -268,15 +347,12 @@ impl Hub {
             tab.title = title;
         }
         let event = match capture {
-            Some(capture) => {
+            Some(mut capture) => {
+                tab.explain = std::mem::take(&mut capture.explain);
                 let state = build_state(tab, capture);
-                let changed_keys = match &tab.current {
-                    Some(prev) => changed_keys(&prev.objects, &state.objects),
-                    None => state.objects.keys().cloned().collect(),
-                };
-                tab.url = state.context.url.clone().or(tab.url.take());
-                tab.previous = tab.current.replace(state);
-                TabEventKind::Captured { changed_keys }
+                TabEventKind::Captured {
+                    changed_keys: tab.commit(state),
+                }
             }
             None => TabEventKind::Status,
         };
@@ -288,6 +364,92 @@ impl Hub {
         drop(inner);
         self.emit(TabEvent { pid, kind: event });
         Some(pid)
+    }
+
+    /// Applies an incremental update to the tab's last capture. Ignored (with a log
+    /// line) when the tab is not this connection's or has no capture to apply it to.
+    pub fn tab_delta(&self, conn: ConnId, tab_id: i64, delta: Delta) -> Option<u64> {
+        let mut inner = self.lock();
+        let instance_id = inner.conns.get(&conn)?.instance_id.clone();
+        let pid = *inner.by_browser_tab.get(&(instance_id, tab_id))?;
+        let tab = inner.tabs.get_mut(&pid)?;
+        if tab.conn != Some(conn) {
+            tracing::warn!(
+                conn,
+                tab_id,
+                "a delta for a tab owned by another connection; ignored"
+            );
+            return None;
+        }
+        let Some(mut state) = tab.current.clone() else {
+            tracing::debug!(pid, "a delta before any full capture; ignored");
+            return None;
+        };
+        for key in &delta.removed {
+            state.objects.remove(key);
+        }
+        state.objects.extend(delta.changed);
+        if let Some(actions) = delta.actions {
+            state.actions = actions
+                .into_iter()
+                .map(|(name, mut a)| {
+                    a.confidence = round_confidence(a.confidence);
+                    (name, a)
+                })
+                .collect();
+        }
+        if let Some(explain) = delta.explain {
+            tab.explain = explain;
+        }
+        if let Some(c) = delta.confidence {
+            state.confidence = round_confidence(c);
+        }
+        if let Some(mut context) = delta.context {
+            context.window_id = context.window_id.or(tab.window_id.map(|w| w.to_string()));
+            state.context = context;
+        }
+        if let Some(meta) = delta.probe_metadata {
+            state.probe_metadata = meta;
+        }
+        state.capture_id = uuid::Uuid::now_v7().to_string();
+        state.captured_at = now_rfc3339();
+        let changed_keys = tab.commit(state);
+        drop(inner);
+        self.emit(TabEvent {
+            pid,
+            kind: TabEventKind::Captured { changed_keys },
+        });
+        Some(pid)
+    }
+
+    /// The tab's action lock (one action at a time per tab).
+    pub fn action_lock(&self, pid: u64) -> Option<Arc<tokio::sync::Mutex<()>>> {
+        self.lock().tabs.get(&pid).map(|t| t.action_lock.clone())
+    }
+
+    /// Whether `action`'s target is the same now as in capture `capture_id`.
+    pub fn target_since(&self, pid: u64, capture_id: &str, action: &str) -> TargetCheck {
+        let inner = self.lock();
+        let Some(tab) = inner.tabs.get(&pid) else {
+            return TargetCheck::UnknownCapture;
+        };
+        let Some((_, then)) = tab.history.iter().find(|(id, _)| id == capture_id) else {
+            return TargetCheck::UnknownCapture;
+        };
+        let now = tab
+            .current
+            .as_ref()
+            .and_then(|s| s.actions.get(action))
+            .map(target_fingerprint);
+        match (then.get(action), now) {
+            (Some(a), Some(b)) if *a == b => TargetCheck::Same,
+            _ => TargetCheck::Changed,
+        }
+    }
+
+    /// Why the probe classified each action of the tab's current capture.
+    pub fn explain(&self, pid: u64) -> Option<BTreeMap<String, ActionExplain>> {
+        self.lock().tabs.get(&pid).map(|t| t.explain.clone())
     }
 
     /// A tab went away.
@@ -337,6 +499,11 @@ impl Hub {
         }
     }
 
+    /// The tab's app_id.
+    pub fn app_id(&self, pid: u64) -> Option<String> {
+        self.lock().tabs.get(&pid).map(|t| t.app_id.clone())
+    }
+
     /// Resolves a pid or app_id to a pid.
     pub fn resolve(&self, pid: Option<u64>, app_id: Option<&str>) -> Result<u64, ApiError> {
         let inner = self.lock();
@@ -362,7 +529,12 @@ impl Hub {
                 .values()
                 .find(|t| t.app_id == app_id)
                 .map(|t| t.pid)
-                .ok_or_else(|| ApiError::pid_not_found(&format!("app_id {app_id:?}"))),
+                .ok_or_else(|| {
+                    ApiError::invalid_request(format!(
+                        "No tab has app_id {app_id:?}. List the open tabs with GET /substrate/v1/apps and use one of their app_id values."
+                    ))
+                    .with("field", "app_id")
+                }),
             (None, None) => Err(ApiError::invalid_request(
                 "The request names no tab. Send \"pid\" (a number from GET /substrate/v1/apps) or \"app_id\".",
             )
@@ -564,7 +736,7 @@ fn summarize(tab: &Tab) -> AppSummary {
 
 fn build_state(tab: &Tab, capture: PageCapture) -> SubstrateState {
     let mut context = capture.context;
-    context.window_id = context.window_id.or(tab.window_id);
+    context.window_id = context.window_id.or(tab.window_id.map(|w| w.to_string()));
     let app_name = if capture.app_name.trim().is_empty() {
         tab.title.clone().unwrap_or_default()
     } else {

@@ -32,7 +32,7 @@ fn state(sent: u64, url: &str, objects: Value) -> SubstrateState {
             location: None,
             view: Some("inbox".into()),
             window_title: Some("Inbox".into()),
-            window_id: Some(3),
+            window_id: Some("3".into()),
         },
         objects,
         actions: BTreeMap::new(),

@@ -80,7 +80,8 @@ pub struct VerificationOutcome {
     pub expression: String,
     pub computed_value: Value,
     pub explanation: String,
-    pub latency_ms: f64,
+    /// Whole milliseconds: the SDK parses this as an integer.
+    pub latency_ms: u64,
     pub poll_cycles: u32,
     pub changed_fields: Vec<FieldChange>,
 }
@@ -93,7 +94,8 @@ pub struct ActionResponse {
     pub action: String,
     pub executed: bool,
     pub runtime: String,
-    pub total_latency_ms: f64,
+    /// Whole milliseconds: the SDK parses this as an integer.
+    pub total_latency_ms: u64,
     pub message: String,
     pub verification: Option<VerificationOutcome>,
     pub updated_state: Option<crate::state::SubstrateState>,

@@ -1,10 +1,12 @@
 //! Messages of the extension channel: the WebSocket between the extension's service
 //! worker and nspd. JSON text frames, one tagged object each (`{"type": ...}`).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::state::{PageCapture, ProbeStatus};
+use crate::state::{ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata, ProbeStatus};
 
 /// Sent by the extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,6 +46,29 @@ pub enum ExtensionMessage {
         /// Set when this capture answers a [`DaemonMessage::Capture`].
         #[serde(default)]
         request_id: Option<String>,
+    },
+    /// An incremental update after a DOM change: only what differs from the tab's last
+    /// capture (full or incremental). The daemon applies it and makes a new capture id.
+    TabDelta {
+        tab_id: i64,
+        /// Object keys added or changed, with their new values.
+        #[serde(default)]
+        changed: BTreeMap<String, Value>,
+        /// Object keys that disappeared.
+        #[serde(default)]
+        removed: Vec<String>,
+        /// The complete action map, when any action changed.
+        #[serde(default)]
+        actions: Option<BTreeMap<String, ActionSchema>>,
+        #[serde(default)]
+        confidence: Option<f64>,
+        #[serde(default)]
+        context: Option<Context>,
+        #[serde(default)]
+        probe_metadata: Option<ProbeMetadata>,
+        /// Explanations of the actions, when `actions` is present.
+        #[serde(default)]
+        explain: Option<BTreeMap<String, ActionExplain>>,
     },
     /// The tab was closed or navigated away from an http(s) page.
     TabClosed { tab_id: i64 },

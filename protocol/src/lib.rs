@@ -11,8 +11,8 @@ pub mod snapshot;
 pub mod state;
 
 pub use state::{
-    round_confidence, ActionParameter, ActionSchema, Context, PageCapture, ProbeMetadata,
-    ProbeStatus, ProbeTier, Reversibility, SubstrateState,
+    round_confidence, ActionExplain, ActionParameter, ActionSchema, Context, ExplainElement,
+    PageCapture, ProbeMetadata, ProbeStatus, ProbeTier, Reversibility, SubstrateState,
 };
 
 /// Version of the state schema (`SubstrateState.schema_version`). Bump the minor on

@@ -1,9 +1,16 @@
 //! The compact snapshot of a page that the content script extracts in one DOM pass and
-//! hands to the probe in one call: a flat table of elements with parent links.
+//! hands to the probe in one call: a flat table of elements with parent links, plus the
+//! WebMCP tools the page registered. Later DOM changes travel as [`SnapshotPatch`]es
+//! that splice whole subtrees of that table, so the probe never needs the DOM itself.
+//!
+//! The table is in document order (shadow roots and same-origin iframes inlined where
+//! their host sits), so every element's subtree is one contiguous run of records and
+//! `parent` always points backwards.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// One page, as the content script saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -15,12 +22,22 @@ pub struct PageSnapshot {
     pub site_name: Option<String>,
     /// Elements in document order; `parent` indexes into this list.
     pub elements: Vec<ElementRecord>,
+    /// Tools the page registered through WebMCP (`navigator.modelContext` /
+    /// `document.modelContext`), as the extension's main-world shim recorded them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<DeclaredTool>,
+    /// `<script type="application/ld+json">` blocks, parsed, bounded in size.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub json_ld: Vec<Value>,
     /// Milliseconds the content script spent extracting.
     #[serde(default)]
     pub extract_ms: f64,
-    /// The DOM was still mutating when this was taken.
+    /// The DOM was still loading or mutating when this was taken.
     #[serde(default)]
     pub unsettled: bool,
+    /// The extraction stopped at its element cap: the table is incomplete.
+    #[serde(default)]
+    pub truncated: bool,
 }
 
 /// One element worth the probe's attention.
@@ -28,20 +45,214 @@ pub struct PageSnapshot {
 pub struct ElementRecord {
     /// Lowercase tag name.
     pub tag: String,
-    /// Index of the nearest recorded ancestor.
+    /// Index of the nearest recorded ancestor (always lower than this record's own).
     #[serde(default)]
     pub parent: Option<u32>,
-    /// A CSS selector unique in the document at extraction time.
+    /// A selector that finds this element at extraction time: CSS, with ` >>> `
+    /// stepping into a shadow root or a same-origin iframe's document.
     pub selector: String,
-    /// Visible text, trimmed and length-limited.
-    #[serde(default)]
+    /// Visible text, whitespace-collapsed and length-limited; empty for containers.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
-    /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, method,
-    /// action, required, placeholder, autocomplete, value for non-secret fields).
-    #[serde(default)]
+    /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
+    /// class, method, action, required, placeholder, autocomplete, value for non-secret
+    /// fields, `value_length` for secret ones, `checked`, `selected`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub attrs: BTreeMap<String, String>,
     #[serde(default)]
     pub visible: bool,
     #[serde(default)]
     pub disabled: bool,
+    /// Accessible name of a form field or labelled control from `<label>`s or
+    /// `aria-labelledby`, which the probe cannot resolve from the table alone.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub label: String,
+    /// The page attached a click handler (listener or `onclick`), so a non-semantic
+    /// element may still be an action.
+    #[serde(default)]
+    pub clickable: bool,
+}
+
+/// A tool registered with WebMCP.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeclaredTool {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of the tool's input (an object schema), as registered.
+    #[serde(default)]
+    pub input_schema: Value,
+    /// `annotations.readOnlyHint`.
+    #[serde(default)]
+    pub read_only: Option<bool>,
+    /// `annotations.destructiveHint` (MCP's name; some pages send it).
+    #[serde(default)]
+    pub destructive: Option<bool>,
+}
+
+/// An incremental change to the last snapshot: whole subtrees replaced in place.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotPatch {
+    /// Applied in order; indexes of each splice refer to the table as the previous
+    /// splices left it.
+    #[serde(default)]
+    pub splices: Vec<Splice>,
+    pub url: String,
+    pub title: String,
+    /// Replaces the tool list when present.
+    #[serde(default)]
+    pub tools: Option<Vec<DeclaredTool>>,
+    #[serde(default)]
+    pub extract_ms: f64,
+    #[serde(default)]
+    pub unsettled: bool,
+}
+
+/// Replace `delete` records starting at `start` with `insert`. The replaced run is
+/// always one complete subtree, so no record outside it has a parent inside it.
+/// `parent` indexes of inserted records are absolute in the table after the splice.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Splice {
+    pub start: u32,
+    pub delete: u32,
+    #[serde(default)]
+    pub insert: Vec<ElementRecord>,
+}
+
+/// Why a patch could not be applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchError(pub String);
+
+impl std::fmt::Display for PatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatchError {}
+
+impl PageSnapshot {
+    /// Applies a patch in place. On error the table is in an unspecified state (it is
+    /// not copied first: this runs on every DOM change) and the caller must get a full
+    /// snapshot before the next patch.
+    pub fn apply(&mut self, patch: SnapshotPatch) -> Result<(), PatchError> {
+        let elements = &mut self.elements;
+        for splice in patch.splices {
+            let start = splice.start as usize;
+            let end = start
+                .checked_add(splice.delete as usize)
+                .filter(|end| *end <= elements.len())
+                .ok_or_else(|| {
+                    PatchError(format!(
+                        "splice {}+{} is outside a table of {}",
+                        splice.start,
+                        splice.delete,
+                        elements.len()
+                    ))
+                })?;
+            let inserted = splice.insert.len();
+            let new_len = elements.len() - splice.delete as usize + inserted;
+            for (offset, record) in splice.insert.iter().enumerate() {
+                if record
+                    .parent
+                    .is_some_and(|p| p as usize >= start + offset || p as usize >= new_len)
+                {
+                    return Err(PatchError(
+                        "an inserted record points at a parent after itself".into(),
+                    ));
+                }
+            }
+            let shift = inserted as i64 - splice.delete as i64;
+            for record in elements.iter_mut().skip(end) {
+                if let Some(p) = record.parent {
+                    if (p as usize) >= start && (p as usize) < end {
+                        return Err(PatchError(
+                            "a record outside the splice has its parent inside it".into(),
+                        ));
+                    }
+                    if (p as usize) >= end {
+                        record.parent = Some((p as i64 + shift) as u32);
+                    }
+                }
+            }
+            elements.splice(start..end, splice.insert);
+        }
+        self.url = patch.url;
+        self.title = patch.title;
+        if let Some(tools) = patch.tools {
+            self.tools = tools;
+        }
+        self.extract_ms = patch.extract_ms;
+        self.unsettled = patch.unsettled;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(tag: &str, parent: Option<u32>) -> ElementRecord {
+        ElementRecord {
+            tag: tag.into(),
+            parent,
+            ..ElementRecord::default()
+        }
+    }
+
+    #[test]
+    fn splices_shift_later_parents() {
+        // 0 main, 1 ul (parent 0), 2 li (parent 1), 3 footer (parent 0), 4 a (parent 3)
+        let mut snap = PageSnapshot {
+            elements: vec![
+                rec("main", None),
+                rec("ul", Some(0)),
+                rec("li", Some(1)),
+                rec("footer", Some(0)),
+                rec("a", Some(3)),
+            ],
+            ..PageSnapshot::default()
+        };
+        let patch = SnapshotPatch {
+            splices: vec![Splice {
+                start: 1,
+                delete: 2,
+                insert: vec![rec("ul", Some(0)), rec("li", Some(1)), rec("li", Some(1))],
+            }],
+            url: "u".into(),
+            title: "t".into(),
+            ..SnapshotPatch::default()
+        };
+        snap.apply(patch).expect("applies");
+        let tags: Vec<_> = snap.elements.iter().map(|e| e.tag.as_str()).collect();
+        assert_eq!(tags, ["main", "ul", "li", "li", "footer", "a"]);
+        assert_eq!(snap.elements[5].parent, Some(4));
+        assert_eq!(snap.elements[4].parent, Some(0));
+    }
+
+    #[test]
+    fn bad_splices_are_refused() {
+        let mut snap = PageSnapshot {
+            elements: vec![rec("main", None), rec("p", Some(0))],
+            ..PageSnapshot::default()
+        };
+        let outside = SnapshotPatch {
+            splices: vec![Splice {
+                start: 1,
+                delete: 5,
+                insert: vec![],
+            }],
+            ..SnapshotPatch::default()
+        };
+        assert!(snap.apply(outside).is_err());
+        let orphaning = SnapshotPatch {
+            splices: vec![Splice {
+                start: 0,
+                delete: 1,
+                insert: vec![],
+            }],
+            ..SnapshotPatch::default()
+        };
+        assert!(snap.apply(orphaning).is_err());
+    }
 }

@@ -69,7 +69,8 @@ pub struct Context {
     pub location: Option<String>,
     pub view: Option<String>,
     pub window_title: Option<String>,
-    pub window_id: Option<i64>,
+    /// The browser window id, as a string (the SDK types it so).
+    pub window_id: Option<String>,
 }
 
 /// One parameter of an action.
@@ -118,6 +119,30 @@ pub struct ProbeMetadata {
     /// Version of the probe that made the capture.
     #[serde(default)]
     pub probe_version: String,
+    /// The DOM had stopped changing when the capture was taken.
+    #[serde(default)]
+    pub settled: bool,
+}
+
+/// Why the probe decided what it did about one action (`nspd inspect --explain`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ActionExplain {
+    /// The elements the action is bound to.
+    pub elements: Vec<ExplainElement>,
+    /// Evidence that was weighed, in words (e.g. "verb 'send' in the button label").
+    pub signals: Vec<String>,
+    pub tier_reason: String,
+    pub confidence_reason: String,
+}
+
+/// One element an action is bound to.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExplainElement {
+    pub tag: String,
+    pub id: Option<String>,
+    /// A CSS selector unique in the document at capture time.
+    pub selector: String,
+    pub text: String,
 }
 
 /// What the probe produces for a page: everything of a [`SubstrateState`] that the page
@@ -131,6 +156,10 @@ pub struct PageCapture {
     pub objects: BTreeMap<String, Value>,
     pub actions: BTreeMap<String, ActionSchema>,
     pub probe_metadata: ProbeMetadata,
+    /// Per action, why it was classified so. Kept by the daemon for `nspd inspect`,
+    /// never part of the agent-facing state.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub explain: BTreeMap<String, ActionExplain>,
 }
 
 /// The state of one tab, as `GET /substrate/v1/state/{pid}` returns it (flat).

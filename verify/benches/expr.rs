@@ -197,7 +197,7 @@ fn state(sent: u64, compose_open: bool, url: &str) -> SubstrateState {
             location: None,
             view: Some("inbox".into()),
             window_title: Some("Mail".into()),
-            window_id: Some(1),
+            window_id: Some("1".into()),
         },
         objects,
         actions: BTreeMap::new(),

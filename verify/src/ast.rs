@@ -234,12 +234,12 @@ impl Path {
         if crate::parser::find_forbidden(&key).is_some() {
             return Err(PathError("a path cannot spell a forbidden token"));
         }
-        Ok(Path::from_key(scope, key))
+        Ok(Path::from_key(scope, &key))
     }
 
     /// `key` must be canonical: identifiers joined by `.`, indexes as `[N]`.
-    pub(crate) fn from_key(scope: Scope, key: String) -> Path {
-        let target = match key.as_str() {
+    pub(crate) fn from_key(scope: Scope, key: &str) -> Path {
+        let target = match key {
             "confidence" => Target::Confidence,
             "context.url" => Target::Context(ContextField::Url),
             "context.location" => Target::Context(ContextField::Location),
@@ -250,9 +250,9 @@ impl Path {
         };
         let key_len = key.len();
         let mut buf = String::with_capacity(2 * key_len + 2);
-        buf.push_str(&key);
+        buf.push_str(key);
         buf.push('.');
-        buf.push_str(&key);
+        buf.push_str(key);
         buf.push('[');
         Path {
             scope,
@@ -379,9 +379,11 @@ impl Expr {
 /// Writes `e`, in parentheses when it binds looser than `min`.
 fn write_operand(f: &mut fmt::Formatter<'_>, e: &Expr, min: Precedence) -> fmt::Result {
     if e.precedence() < min {
-        write!(f, "({e})")
+        f.write_str("(")?;
+        fmt::Display::fmt(e, f)?;
+        f.write_str(")")
     } else {
-        write!(f, "{e}")
+        fmt::Display::fmt(e, f)
     }
 }
 
@@ -414,8 +416,8 @@ fn write_joined(
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Expr::Literal(literal) => write!(f, "{literal}"),
-            Expr::Path(path) => write!(f, "{path}"),
+            Expr::Literal(literal) => fmt::Display::fmt(literal, f),
+            Expr::Path(path) => fmt::Display::fmt(path, f),
             Expr::Call(function, path) => write!(f, "{}({path})", function.name()),
             Expr::Length(inner) => {
                 write_receiver(f, inner)?;
@@ -473,23 +475,28 @@ impl fmt::Display for Literal {
 /// Writes a double-quoted string literal that the lexer reads back to `s`.
 pub(crate) fn write_string_literal(out: &mut impl fmt::Write, s: &str) -> fmt::Result {
     out.write_char('"')?;
-    // The deny-list applies to the whole source, strings included; escaping the first
-    // character of a forbidden token keeps the printed form parseable.
-    let forbidden_starts = crate::parser::forbidden_starts(s);
+    let mut plain_from = 0;
     for (i, c) in s.char_indices() {
-        if forbidden_starts.contains(&i) {
-            write!(out, "\\u{{{:x}}}", c as u32)?;
-            continue;
-        }
-        match c {
-            '"' => out.write_str("\\\"")?,
-            '\\' => out.write_str("\\\\")?,
-            '\n' => out.write_str("\\n")?,
-            '\t' => out.write_str("\\t")?,
-            '\r' => out.write_str("\\r")?,
-            c if c.is_control() => write!(out, "\\u{{{:x}}}", c as u32)?,
-            c => out.write_char(c)?,
+        // The deny-list applies to the whole source, strings included; escaping the
+        // first character of a forbidden token keeps the printed form parseable.
+        let hide = crate::parser::forbidden_at(s, i).is_some();
+        let escape = match c {
+            _ if hide => None,
+            '"' => Some("\\\""),
+            '\\' => Some("\\\\"),
+            '\n' => Some("\\n"),
+            '\t' => Some("\\t"),
+            '\r' => Some("\\r"),
+            c if c.is_control() => None,
+            _ => continue,
+        };
+        out.write_str(&s[plain_from..i])?;
+        plain_from = i + c.len_utf8();
+        match escape {
+            Some(text) => out.write_str(text)?,
+            None => write!(out, "\\u{{{:x}}}", c as u32)?,
         }
     }
+    out.write_str(&s[plain_from..])?;
     out.write_char('"')
 }

@@ -38,16 +38,13 @@ pub fn evaluate(
     prev: Option<&SubstrateState>,
 ) -> Evaluation {
     let evaluator = Evaluator { current, prev };
-    match evaluator.eval(expr, 0) {
-        Ok(value) => {
-            let mut explanation = String::new();
-            crate::explain::explain(&evaluator, expr, value, &mut explanation);
-            Evaluation {
-                passed: matches!(value, Val::Bool(true)),
-                value: value.to_json(),
-                explanation,
-            }
-        }
+    let mut explanation = String::with_capacity(192);
+    match crate::explain::evaluate_explained(&evaluator, expr, &mut explanation) {
+        Ok(value) => Evaluation {
+            passed: matches!(value, Val::Bool(true)),
+            value: value.to_json(),
+            explanation,
+        },
         Err(TooDeep) => Evaluation {
             value: Value::Null,
             passed: false,
@@ -173,17 +170,42 @@ impl<'a> Evaluator<'a> {
     }
 
     pub fn changed(&self, path: &'a Path) -> bool {
-        let Some(prev) = self.prev else {
-            return false;
-        };
-        if !same_value(lookup(prev, path), lookup(self.current, path)) {
-            return true;
-        }
-        path.target() == Target::Object
-            && (first_difference(&prev.objects, &self.current.objects, path.dot_prefix()).is_some()
-                || first_difference(&prev.objects, &self.current.objects, path.bracket_prefix())
-                    .is_some())
+        matches!(self.change(path), Change::Value { .. } | Change::Under(_))
     }
+
+    /// What `changed(path)` found, with the values it found.
+    pub fn change(&self, path: &'a Path) -> Change<'a> {
+        let Some(prev) = self.prev else {
+            return Change::NoPrev;
+        };
+        let before = lookup(prev, path);
+        let after = lookup(self.current, path);
+        if !same_value(before, after) {
+            return Change::Value { before, after };
+        }
+        if path.target() == Target::Object {
+            let (old, new) = (&prev.objects, &self.current.objects);
+            let under = first_difference(old, new, path.dot_prefix())
+                .or_else(|| first_difference(old, new, path.bracket_prefix()));
+            if let Some(difference) = under {
+                return Change::Under(difference);
+            }
+        }
+        Change::None { value: after }
+    }
+}
+
+/// The answer of `changed(path)`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Change<'a> {
+    /// There is no previous state: not changed.
+    NoPrev,
+    /// The value itself differs (or appeared, or disappeared).
+    Value { before: Val<'a>, after: Val<'a> },
+    /// The value is the same, but a key under the path differs.
+    Under(Difference<'a>),
+    /// Nothing differs.
+    None { value: Val<'a> },
 }
 
 /// Equal, with presence counting: a key that appears or disappears has changed even
@@ -241,11 +263,7 @@ pub(crate) fn lookup<'a>(state: &'a SubstrateState, path: &Path) -> Val<'a> {
                 ContextField::Location => &context.location,
                 ContextField::View => &context.view,
                 ContextField::WindowTitle => &context.window_title,
-                ContextField::WindowId => {
-                    return context
-                        .window_id
-                        .map_or(Val::Null, |id| Val::Int(i128::from(id)))
-                }
+                ContextField::WindowId => &context.window_id,
             };
             text.as_deref().map_or(Val::Null, Val::Str)
         }
@@ -306,23 +324,33 @@ pub(crate) fn first_key_with_prefix<'a>(
         .map(|(k, _)| k.as_str())
 }
 
-/// Distinct `N` among keys `prefix N ]...`. Keys sharing an index are adjacent in
-/// sorted order (they share the prefix `key[N]`), so comparing with the last one seen
-/// counts each once.
+/// Distinct `N` among keys `prefix N ]...` (`prefix` ends with `[`).
+///
+/// Keys sharing an index are adjacent in sorted order (they share the prefix
+/// `key[N]`), so a key that starts like the previous entry is skipped with one short
+/// comparison. The range ends before `key\` (`\` follows `[`), so no key is tested
+/// against the prefix.
 fn count_entries(objects: &BTreeMap<String, Value>, prefix: &str) -> usize {
+    let mut end = String::with_capacity(prefix.len());
+    end.push_str(&prefix[..prefix.len() - 1]);
+    end.push('\\');
     let mut count = 0;
-    let mut last: Option<&str> = None;
-    for (key, _) in keys_with_prefix(objects, prefix) {
-        let rest = &key[prefix.len()..];
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || rest.as_bytes().get(digits) != Some(&b']') {
+    // `N]` of the entry being skipped through.
+    let mut entry: &[u8] = &[];
+    for (key, _) in
+        objects.range::<str, _>((Bound::Included(prefix), Bound::Excluded(end.as_str())))
+    {
+        let rest = &key.as_bytes()[prefix.len()..];
+        if !entry.is_empty() && rest.starts_with(entry) {
             continue;
         }
-        let index = &rest[..digits];
-        if last != Some(index) {
-            count += 1;
-            last = Some(index);
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits == 0 || rest.get(digits) != Some(&b']') {
+            entry = &[];
+            continue;
         }
+        entry = &rest[..=digits];
+        count += 1;
     }
     count
 }

@@ -1,19 +1,25 @@
-//! Puts an evaluation into words: which part decided the result, with which values.
+//! Evaluation that puts itself into words: which part decided the result, with which
+//! values.
 //!
-//! Runs once, after evaluation, and re-evaluates only the sub-expressions it talks
-//! about, so the evaluator itself builds no strings. The text is bounded: values are
-//! shortened and the whole explanation is cut at [`MAX_EXPLANATION_BYTES`].
+//! One pass: each node that needs explaining is evaluated here, and the operands it
+//! talks about are evaluated once, by the plain evaluator, so nothing is looked up or
+//! counted twice. `&&` and `||` write the words of each operand as they go and keep
+//! only those that decided the result. The text is bounded: values are shortened, at
+//! most [`MAX_LISTED`] operands of a chain are described, and the whole explanation is
+//! cut at [`MAX_EXPLANATION_BYTES`].
 
 use std::fmt::Write as _;
 use std::io;
 
 use serde_json::Value;
 
-use crate::ast::{write_string_literal, Expr, Function, Literal, Method, Path, Scope, Target};
-use crate::eval::{
-    apply_method, first_difference, first_key_with_prefix, is_null_literal, lookup, method_applies,
-    same_value, Difference, Evaluator, MAX_EVAL_DEPTH,
+use crate::ast::{
+    write_string_literal, CompareOp, Expr, Function, Literal, Method, Path, Scope, Target,
 };
+use crate::eval::{
+    apply_method, first_key_with_prefix, is_null_literal, lookup, method_applies, same_value,
+};
+use crate::eval::{Change, Difference, Evaluator, TooDeep, MAX_EVAL_DEPTH};
 use crate::value::{compare, compare_mismatch, Val};
 
 /// Longest explanation, in bytes (plus a final `…`).
@@ -23,14 +29,19 @@ const MAX_VALUE_CHARS: usize = 80;
 /// Operands of `&&`/`||` described one by one before the rest is summarised.
 const MAX_LISTED: usize = 4;
 
-pub(crate) fn explain<'a>(ev: &Evaluator<'a>, expr: &'a Expr, value: Val<'a>, out: &mut String) {
+/// Evaluates `expr`, writing why it has its value into `out`.
+pub(crate) fn evaluate_explained<'a>(
+    ev: &Evaluator<'a>,
+    expr: &'a Expr,
+    out: &mut String,
+) -> Result<Val<'a>, TooDeep> {
+    let value = Explainer { ev, out: &mut *out }.eval(expr, 0)?;
     if !matches!(value, Val::Bool(_)) {
+        out.clear();
         out.push_str("the expression's value is ");
         write_val(out, value);
         out.push_str(", not true or false: a verify expression must be a condition");
-        return;
     }
-    Explainer { ev, out }.why(expr, value, 0);
     if out.len() > MAX_EXPLANATION_BYTES {
         let mut cut = MAX_EXPLANATION_BYTES;
         while !out.is_char_boundary(cut) {
@@ -39,6 +50,7 @@ pub(crate) fn explain<'a>(ev: &Evaluator<'a>, expr: &'a Expr, value: Val<'a>, ou
         out.truncate(cut);
         out.push('…');
     }
+    Ok(value)
 }
 
 struct Explainer<'e, 'a> {
@@ -47,123 +59,136 @@ struct Explainer<'e, 'a> {
 }
 
 impl<'a> Explainer<'_, 'a> {
-    fn eval(&self, e: &'a Expr) -> Val<'a> {
-        // The whole tree was evaluated within the depth bound already, so this cannot
-        // fail; should it, null is a safe thing to describe.
-        self.ev.eval(e, 0).unwrap_or(Val::Null)
-    }
-
-    fn full(&self) -> bool {
-        self.out.len() > MAX_EXPLANATION_BYTES
-    }
-
-    /// Says why `e` has the value `v`.
-    fn why(&mut self, e: &'a Expr, v: Val<'a>, depth: usize) {
-        if self.full() || depth > MAX_EVAL_DEPTH {
-            return;
+    /// Evaluates `e` and appends why it has its value.
+    fn eval(&mut self, e: &'a Expr, depth: usize) -> Result<Val<'a>, TooDeep> {
+        if depth > MAX_EVAL_DEPTH {
+            return Err(TooDeep);
         }
-        match e {
-            Expr::Compare { op, lhs, rhs } => self.why_compare(e, *op, lhs, rhs, v),
-            Expr::Call(Function::Changed, path) => self.why_changed(path),
-            Expr::Call(Function::Exists, path) => self.why_exists(path, v),
+        let next = depth + 1;
+        let value = match e {
+            Expr::Compare { op, lhs, rhs } => {
+                let l = self.ev.eval(lhs, next)?;
+                let r = self.ev.eval(rhs, next)?;
+                let null_literal = is_null_literal(lhs) || is_null_literal(rhs);
+                let passed = compare(*op, l, r, null_literal);
+                self.say_compare(e, *op, (lhs, l), (rhs, r), null_literal, passed);
+                Val::Bool(passed)
+            }
             Expr::Method {
                 receiver,
                 method,
                 argument,
-            } => self.why_method(e, *method, receiver, argument, v),
+            } => {
+                let r = self.ev.eval(receiver, next)?;
+                let a = self.ev.eval(argument, next)?;
+                let passed = apply_method(*method, r, a);
+                self.say_method(e, *method, (receiver, r), (argument, a), passed);
+                Val::Bool(passed)
+            }
+            Expr::Call(Function::Changed, path) => Val::Bool(self.say_changed(path)),
+            Expr::Call(Function::Exists, path) => {
+                let exists = self.ev.exists(path);
+                self.say_exists(path, exists);
+                Val::Bool(exists)
+            }
             Expr::Not(inner) => {
-                let inner_value = self.eval(inner);
-                let _ = write!(self.out, "{e} is {}: ", bool_word(v));
+                let mark = self.out.len();
+                let inner_value = self.eval(inner, next)?;
+                let value = match inner_value {
+                    Val::Bool(b) => Val::Bool(!b),
+                    _ => Val::Bool(false),
+                };
+                let header = format!("{e} is {}: ", bool_word(value));
                 if matches!(inner_value, Val::Bool(_)) {
-                    self.why(inner, inner_value, depth + 1);
+                    self.out.insert_str(mark, &header);
                 } else {
+                    self.out.truncate(mark);
+                    self.out.push_str(&header);
                     self.fact(inner, inner_value);
                     self.out.push_str(", not true or false");
                 }
+                value
             }
-            Expr::And(items) => self.why_chain(items, v, true, depth),
-            Expr::Or(items) => self.why_chain(items, v, false, depth),
+            Expr::And(items) => self.chain(items, true, next)?,
+            Expr::Or(items) => self.chain(items, false, next)?,
             Expr::Literal(Literal::Bool(b)) => {
                 let _ = write!(self.out, "the constant {b}");
+                Val::Bool(*b)
             }
             Expr::Literal(_) | Expr::Path(_) | Expr::Length(_) | Expr::Call(Function::Len, _) => {
-                self.fact(e, v);
-                if !matches!(v, Val::Bool(_)) {
+                let value = self.ev.eval(e, depth)?;
+                self.fact(e, value);
+                if !matches!(value, Val::Bool(_)) {
                     self.out.push_str(", which is not true or false");
                 }
+                value
             }
-        }
+        };
+        Ok(value)
     }
 
-    fn why_chain(&mut self, items: &'a [Expr], v: Val<'a>, is_and: bool, depth: usize) {
+    /// `&&` (`is_and`) or `||`. Decided by the first operand that is not true (`&&`)
+    /// or true (`||`): only its words are kept. Otherwise every operand counted, and
+    /// the first few are described.
+    fn chain(&mut self, items: &'a [Expr], is_and: bool, depth: usize) -> Result<Val<'a>, TooDeep> {
         let n = items.len();
-        let passed = matches!(v, Val::Bool(true));
-        // `&&` is decided by its first non-true operand when false, `||` by its first
-        // true one when true; otherwise every operand counts.
-        let decisive = if is_and != passed {
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| (i, item, self.eval(item)))
-                .find(|&(_, _, value)| matches!(value, Val::Bool(true)) == passed)
-        } else {
-            None
-        };
-        if let Some((i, item, value)) = decisive {
-            let verb = if passed { "holds" } else { "is false" };
-            let _ = write!(self.out, "condition {} of {n} {verb}: ", i + 1);
-            self.why_operand(item, value, depth);
-            return;
-        }
-        let summary = match (is_and, n) {
-            (true, 2) => "both conditions hold".to_string(),
-            (true, _) => format!("all {n} conditions hold"),
-            (false, 2) => "neither alternative holds".to_string(),
-            (false, _) => format!("none of the {n} alternatives holds"),
-        };
-        self.out.push_str(&summary);
+        let start = self.out.len();
         for (i, item) in items.iter().enumerate() {
-            if self.full() {
-                return;
+            let listed = i < MAX_LISTED;
+            if listed && i > 0 {
+                self.out.push_str("; ");
             }
-            if i == MAX_LISTED {
-                let _ = write!(self.out, "; and {} more", n - MAX_LISTED);
-                return;
+            let text_start = self.out.len();
+            let value = if listed {
+                self.eval(item, depth)?
+            } else {
+                self.ev.eval(item, depth)?
+            };
+            let truthy = matches!(value, Val::Bool(true));
+            if truthy == is_and {
+                continue;
             }
-            self.out.push_str(if i == 0 { ": " } else { "; " });
-            let value = self.eval(item);
-            self.why_operand(item, value, depth);
+            let verb = if truthy { "holds" } else { "is false" };
+            let header = format!("condition {} of {n} {verb}: ", i + 1);
+            if listed {
+                self.out.replace_range(start..text_start, &header);
+            } else {
+                self.out.truncate(start);
+                self.out.push_str(&header);
+                self.eval(item, depth)?;
+            }
+            return Ok(Val::Bool(truthy));
         }
+        let header = match (is_and, n) {
+            (true, 2) => "both conditions hold: ".to_string(),
+            (true, _) => format!("all {n} conditions hold: "),
+            (false, 2) => "neither alternative holds: ".to_string(),
+            (false, _) => format!("none of the {n} alternatives holds: "),
+        };
+        self.out.insert_str(start, &header);
+        if n > MAX_LISTED {
+            let _ = write!(self.out, "; and {} more", n - MAX_LISTED);
+        }
+        Ok(Val::Bool(is_and))
     }
 
-    fn why_operand(&mut self, item: &'a Expr, value: Val<'a>, depth: usize) {
-        if matches!(value, Val::Bool(_)) {
-            self.why(item, value, depth + 1);
-        } else {
-            self.fact(item, value);
-            self.out.push_str(", which is not true or false");
-        }
-    }
-
-    fn why_compare(
+    fn say_compare(
         &mut self,
-        e: &'a Expr,
-        op: crate::CompareOp,
-        lhs: &'a Expr,
-        rhs: &'a Expr,
-        v: Val<'a>,
+        e: &Expr,
+        op: CompareOp,
+        (lhs, l): (&'a Expr, Val<'a>),
+        (rhs, r): (&'a Expr, Val<'a>),
+        null_literal: bool,
+        passed: bool,
     ) {
-        let l = self.eval(lhs);
-        let r = self.eval(rhs);
-        let null_literal = is_null_literal(lhs) || is_null_literal(rhs);
-        let passed = matches!(v, Val::Bool(true));
+        let word = if passed { "true" } else { "false" };
         if let Some((path, before, after)) = prev_and_current(lhs, rhs, l, r) {
             let changed = !same_value(before, after);
-            if changed && passed && op == crate::CompareOp::Ne {
+            if changed && passed && op == CompareOp::Ne {
                 self.changed_from(path, before, after);
                 return;
             }
-            let _ = write!(self.out, "{e} is {}: ", bool_word(v));
+            let _ = write!(self.out, "{e} is {word}: ");
             if changed {
                 self.changed_from(path, before, after);
                 if before.is_null() != after.is_null() {
@@ -179,61 +204,63 @@ impl<'a> Explainer<'_, 'a> {
                 self.out.push_str(" before and after");
             }
         } else {
-            let _ = write!(self.out, "{e} is {}", bool_word(v));
-            let mut first = true;
-            for (operand, value) in [(lhs, l), (rhs, r)] {
-                if matches!(operand, Expr::Literal(_)) {
-                    continue;
-                }
-                self.out.push_str(if first { ": " } else { " and " });
-                first = false;
-                self.fact(operand, value);
-            }
+            let _ = write!(self.out, "{e} is {word}");
+            self.facts([(lhs, l), (rhs, r)]);
         }
         if !passed {
             if let Some(reason) = compare_mismatch(op, l, r, null_literal) {
                 let _ = write!(self.out, "; {reason}");
             }
         }
-        debug_assert_eq!(compare(op, l, r, null_literal), passed);
+    }
+
+    /// ": a is 1 and b is 2" for the operands that are not literals.
+    fn facts(&mut self, operands: [(&'a Expr, Val<'a>); 2]) {
+        let mut first = true;
+        for (operand, value) in operands {
+            if matches!(operand, Expr::Literal(_)) {
+                continue;
+            }
+            self.out.push_str(if first { ": " } else { " and " });
+            first = false;
+            self.fact(operand, value);
+        }
     }
 
     fn changed_from(&mut self, path: &Path, before: Val<'_>, after: Val<'_>) {
-        let _ = write!(self.out, "{} changed from ", PlainKey(path));
+        let _ = write!(self.out, "{} changed from ", path.key());
         write_val(self.out, before);
         self.out.push_str(" to ");
         write_val(self.out, after);
     }
 
-    fn why_changed(&mut self, path: &'a Path) {
-        let Some(prev) = self.ev.prev else {
-            let _ = write!(
-                self.out,
-                "changed({path}) is false: there is no previous state to compare with"
-            );
-            return;
-        };
-        let before = lookup(prev, path);
-        let after = lookup(self.ev.current, path);
-        if !same_value(before, after) {
-            self.changed_from(path, before, after);
-            return;
-        }
-        if path.target() == Target::Object {
-            let (old, new) = (&prev.objects, &self.ev.current.objects);
-            let difference = first_difference(old, new, path.dot_prefix())
-                .or_else(|| first_difference(old, new, path.bracket_prefix()));
-            if let Some(difference) = difference {
+    fn say_changed(&mut self, path: &'a Path) -> bool {
+        match self.ev.change(path) {
+            Change::NoPrev => {
+                let _ = write!(
+                    self.out,
+                    "changed({path}) is false: there is no previous state to compare with"
+                );
+                false
+            }
+            Change::Value { before, after } => {
+                self.changed_from(path, before, after);
+                true
+            }
+            Change::Under(difference) => {
                 let _ = write!(self.out, "{path} changed: ");
                 self.difference(difference);
-                return;
+                true
             }
-        }
-        let _ = write!(self.out, "changed({path}) is false: {path} is ");
-        write_val(self.out, after);
-        self.out.push_str(" before and after");
-        if path.target() == Target::Object {
-            self.out.push_str(", and no key under it changed");
+            Change::None { value } => {
+                let _ = write!(self.out, "changed({path}) is false: {path} is ");
+                write_val(self.out, value);
+                self.out.push_str(" before and after");
+                if path.target() == Target::Object {
+                    self.out.push_str(", and no key under it changed");
+                }
+                false
+            }
         }
     }
 
@@ -259,7 +286,7 @@ impl<'a> Explainer<'_, 'a> {
         }
     }
 
-    fn why_exists(&mut self, path: &'a Path, v: Val<'a>) {
+    fn say_exists(&mut self, path: &'a Path, exists: bool) {
         let Some(state) = self.ev.state(path.scope()) else {
             let _ = write!(
                 self.out,
@@ -268,7 +295,7 @@ impl<'a> Explainer<'_, 'a> {
             return;
         };
         let value = lookup(state, path);
-        if matches!(v, Val::Bool(true)) {
+        if exists {
             let _ = write!(self.out, "{path} exists: ");
             if matches!(value, Val::Missing) {
                 let child = first_key_with_prefix(&state.objects, path.dot_prefix())
@@ -285,40 +312,27 @@ impl<'a> Explainer<'_, 'a> {
             Scope::Current => "current",
             Scope::Prev => "previous",
         };
-        match path.target() {
-            Target::Object => {
-                let key = path.key();
-                let _ = write!(
-                    self.out,
-                    "exists({path}) is false: no key {key}, {key}.… or {key}[N] in the {which} state"
-                );
-            }
-            _ => {
-                let _ = write!(self.out, "exists({path}) is false: {path} is null");
-            }
+        if path.target() == Target::Object {
+            let key = path.key();
+            let _ = write!(
+                self.out,
+                "exists({path}) is false: no key {key}, {key}.… or {key}[N] in the {which} state"
+            );
+        } else {
+            let _ = write!(self.out, "exists({path}) is false: {path} is null");
         }
     }
 
-    fn why_method(
+    fn say_method(
         &mut self,
-        e: &'a Expr,
+        e: &Expr,
         method: Method,
-        receiver: &'a Expr,
-        argument: &'a Expr,
-        v: Val<'a>,
+        (receiver, r): (&'a Expr, Val<'a>),
+        (argument, a): (&'a Expr, Val<'a>),
+        passed: bool,
     ) {
-        let r = self.eval(receiver);
-        let a = self.eval(argument);
-        let _ = write!(self.out, "{e} is {}", bool_word(v));
-        let mut first = true;
-        for (operand, value) in [(receiver, r), (argument, a)] {
-            if matches!(operand, Expr::Literal(_)) {
-                continue;
-            }
-            self.out.push_str(if first { ": " } else { " and " });
-            first = false;
-            self.fact(operand, value);
-        }
+        let _ = write!(self.out, "{e} is {}", if passed { "true" } else { "false" });
+        self.facts([(receiver, r), (argument, a)]);
         if !method_applies(method, r, a) {
             let needs = match method {
                 Method::Includes => "a string receiver and a string argument, or a list receiver",
@@ -332,46 +346,63 @@ impl<'a> Explainer<'_, 'a> {
                 a.type_name()
             );
         }
-        debug_assert_eq!(apply_method(method, r, a), matches!(v, Val::Bool(true)));
     }
 
     /// "`operand` is `value`", with the reason when a length came out null.
     fn fact(&mut self, operand: &'a Expr, value: Val<'a>) {
         let _ = write!(self.out, "{operand} is ");
         let measured = match operand {
-            Expr::Length(inner) => match &**inner {
-                Expr::Path(path) => Some((path.to_string(), Some(path))),
-                other => Some((other.to_string(), None)),
-            },
-            Expr::Call(Function::Len, path) => Some((path.to_string(), Some(path))),
+            Expr::Length(inner) => Some((&**inner, None)),
+            Expr::Call(Function::Len, path) => Some((operand, Some(path))),
             _ => None,
         };
-        let Some((text, path)) = measured else {
-            write_val(self.out, value);
-            return;
+        let (measured, path) = match (measured, value) {
+            (Some((inner, path)), Val::Missing | Val::Null) => match (inner, path) {
+                (Expr::Path(path), _) | (_, Some(path)) => (inner, Some(path)),
+                _ => (inner, None),
+            },
+            _ => {
+                write_val(self.out, value);
+                return;
+            }
         };
         match (value, path) {
             (Val::Missing, Some(path)) => {
                 let key = path.key();
-                let _ = write!(
-                    self.out,
-                    "null: there is no key {key} and no {key}[N] entry (to check that a list is empty, use !exists({text}[0]))"
-                );
-            }
-            (Val::Null, _) => {
-                self.out.push_str("null");
-                let inner = match (operand, path) {
-                    (_, Some(path)) => self.ev.value(path),
-                    (Expr::Length(inner), None) => self.eval(inner),
-                    _ => Val::Null,
+                let list = match path.scope() {
+                    Scope::Current => key.to_string(),
+                    Scope::Prev => format!("prev.{key}"),
                 };
                 let _ = write!(
                     self.out,
-                    ": {text} is {}, which has no length",
+                    "null: there is no key {key} and no {key}[N] entry (to check that a list is empty, use !exists({list}[0]))"
+                );
+            }
+            (Val::Null, _) => {
+                let inner = match path {
+                    Some(path) => self.ev.value(path),
+                    None => self.ev.eval(measured, 0).unwrap_or(Val::Null),
+                };
+                let _ = write!(
+                    self.out,
+                    "null: {} is {}, which has no length",
+                    MeasuredText(measured, path),
                     inner.type_name()
                 );
             }
             _ => write_val(self.out, value),
+        }
+    }
+}
+
+/// What a length was taken of, as written: the path of `len(p)`, else the receiver.
+struct MeasuredText<'e>(&'e Expr, Option<&'e Path>);
+
+impl std::fmt::Display for MeasuredText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some(path) => write!(f, "{path}"),
+            None => write!(f, "{}", self.0),
         }
     }
 }
@@ -405,15 +436,6 @@ fn prev_and_current<'a>(
     };
     // Without a previous state there is no "before" to speak of.
     (!matches!(before, Val::NoPrev)).then_some((path, before, after))
-}
-
-/// A path without its `prev.`, for "x changed from a to b".
-struct PlainKey<'p>(&'p Path);
-
-impl std::fmt::Display for PlainKey<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.0.key())
-    }
 }
 
 /// Writes a value for a person: strings quoted, long values shortened.

@@ -4,10 +4,19 @@
 //! JavaScript engine, a network or a file.
 //!
 //! ```
-//! # use nsp_verify::{parse, evaluate};
-//! let expr = parse("prev.inbox.sent_count != inbox.sent_count && compose.is_open == false")?;
-//! # let _ = expr;
-//! # Ok::<(), nsp_verify::ParseError>(())
+//! # fn demo(before: &nsp_protocol::SubstrateState, after: &nsp_protocol::SubstrateState)
+//! # -> Result<(), nsp_verify::ParseError> {
+//! // Checked before the action is dispatched: a refusal maps to an API error code.
+//! let expr = nsp_verify::parse("prev.inbox.sent_count != inbox.sent_count")?;
+//! // Evaluated against the captures after and before it.
+//! let outcome = nsp_verify::evaluate(&expr, after, Some(before));
+//! if outcome.passed {
+//!     // outcome.explanation: "inbox.sent_count changed from 14 to 15"
+//! }
+//! let changes = nsp_verify::changed_fields(before, after);
+//! # let _ = changes;
+//! # Ok(())
+//! # }
 //! ```
 //!
 //! # The language
@@ -16,7 +25,7 @@
 //!   `inbox.emails[0].is_read`. Names are a letter or `_`, then letters, digits, `_`
 //!   or `-`; indexes are `[N]`; no spaces inside a path. Reserved: `confidence` (the
 //!   state's), `context.url`, `context.location`, `context.view`,
-//!   `context.window_title`, `context.window_id`. `prev.<path>` reads the state
+//!   `context.window_title`, `context.window_id` (all strings or null). `prev.<path>` reads the state
 //!   captured before the action. A key that is not in `objects` is looked up inside a
 //!   JSON list or object stored whole under a shorter key (`tags[0]` when `tags` is
 //!   `["a"]`); failing that it is missing, and a missing key is `null`.
@@ -31,7 +40,9 @@
 //!   it, is present), `len(path)`. **Methods** `x.includes(y)` (substring, or element
 //!   of a list), `x.startsWith(y)`, `x.endsWith(y)`; the property `x.length`.
 //!   Lengths count chars of a string, elements of a JSON list, or distinct `N` of the
-//!   keys `x[N]` and `x[N].*`. A path's last `.length` is always the property.
+//!   keys `x[N]` and `x[N].*`; with none of those the length is null (so a typo never
+//!   reads as an empty list: test emptiness with `!exists(x[0])`). A path's last
+//!   `.length` is always the property.
 //!
 //! # Meaning
 //!
@@ -56,8 +67,16 @@
 //! list (`fetch(`, `eval(`, `import(`, with or without spaces before the parenthesis,
 //! `XMLHttpRequest`, `document.cookie`) is checked on the raw text, strings
 //! included; the grammar, which has no way to call anything, is the real wall.
-//! Evaluation is linear in the nodes, never recurses deeper than the tree, and never
-//! panics.
+//! Evaluation is linear in the nodes (times the keys a list or subtree spans), never
+//! recurses deeper than a parsed tree can be, and never panics.
+//!
+//! # Explanations
+//!
+//! [`Evaluation::explanation`] says in words what decided the result: the failing
+//! clause of an `&&` and the values it saw ("inbox.sent_count > 5 is false:
+//! inbox.sent_count is 3"), the holding clause of an `||`, what changed ("inbox.sent_count
+//! changed from 14 to 15"), and why a comparison of mismatched types is
+//! false. Values are shortened and the text is capped at 2 KiB.
 
 mod ast;
 mod diff;

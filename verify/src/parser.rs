@@ -18,27 +18,31 @@ const FORBIDDEN_CALLS: [(&str, &str); 3] = [
     ("import", "import("),
 ];
 
-/// Every forbidden token in `s`, as (byte offset, token), in no particular order.
-fn forbidden_matches(s: &str) -> impl Iterator<Item = (usize, &'static str)> + '_ {
-    let anywhere = FORBIDDEN_ANYWHERE
-        .iter()
-        .flat_map(move |&token| s.match_indices(token).map(move |(i, _)| (i, token)));
-    let calls = FORBIDDEN_CALLS.iter().flat_map(move |&(name, token)| {
-        s.match_indices(name)
-            .filter(move |&(i, _)| s[i + name.len()..].trim_start().starts_with('('))
-            .map(move |(i, _)| (i, token))
-    });
-    anywhere.chain(calls)
+/// The forbidden token that starts at byte `i` of `s`, if one does.
+pub(crate) fn forbidden_at(s: &str, i: usize) -> Option<&'static str> {
+    let rest = s.as_bytes().get(i..)?;
+    match rest.first()? {
+        b'X' | b'd' => FORBIDDEN_ANYWHERE
+            .into_iter()
+            .find(|token| rest.starts_with(token.as_bytes())),
+        // `i` starts an ASCII letter, so `i + name.len()` is a char boundary.
+        b'f' | b'e' | b'i' => FORBIDDEN_CALLS
+            .into_iter()
+            .find(|(name, _)| {
+                rest.starts_with(name.as_bytes())
+                    && s[i + name.len()..].trim_start().starts_with('(')
+            })
+            .map(|(_, token)| token),
+        _ => None,
+    }
 }
 
-/// The first forbidden token in `s`, if any.
+/// The first forbidden token in `s`, if any: one pass over the bytes.
 pub(crate) fn find_forbidden(s: &str) -> Option<(usize, &'static str)> {
-    forbidden_matches(s).min_by_key(|&(i, _)| i)
-}
-
-/// Byte offsets where a forbidden token starts in `s`.
-pub(crate) fn forbidden_starts(s: &str) -> Vec<usize> {
-    forbidden_matches(s).map(|(i, _)| i).collect()
+    s.bytes().enumerate().find_map(|(i, b)| match b {
+        b'X' | b'd' | b'f' | b'e' | b'i' => forbidden_at(s, i).map(|token| (i, token)),
+        _ => None,
+    })
 }
 
 /// Parses with [`Limits::default`].
@@ -72,6 +76,7 @@ pub fn parse_with_limits(src: &str, limits: &Limits) -> Result<Expr, ParseError>
     let tokens = tokenize(src)?;
     let mut parser = Parser {
         tokens,
+        scratch: String::new(),
         pos: 0,
         depth: 0,
         nodes: 0,
@@ -109,7 +114,7 @@ fn is_comparison(tok: &Tok<'_>) -> bool {
 
 /// Refuses the whole expression unless it always yields true or false. A bare path is
 /// refused too: at the top it is far more often a mistake (`compose.draft_id` meant as
-/// "exists") than a boolean key, and the fix costs four characters.
+/// "exists") than a boolean key, and the fix (`== true`) is short.
 fn require_condition(e: &Expr, at: usize, role: &str) -> Result<(), ParseError> {
     if e.is_condition() {
         return Ok(());
@@ -148,6 +153,8 @@ fn refuse_value(e: &Expr, at: usize, role: &str) -> Result<(), ParseError> {
 
 struct Parser<'s> {
     tokens: Vec<Token<'s>>,
+    /// Where a path's key is assembled before it is copied into its [`Path`].
+    scratch: String,
     pos: usize,
     depth: usize,
     nodes: usize,
@@ -225,7 +232,12 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    fn expect_close(&mut self, what: &str, opened_at: usize) -> Result<(), ParseError> {
+    /// Consumes a `)`; `what` (e.g. `includes(`) names what it closes in the error.
+    fn expect_close(
+        &mut self,
+        what: impl std::fmt::Display,
+        opened_at: usize,
+    ) -> Result<(), ParseError> {
         let token = self.peek();
         if token.tok == Tok::RParen {
             self.advance();
@@ -265,7 +277,8 @@ impl<'s> Parser<'s> {
             "each side of '&&' must be a condition"
         };
         reject_non_condition(&first, first_start, role)?;
-        let mut items = vec![first];
+        let mut items = Vec::with_capacity(4);
+        items.push(first);
         while self.peek().tok == op {
             self.advance();
             let start = self.peek().start;
@@ -424,8 +437,7 @@ impl<'s> Parser<'s> {
                 ));
             }
             let argument = self.parse_or()?;
-            let what = format!("{}(", method.name());
-            self.expect_close(&what, open_at)?;
+            self.expect_close(format_args!("{}(", method.name()), open_at)?;
             self.node()?;
             let receiver = std::mem::replace(e, Expr::Literal(Literal::Null));
             *e = Expr::Method {
@@ -520,11 +532,16 @@ impl<'s> Parser<'s> {
                 ),
             ));
         }
-        let what = format!("{name}(");
-        self.expect_close(&what, open_at)?;
+        self.expect_close(format_args!("{name}("), open_at)?;
         self.depth -= 1;
         self.node()?;
         Ok(Expr::Call(function, path))
+    }
+
+    fn finish_path(&mut self, scope: Scope, key: String) -> Path {
+        let path = Path::from_key(scope, &key);
+        self.scratch = key;
+        path
     }
 
     /// `name (.name | [N])*` or `prev.name ...`, stopping before a method call or a
@@ -553,7 +570,8 @@ impl<'s> Parser<'s> {
                 }
             }
         }
-        let mut key = String::with_capacity(32);
+        let mut key = std::mem::take(&mut self.scratch);
+        key.clear();
         key.push_str(name);
         loop {
             let token = self.peek();
@@ -590,7 +608,7 @@ impl<'s> Parser<'s> {
                     let after = self.peek_at(2);
                     if after.tok == Tok::LParen {
                         if Method::from_name(field).is_some() {
-                            return Ok(Path::from_key(scope, key));
+                            return Ok(self.finish_path(scope, key));
                         }
                         if field != "length" {
                             return Err(ParseError::syntax(
@@ -605,7 +623,7 @@ impl<'s> Parser<'s> {
                     let continues =
                         matches!(after.tok, Tok::Dot | Tok::LBracket) && after.start == field_end;
                     if field == "length" && !continues {
-                        return Ok(Path::from_key(scope, key));
+                        return Ok(self.finish_path(scope, key));
                     }
                     self.advance();
                     self.advance();
@@ -641,7 +659,7 @@ impl<'s> Parser<'s> {
                     use std::fmt::Write as _;
                     let _ = write!(key, "[{n}]");
                 }
-                _ => return Ok(Path::from_key(scope, key)),
+                _ => return Ok(self.finish_path(scope, key)),
             }
         }
     }

@@ -365,9 +365,9 @@ fn changed_and_exists_see_whole_subtrees() {
 #[test]
 fn context_fields() {
     check(
-        "context.view == 'sent' && context.window_id == 7",
+        "context.view == 'sent' && context.window_id == '7'",
         expect![[
-            r#"true | both conditions hold: context.view == "sent" is true: context.view is "sent"; context.window_id == 7 is true: context.window_id is 7"#
+            r#"true | both conditions hold: context.view == "sent" is true: context.view is "sent"; context.window_id == "7" is true: context.window_id is "7""#
         ]],
     );
     check(
@@ -499,4 +499,97 @@ fn printing_is_stable() {
     for p in &printed {
         assert_eq!(parse(p).unwrap().to_string(), *p);
     }
+}
+
+#[test]
+fn hand_built_trees() {
+    use nsp_verify::{Expr, Literal, Path, PathError, Scope, Segment};
+
+    let path = Path::new(
+        Scope::Prev,
+        &[
+            Segment::Field("inbox"),
+            Segment::Field("emails"),
+            Segment::Index(3),
+            Segment::Field("id"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(path.key(), "inbox.emails[3].id");
+    assert_eq!(path.to_string(), "prev.inbox.emails[3].id");
+    assert_eq!(
+        path.segments().collect::<Vec<_>>(),
+        [
+            Segment::Field("inbox"),
+            Segment::Field("emails"),
+            Segment::Index(3),
+            Segment::Field("id")
+        ]
+    );
+    let refused = |scope, segments: &[Segment<'_>]| Path::new(scope, segments).unwrap_err();
+    let expected: [(Scope, &[Segment<'_>], &str); 6] = [
+        (
+            Scope::Current,
+            &[],
+            "invalid path: a path starts with a name",
+        ),
+        (
+            Scope::Current,
+            &[Segment::Index(0)],
+            "invalid path: a path starts with a name",
+        ),
+        (
+            Scope::Current,
+            &[Segment::Field("prev"), Segment::Field("x")],
+            "invalid path: a path cannot start with true, false, null or prev",
+        ),
+        (
+            Scope::Current,
+            &[Segment::Field("a b")],
+            "invalid path: a name is a letter or _ then letters, digits, _ or -",
+        ),
+        (
+            Scope::Current,
+            &[Segment::Field("a"), Segment::Field("length")],
+            "invalid path: a path cannot end in .length",
+        ),
+        (
+            Scope::Current,
+            &[Segment::Field("document"), Segment::Field("cookie")],
+            "invalid path: a path cannot spell a forbidden token",
+        ),
+    ];
+    for (scope, segments, message) in expected {
+        let e: PathError = refused(scope, segments);
+        assert_eq!(e.to_string(), message);
+    }
+    // `prev.true` is fine: after `prev.` every word is a name.
+    assert!(Path::new(Scope::Prev, &[Segment::Field("true")]).is_ok());
+
+    // A tree deeper than any parse could produce is refused, not overflowed.
+    let mut deep = Expr::Literal(Literal::Bool(true));
+    for _ in 0..5000 {
+        deep = Expr::Not(Box::new(deep));
+    }
+    let result = evaluate(&deep, &support::after(), None);
+    assert!(!result.passed);
+    assert_eq!(result.value, serde_json::Value::Null);
+    assert_eq!(
+        result.explanation,
+        "the expression is nested more than 272 levels deep and was not evaluated"
+    );
+    // Dropping it iteratively keeps the test itself off the stack limit.
+    while let Expr::Not(inner) = deep {
+        deep = *inner;
+    }
+
+    // A value at the top (which `parse` refuses) fails with its reason.
+    let bare = Expr::Path(Path::new(Scope::Current, &[Segment::Field("score")]).unwrap());
+    let result = evaluate(&bare, &support::after(), None);
+    assert!(!result.passed);
+    assert_eq!(result.value, serde_json::json!(3.0));
+    assert_eq!(
+        result.explanation,
+        "the expression's value is 3.0, not true or false: a verify expression must be a condition"
+    );
 }

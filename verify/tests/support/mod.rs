@@ -23,7 +23,7 @@ pub fn state(url: &str, confidence: f64, objects: Value) -> SubstrateState {
             location: None,
             view: Some("sent".to_string()),
             window_title: Some("Sent – Mail".to_string()),
-            window_id: Some(7),
+            window_id: Some("7".to_string()),
         },
         objects: map.into_iter().collect::<BTreeMap<_, _>>(),
         actions: BTreeMap::new(),

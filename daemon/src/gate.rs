@@ -1,0 +1,798 @@
+//! The gate of safety.md, steps 2–7, as one pure function: given the request and the
+//! state the gate uses, either a [`Decision`] to dispatch or the refusal. The order of
+//! the checks is the contract (e.g. an irreversible request without an expression is
+//! refused for that before its confidence is looked at).
+//!
+//! Invariant: nothing reaches dispatch without a `Decision` from [`check`].
+
+use std::collections::BTreeMap;
+
+use hyper::StatusCode;
+use nsp_protocol::api::ActionRequest;
+use nsp_protocol::{ActionExplain, ActionParameter, ActionSchema, Reversibility, SubstrateState};
+use serde_json::Value;
+
+use crate::codes;
+use crate::error::ApiError;
+
+/// Floors on effective confidence, per tier.
+pub fn floor(tier: Reversibility) -> f64 {
+    match tier {
+        Reversibility::Read => 0.0,
+        Reversibility::ReversibleWrite => 0.80,
+        Reversibility::IrreversibleWrite => 0.95,
+    }
+}
+
+/// Builtins that write: a verify expression is always required.
+pub const SAFETY_REQUIRED_BUILTINS: &[&str] = &["click", "type", "clear", "press_key", "navigate"];
+
+/// Every builtin, available on every tab.
+pub const BUILTINS: &[&str] = &[
+    "click",
+    "type",
+    "clear",
+    "focus",
+    "scroll",
+    "press_key",
+    "navigate",
+    "read_text",
+];
+
+/// Words that make an unresolved action name dangerous (gate step 4).
+const DANGEROUS_WORDS: &[&str] = &[
+    "delete",
+    "remove",
+    "destroy",
+    "drop",
+    "purge",
+    "wipe",
+    "reset",
+    "clear_all",
+    "empty",
+    "terminate",
+    "shutdown",
+    "kill",
+];
+
+/// What the gate allows.
+#[derive(Debug, Clone)]
+pub struct Decision {
+    pub action: String,
+    pub tier: Reversibility,
+    pub action_confidence: f64,
+    pub effective_confidence: f64,
+    pub required_confidence: f64,
+    /// The parsed expression and its source.
+    pub expression: Option<(String, nsp_verify::Expr)>,
+    /// What the page acts on (`dom:...`), when known.
+    pub internal_target: Option<String>,
+    pub builtin: bool,
+    /// For a builtin aimed at a discovered action's element: that action's name.
+    pub inherited_from: Option<String>,
+}
+
+/// Limits the gate applies.
+#[derive(Debug, Clone, Copy)]
+pub struct GateLimits {
+    pub verify_expression_max_bytes: usize,
+}
+
+fn param(name: &str, type_name: &str, required: bool, description: &str) -> ActionParameter {
+    ActionParameter {
+        name: name.into(),
+        type_name: type_name.into(),
+        required,
+        description: description.into(),
+        allowed_values: None,
+        default_value: None,
+    }
+}
+
+/// The daemon's own description of a builtin, used when the probe's state does not list it.
+pub fn builtin_schema(name: &str) -> Option<ActionSchema> {
+    let selector = |required| {
+        param(
+            "selector",
+            "string",
+            required,
+            "A CSS selector; an action's internal_target without the dom: prefix works",
+        )
+    };
+    let (sig, tier, description, params) = match name {
+        "click" => (
+            "fn(selector?: string, x?: number, y?: number) -> bool",
+            Reversibility::IrreversibleWrite,
+            "Click an element (by selector) or a point; gated like the action the element belongs to",
+            vec![selector(false), param("x", "number", false, "Viewport x"), param("y", "number", false, "Viewport y")],
+        ),
+        "type" => (
+            "fn(selector: string, text: string) -> bool",
+            Reversibility::IrreversibleWrite,
+            "Type text into a field; gated like the action the field belongs to",
+            vec![selector(true), param("text", "string", true, "The text to type")],
+        ),
+        "clear" => (
+            "fn(selector: string) -> bool",
+            Reversibility::IrreversibleWrite,
+            "Clear a field; gated like the action the field belongs to",
+            vec![selector(true)],
+        ),
+        "focus" => ("fn(selector: string) -> bool", Reversibility::Read, "Focus an element", vec![selector(true)]),
+        "scroll" => (
+            "fn(selector?: string, x?: number, y?: number) -> bool",
+            Reversibility::Read,
+            "Scroll an element into view, or the page to a point",
+            vec![selector(false), param("x", "number", false, "Page x"), param("y", "number", false, "Page y")],
+        ),
+        "press_key" => (
+            "fn(key: string, selector?: string) -> bool",
+            Reversibility::IrreversibleWrite,
+            "Press a key (e.g. Enter) on an element or the focused one; gated like the action the element belongs to",
+            vec![param("key", "string", true, "A KeyboardEvent key value, e.g. Enter"), selector(false)],
+        ),
+        "navigate" => (
+            "fn(url: string) -> bool",
+            Reversibility::ReversibleWrite,
+            "Navigate the tab to a URL",
+            vec![param("url", "string", true, "An http(s) URL")],
+        ),
+        "read_text" => (
+            "fn(selector: string) -> string",
+            Reversibility::Read,
+            "Read the visible text of the first element matching the selector",
+            vec![selector(true)],
+        ),
+        _ => return None,
+    };
+    Some(ActionSchema {
+        signature: sig.into(),
+        reversibility: tier,
+        description: description.into(),
+        confidence: 1.0,
+        internal_target: format!("builtin:{name}"),
+        parameters: params,
+    })
+}
+
+/// Runs gate steps 2–7 against `state` (the state the gate uses; `None` when the tab
+/// has no capture yet).
+pub fn check(
+    req: &ActionRequest,
+    state: Option<&SubstrateState>,
+    explain: &BTreeMap<String, ActionExplain>,
+    limits: GateLimits,
+) -> Result<Decision, ApiError> {
+    let name = req.action.as_str();
+    let has_expression = req
+        .verify_expression
+        .as_deref()
+        .is_some_and(|e| !e.trim().is_empty());
+
+    // Step 2: builtins, and what they aim at.
+    let is_builtin = BUILTINS.contains(&name)
+        && state
+            .and_then(|s| s.actions.get(name))
+            .is_none_or(|a| a.internal_target.starts_with("builtin:"));
+    let (schema, tier, action_confidence, inherited_from, internal_target) = if is_builtin {
+        let schema = state
+            .and_then(|s| s.actions.get(name).cloned())
+            .or_else(|| builtin_schema(name))
+            .ok_or_else(|| not_available(name, state))?;
+        let (tier, confidence, inherited, target) =
+            builtin_target(name, req, state, explain, &schema);
+        (Some(schema), tier, confidence, inherited, target)
+    } else {
+        match state.and_then(|s| s.actions.get(name)) {
+            Some(schema) => (
+                Some(schema.clone()),
+                schema.reversibility,
+                schema.confidence,
+                None,
+                Some(schema.internal_target.clone()),
+            ),
+            None => (None, Reversibility::IrreversibleWrite, 0.0, None, None),
+        }
+    };
+
+    // Step 3: the schema gate.
+    if schema.is_some() {
+        if tier == Reversibility::IrreversibleWrite && req.verify == Some(false) {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                codes::IRREVERSIBLE_NOT_CONFIRMED,
+                format!(
+                    "{name} is an irreversible write and the request said \"verify\": false. Irreversible actions always run with verification: drop \"verify\": false and send a verify_expression."
+                ),
+            )
+            .with("reversibility", tier.as_str()));
+        }
+        let required_by_builtin = is_builtin && SAFETY_REQUIRED_BUILTINS.contains(&name);
+        if (tier == Reversibility::IrreversibleWrite || required_by_builtin) && !has_expression {
+            let suggestion = state
+                .map(|s| suggest_expression(s, name))
+                .unwrap_or_else(|| "changed(<key>)".into());
+            let why = if tier == Reversibility::IrreversibleWrite {
+                format!("{name} is an irreversible write")
+            } else {
+                format!("{name} is a builtin that writes")
+            };
+            return Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                codes::MISSING_VERIFY_EXPRESSION,
+                format!(
+                    "{why}, so it needs a verify_expression that proves it did what you meant. For example: {suggestion}"
+                ),
+            )
+            .with("suggested_expression", suggestion)
+            .with("reversibility", tier.as_str()));
+        }
+    }
+
+    // Step 4: the heuristic gate for targets that cannot be resolved.
+    let Some(schema) = schema else {
+        let lowered = name.to_ascii_lowercase();
+        if let Some(word) = DANGEROUS_WORDS.iter().find(|w| lowered.contains(*w)) {
+            if !has_expression {
+                return Err(ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    codes::DANGEROUS_ACTION_UNVERIFIED,
+                    format!(
+                        "{name:?} is not in the tab's current schema and its name contains {word:?}; nspd will not guess at a destructive action without verification. Read the state, use an action from it, and send a verify_expression."
+                    ),
+                ));
+            }
+        }
+        return Err(not_available(name, state));
+    };
+    let state = state.ok_or_else(|| not_available(name, None))?;
+
+    // Step 5: the confidence floor.
+    let effective = action_confidence.min(state.confidence);
+    let required = floor(tier);
+    if effective < required {
+        return Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::CONFIDENCE_TOO_LOW,
+            format!(
+                "{name} is a {} write and needs confidence {required:.2}; the effective confidence is {effective:.4} (action {:.4}, page {:.4}). Wait for the page to settle and read the state with fresh=true, or use an action the probe is surer of.",
+                tier.as_str().trim_end_matches("_write"),
+                action_confidence,
+                state.confidence
+            ),
+        )
+        .with("actual_confidence", effective)
+        .with("required_confidence", required)
+        .with("reversibility", tier.as_str()));
+    }
+
+    // Step 6: parameters.
+    check_parameters(name, &schema, &req.parameters)?;
+    if is_builtin && matches!(name, "click" | "scroll") {
+        let has_selector = req.parameters.contains_key("selector");
+        let has_point = req.parameters.contains_key("x") && req.parameters.contains_key("y");
+        if !has_selector && !has_point && name == "click" {
+            return Err(invalid_parameters(
+                name,
+                "needs \"selector\", or both \"x\" and \"y\"",
+                "selector",
+            ));
+        }
+    }
+
+    // Step 7: the expression, size before anything else.
+    let expression = match req
+        .verify_expression
+        .as_deref()
+        .filter(|e| !e.trim().is_empty())
+    {
+        None => None,
+        Some(src) => Some((src.to_owned(), parse_expression(src, limits)?)),
+    };
+
+    Ok(Decision {
+        action: name.to_owned(),
+        tier,
+        action_confidence,
+        effective_confidence: effective,
+        required_confidence: required,
+        expression,
+        internal_target,
+        builtin: is_builtin,
+        inherited_from,
+    })
+}
+
+/// Parses a verify expression with the configured byte limit.
+pub fn parse_expression(src: &str, limits: GateLimits) -> Result<nsp_verify::Expr, ApiError> {
+    let max = limits.verify_expression_max_bytes;
+    if src.len() > max {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            codes::VERIFY_EXPRESSION_TOO_LARGE,
+            format!(
+                "verify_expression is {} bytes; the limit is {max}. Check fewer keys, or split the check across actions.",
+                src.len()
+            ),
+        )
+        .with("field", "verify_expression")
+        .with("limit_bytes", max as u64));
+    }
+    let parse_limits = nsp_verify::Limits {
+        max_bytes: max,
+        ..nsp_verify::Limits::default()
+    };
+    nsp_verify::parse_with_limits(src, &parse_limits).map_err(|e| {
+        let status = if e.code() == codes::VERIFY_EXPRESSION_TOO_LARGE {
+            codes::VERIFY_EXPRESSION_TOO_LARGE
+        } else {
+            codes::INVALID_VERIFY_EXPRESSION
+        };
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            status,
+            format!("verify_expression is not valid: {e}"),
+        )
+        .with("field", "verify_expression")
+        .with("position", e.position() as u64)
+    })
+}
+
+/// Which tier and confidence a builtin gets: a read builtin is a read; a writing one
+/// aimed at a discovered action's element inherits that action's; anything else is
+/// treated as irreversible (fail closed).
+fn builtin_target(
+    name: &str,
+    req: &ActionRequest,
+    state: Option<&SubstrateState>,
+    explain: &BTreeMap<String, ActionExplain>,
+    schema: &ActionSchema,
+) -> (Reversibility, f64, Option<String>, Option<String>) {
+    let selector = req
+        .parameters
+        .get("selector")
+        .and_then(Value::as_str)
+        .map(str::trim);
+    let target = selector.map(|s| format!("dom:{s}"));
+    if !SAFETY_REQUIRED_BUILTINS.contains(&name) || name == "navigate" {
+        return (schema.reversibility, schema.confidence, None, target);
+    }
+    let (Some(selector), Some(state)) = (selector, state) else {
+        return (Reversibility::IrreversibleWrite, 1.0, None, target);
+    };
+    let mut best: Option<(&String, &ActionSchema)> = None;
+    for (action_name, action) in &state.actions {
+        if action.internal_target.starts_with("builtin:") {
+            continue;
+        }
+        if element_belongs(selector, action_name, action, explain) {
+            // Several actions may share an element (a form and its submit button):
+            // the strictest tier wins, then the lowest confidence.
+            let stricter = match best {
+                None => true,
+                Some((_, b)) => {
+                    action.reversibility > b.reversibility
+                        || (action.reversibility == b.reversibility
+                            && action.confidence < b.confidence)
+                }
+            };
+            if stricter {
+                best = Some((action_name, action));
+            }
+        }
+    }
+    match best {
+        Some((action_name, action)) => (
+            action.reversibility,
+            action.confidence,
+            Some(action_name.clone()),
+            target,
+        ),
+        None => (Reversibility::IrreversibleWrite, 1.0, None, target),
+    }
+}
+
+/// Whether `selector` names an element bound to `action`: its target, one of the
+/// elements the probe bound it to, or an element inside its target.
+fn element_belongs(
+    selector: &str,
+    name: &str,
+    action: &ActionSchema,
+    explain: &BTreeMap<String, ActionExplain>,
+) -> bool {
+    let target = action
+        .internal_target
+        .strip_prefix("dom:")
+        .unwrap_or(&action.internal_target);
+    let inside = |outer: &str| {
+        !outer.is_empty()
+            && (selector == outer
+                || selector.starts_with(&format!("{outer} "))
+                || selector.starts_with(&format!("{outer}>"))
+                || selector.starts_with(&format!("{outer} >")))
+    };
+    if inside(target) {
+        return true;
+    }
+    explain.get(name).is_some_and(|e| {
+        e.elements.iter().any(|el| {
+            inside(&el.selector)
+                || el
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| selector == format!("#{id}"))
+        })
+    })
+}
+
+fn check_parameters(
+    name: &str,
+    schema: &ActionSchema,
+    params: &serde_json::Map<String, Value>,
+) -> Result<(), ApiError> {
+    for key in params.keys() {
+        if !schema.parameters.iter().any(|p| &p.name == key) {
+            let known: Vec<&str> = schema.parameters.iter().map(|p| p.name.as_str()).collect();
+            return Err(invalid_parameters(
+                name,
+                &format!(
+                    "has no parameter {key:?} (it takes: {})",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+                key,
+            ));
+        }
+    }
+    for p in &schema.parameters {
+        match params.get(&p.name) {
+            None | Some(Value::Null) if p.required => {
+                return Err(invalid_parameters(
+                    name,
+                    &format!("needs {:?} ({}): {}", p.name, p.type_name, p.description),
+                    &p.name,
+                ))
+            }
+            None | Some(Value::Null) => {}
+            Some(v) => {
+                let ok = match p.type_name.as_str() {
+                    "string" => v.is_string(),
+                    "number" => v.is_number(),
+                    "boolean" => v.is_boolean(),
+                    "object" => v.is_object(),
+                    "array" => v.is_array(),
+                    _ => true,
+                };
+                if !ok {
+                    return Err(invalid_parameters(
+                        name,
+                        &format!(
+                            "takes {:?} as a {}, not {}",
+                            p.name,
+                            p.type_name,
+                            json_type(v)
+                        ),
+                        &p.name,
+                    ));
+                }
+                if let Some(allowed) = &p.allowed_values {
+                    if !allowed.contains(v) {
+                        let shown: Vec<String> =
+                            allowed.iter().take(20).map(Value::to_string).collect();
+                        return Err(invalid_parameters(
+                            name,
+                            &format!(
+                                "does not allow {v} for {:?}; allowed: {}",
+                                p.name,
+                                shown.join(", ")
+                            ),
+                            &p.name,
+                        )
+                        .with("allowed_values", Value::Array(allowed.clone())));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn invalid_parameters(action: &str, what: &str, field: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        codes::INVALID_PARAMETERS,
+        format!("{action} {what}. See the action's parameters in the tab's state."),
+    )
+    .with("field", format!("parameters.{field}"))
+}
+
+fn not_available(name: &str, state: Option<&SubstrateState>) -> ApiError {
+    match state {
+        Some(state) => {
+            let mut names: Vec<&str> = state.actions.keys().map(String::as_str).collect();
+            names.truncate(40);
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                codes::ACTION_NOT_AVAILABLE,
+                format!(
+                    "Action {name:?} is not available on this tab now. Available: {}. Read the state again: the page may have changed.",
+                    names.join(", ")
+                ),
+            )
+            .with("action", name)
+        }
+        None => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::PROBE_NOT_READY,
+            "The tab has no capture yet, so no action can be checked. Wait for the page to load and retry.",
+        ),
+    }
+}
+
+/// A verify expression built from the state's real keys, for the refusal message:
+/// a counter whose name relates to the action if there is one, else any counter, else
+/// a URL change.
+pub fn suggest_expression(state: &SubstrateState, action: &str) -> String {
+    let words: Vec<String> = action
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.len() > 2)
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let related = |key: &str| {
+        let k = key.to_ascii_lowercase();
+        // A three-letter stem catches inflections ("send" → "sent_count").
+        words
+            .iter()
+            .any(|w| k.contains(w.as_str()) || k.contains(&w[..3]))
+    };
+    let scalar = |key: &&String| !key.contains('[');
+    let numeric: Vec<&String> = state
+        .objects
+        .iter()
+        .filter(|(k, v)| v.is_number() && scalar(k))
+        .map(|(k, _)| k)
+        .collect();
+    let pick = numeric
+        .iter()
+        .find(|k| related(k) && (k.contains("count") || k.contains("total")))
+        .or_else(|| numeric.iter().find(|k| related(k)))
+        .or_else(|| {
+            numeric
+                .iter()
+                .find(|k| k.contains("count") || k.contains("total"))
+        })
+        .or_else(|| numeric.first());
+    match pick {
+        Some(key) => format!("prev.{key} != {key}"),
+        None => match state.objects.keys().find(|k| scalar(k)) {
+            Some(key) => format!("changed({key})"),
+            None => "prev.context.url != context.url".into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state(confidence: f64) -> SubstrateState {
+        serde_json::from_value(json!({
+            "pid": 1, "app_id": "mail-1", "app_name": "Mail", "runtime": "v8", "confidence": confidence,
+            "capture_id": "c1", "schema_version": "1.0.0", "captured_at": "2026-01-01T00:00:00Z",
+            "context": {"url": "http://127.0.0.1/", "location": null, "view": null, "window_title": null, "window_id": null},
+            "objects": {"inbox.unread_count": 3, "outbox.sent_count": 14, "inbox.emails[0].id": "e1"},
+            "actions": {
+                "send_email": {"signature": "fn(to: string) -> bool", "reversibility": "irreversible_write", "description": "", "confidence": 0.99,
+                    "internal_target": "dom:#compose", "parameters": [{"name": "to", "type_name": "string", "required": true, "description": "Recipient"}]},
+                "archive": {"signature": "fn(email_id: string) -> bool", "reversibility": "reversible_write", "description": "", "confidence": 0.9,
+                    "internal_target": "dom:#email-list", "parameters": [{"name": "email_id", "type_name": "string", "required": true, "description": "", "allowed_values": ["e1"]}]},
+                "open_help": {"signature": "fn() -> bool", "reversibility": "read", "description": "", "confidence": 0.5,
+                    "internal_target": "dom:#help", "parameters": []}
+            },
+            "probe_metadata": {"capture_latency_ms": 0.0, "labeling_latency_ms": 0.0, "total_latency_ms": 0.0, "raw_object_count": 0, "filtered_object_count": 0, "cache_hit": false, "probe_tier": null}
+        }))
+        .expect("state")
+    }
+
+    fn req(v: Value) -> ActionRequest {
+        serde_json::from_value(v).expect("request")
+    }
+
+    const LIMITS: GateLimits = GateLimits {
+        verify_expression_max_bytes: 2048,
+    };
+
+    fn code(r: Result<Decision, ApiError>) -> &'static str {
+        match r {
+            Ok(_) => "ok",
+            Err(e) => e.code,
+        }
+    }
+
+    #[test]
+    fn missing_expression_comes_before_confidence() {
+        let s = state(0.3);
+        let r = check(
+            &req(json!({"pid": 1, "action": "send_email", "parameters": {"to": "a@b.c"}})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        let err = r.expect_err("refused");
+        assert_eq!(err.code, codes::MISSING_VERIFY_EXPRESSION);
+        assert_eq!(
+            err.details["suggested_expression"],
+            "prev.outbox.sent_count != outbox.sent_count"
+        );
+    }
+
+    #[test]
+    fn verify_false_on_irreversible_is_not_confirmed() {
+        let s = state(0.99);
+        let r = check(
+            &req(
+                json!({"pid": 1, "action": "send_email", "verify": false, "verify_expression": "changed(outbox.sent_count)", "parameters": {"to": "a"}}),
+            ),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        assert_eq!(code(r), codes::IRREVERSIBLE_NOT_CONFIRMED);
+    }
+
+    #[test]
+    fn effective_confidence_is_the_minimum() {
+        let s = state(0.85);
+        let r = check(
+            &req(
+                json!({"pid": 1, "action": "send_email", "verify_expression": "changed(outbox.sent_count)", "parameters": {"to": "a"}}),
+            ),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        let err = r.expect_err("refused");
+        assert_eq!(err.code, codes::CONFIDENCE_TOO_LOW);
+        assert_eq!(err.details["actual_confidence"], 0.85);
+        assert_eq!(err.details["required_confidence"], 0.95);
+        // A reversible write passes at 0.85 (action 0.9, page 0.85).
+        let ok = check(
+            &req(json!({"pid": 1, "action": "archive", "parameters": {"email_id": "e1"}})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        )
+        .expect("allowed");
+        assert_eq!(ok.effective_confidence, 0.85);
+    }
+
+    #[test]
+    fn parameters_are_checked_against_the_schema() {
+        let s = state(0.99);
+        let cases = [
+            (json!({}), "parameters.email_id"),
+            (json!({"email_id": 5}), "parameters.email_id"),
+            (json!({"email_id": "e9"}), "parameters.email_id"),
+            (json!({"email_id": "e1", "extra": 1}), "parameters.extra"),
+        ];
+        for (params, field) in cases {
+            let err = check(
+                &req(json!({"pid": 1, "action": "archive", "parameters": params})),
+                Some(&s),
+                &BTreeMap::new(),
+                LIMITS,
+            )
+            .expect_err("refused");
+            assert_eq!(err.code, codes::INVALID_PARAMETERS, "{params}");
+            assert_eq!(err.details["field"], field, "{params}");
+        }
+    }
+
+    #[test]
+    fn unresolved_dangerous_names_need_verification() {
+        let s = state(0.99);
+        let r = check(
+            &req(json!({"pid": 1, "action": "purge_everything"})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        assert_eq!(code(r), codes::DANGEROUS_ACTION_UNVERIFIED);
+        let r = check(
+            &req(json!({"pid": 1, "action": "frobnicate"})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        assert_eq!(code(r), codes::ACTION_NOT_AVAILABLE);
+        let r = check(
+            &req(
+                json!({"pid": 1, "action": "purge_everything", "verify_expression": "changed(x)"}),
+            ),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        assert_eq!(code(r), codes::ACTION_NOT_AVAILABLE);
+    }
+
+    #[test]
+    fn builtins_inherit_the_tier_of_the_element_they_aim_at() {
+        let s = state(0.99);
+        // Clicking inside the compose form is gated like send_email.
+        let r = check(
+            &req(
+                json!({"pid": 1, "action": "click", "parameters": {"selector": "#compose > button"}}),
+            ),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        assert_eq!(code(r), codes::MISSING_VERIFY_EXPRESSION);
+        let d = check(
+            &req(json!({"pid": 1, "action": "click", "verify_expression": "changed(outbox.sent_count)", "parameters": {"selector": "#compose > button"}})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        )
+        .expect("allowed");
+        assert_eq!(d.tier, Reversibility::IrreversibleWrite);
+        assert_eq!(d.inherited_from.as_deref(), Some("send_email"));
+        // An element nobody classified is irreversible (fail closed).
+        let d = check(
+            &req(json!({"pid": 1, "action": "click", "verify_expression": "changed(x)", "parameters": {"selector": "#mystery"}})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        )
+        .expect("allowed with verification");
+        assert_eq!(d.tier, Reversibility::IrreversibleWrite);
+        assert_eq!(d.inherited_from, None);
+        // Reading needs nothing.
+        let d = check(
+            &req(json!({"pid": 1, "action": "read_text", "parameters": {"selector": "#x"}})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        )
+        .expect("read");
+        assert_eq!(d.tier, Reversibility::Read);
+    }
+
+    #[test]
+    fn expressions_are_checked_last_size_before_parse() {
+        let s = state(0.99);
+        let big = format!("a == {}", "1".repeat(3000));
+        let r = check(
+            &req(json!({"pid": 1, "action": "open_help", "verify_expression": big})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        assert_eq!(code(r), codes::VERIFY_EXPRESSION_TOO_LARGE);
+        let r = check(
+            &req(json!({"pid": 1, "action": "open_help", "verify_expression": "a == "})),
+            Some(&s),
+            &BTreeMap::new(),
+            LIMITS,
+        );
+        let err = r.expect_err("refused");
+        assert_eq!(err.code, codes::INVALID_VERIFY_EXPRESSION);
+        assert!(err.details.contains_key("position"));
+    }
+}

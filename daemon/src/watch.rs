@@ -1,0 +1,152 @@
+//! `GET /substrate/v1/watch/{pid}`: a WebSocket that pushes
+//! `{pid, app_id, sequence, changed_keys, captured_at}` on every state change of the
+//! tab, pings every 15 s, and closes with code 1000 when the tab goes away.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CONNECTION, UPGRADE};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+use crate::codes;
+use crate::error::ApiError;
+use crate::http::{AppState, Body};
+use crate::tabs::TabEventKind;
+
+const PING_EVERY: Duration = Duration::from_secs(15);
+
+/// Decrements the watcher count when a stream ends, however it ends.
+struct WatcherSlot(Arc<AppState>);
+
+impl Drop for WatcherSlot {
+    fn drop(&mut self) {
+        self.0.watchers.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+pub fn upgrade(
+    state: &Arc<AppState>,
+    req: Request<Incoming>,
+    pid: u64,
+) -> Result<Response<Body>, ApiError> {
+    let app_id = state
+        .hub
+        .app_id(pid)
+        .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+    let is_upgrade = req
+        .headers()
+        .get(UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let key = req.headers().get("sec-websocket-key").cloned();
+    let (true, Some(key)) = (is_upgrade, key) else {
+        return Err(ApiError::new(
+            StatusCode::UPGRADE_REQUIRED,
+            codes::UPGRADE_REQUIRED,
+            "This route is a WebSocket: connect with a WebSocket client (the SDK's session.watch()).",
+        ));
+    };
+    if state.watchers.fetch_add(1, Ordering::SeqCst) >= state.settings.max_watchers {
+        state.watchers.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::TOO_MANY_WATCHERS,
+            format!(
+                "{} watch streams are open, the limit. Close one and retry.",
+                state.settings.max_watchers
+            ),
+        ));
+    }
+    let slot = WatcherSlot(state.clone());
+    // Subscribe before answering so no change between the answer and the first
+    // poll of the stream is lost.
+    let mut events = state.hub.subscribe();
+    let hub = state.hub.clone();
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(64 * 1024))
+        .max_frame_size(Some(64 * 1024));
+    tokio::spawn(async move {
+        let _slot = slot;
+        let upgraded = match hyper::upgrade::on(req).await {
+            Ok(u) => u,
+            Err(e) => {
+                tracing::debug!(error = %e, "watch upgrade failed");
+                return;
+            }
+        };
+        let ws =
+            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
+                .await;
+        let (mut sink, mut stream) = ws.split();
+        let mut sequence: u64 = 0;
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.tick().await;
+        loop {
+            tokio::select! {
+                event = events.recv() => {
+                    let changed_keys = match event {
+                        Ok(e) if e.pid != pid => continue,
+                        Ok(e) => match e.kind {
+                            TabEventKind::Captured { changed_keys } => changed_keys,
+                            TabEventKind::Status => continue,
+                            TabEventKind::Closed => {
+                                let frame = CloseFrame { code: CloseCode::Normal, reason: "the tab went away".into() };
+                                let _ = sink.send(Message::Close(Some(frame))).await;
+                                break;
+                            }
+                        },
+                        // Missed events: report every key as changed, so nothing is missed.
+                        Err(RecvError::Lagged(_)) => match hub.state(pid) {
+                            Ok(s) => s.objects.keys().cloned().collect(),
+                            Err(_) => continue,
+                        },
+                        Err(RecvError::Closed) => break,
+                    };
+                    sequence += 1;
+                    let captured_at = hub.state(pid).map(|s| s.captured_at).unwrap_or_else(|_| crate::tabs::now_rfc3339());
+                    let msg = json!({
+                        "pid": pid,
+                        "app_id": app_id,
+                        "sequence": sequence,
+                        "changed_keys": changed_keys,
+                        "captured_at": captured_at,
+                    });
+                    if sink.send(Message::text(msg.to_string())).await.is_err() {
+                        break;
+                    }
+                }
+                _ = ping.tick() => {
+                    if sink.send(Message::Ping(Bytes::new())).await.is_err() {
+                        break;
+                    }
+                }
+                incoming = stream.next() => match incoming {
+                    None | Some(Err(_)) | Some(Ok(Message::Close(_))) => break,
+                    Some(Ok(_)) => {}
+                },
+            }
+        }
+    });
+    let mut resp = Response::new(Full::new(Bytes::new()));
+    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = resp.headers_mut();
+    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    if let Ok(v) = HeaderValue::from_str(&derive_accept_key(key.as_bytes())) {
+        headers.insert("sec-websocket-accept", v);
+    }
+    Ok(resp)
+}

@@ -1,0 +1,456 @@
+//! An index over the flat element table: parent and subtree links, the form, region,
+//! dialog, declared row and declared record around each element, computed in one
+//! forward pass (parents come before children) and one backward pass. Everything the
+//! discovery passes ask about structure is O(1) here, which keeps a capture linear in
+//! the size of the page.
+
+use std::collections::HashMap;
+
+use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
+
+use crate::text::{clip, slug};
+
+/// The snapshot plus structure.
+#[derive(Debug)]
+pub struct Page<'a> {
+    pub snap: &'a PageSnapshot,
+    pub els: &'a [ElementRecord],
+    /// Parent links, with anything that does not point backwards dropped.
+    pub parent: Vec<Option<usize>>,
+    /// One past the last record of each element's subtree.
+    pub end: Vec<usize>,
+    /// Nearest `<form>` ancestor.
+    pub form: Vec<Option<usize>>,
+    /// Nearest named region ancestor (landmark, section, form, dialog… with a name).
+    pub region: Vec<Option<usize>>,
+    /// The namespace slug of each named region.
+    pub region_name: HashMap<usize, String>,
+    /// Inside a `<dialog>` or `role=dialog`.
+    pub in_dialog: Vec<bool>,
+    /// Nearest ancestor-or-self that declares row parameters (`data-nsp-param="a=1"`).
+    pub row: Vec<Option<usize>>,
+    /// Nearest ancestor that is a declared list record (`data-nsp-key="x[]"`).
+    pub record: Vec<Option<usize>>,
+    /// Inside (or on) an element whose state the page declared with `data-nsp-key`;
+    /// heuristics leave such subtrees alone.
+    pub declared_scope: Vec<bool>,
+    /// Children of each element, as ranges into `child_list`.
+    child_start: Vec<usize>,
+    child_list: Vec<usize>,
+}
+
+impl<'a> Page<'a> {
+    pub fn new(snap: &'a PageSnapshot) -> Page<'a> {
+        let els = snap.elements.as_slice();
+        let n = els.len();
+        let parent: Vec<Option<usize>> = els
+            .iter()
+            .enumerate()
+            .map(|(i, e)| e.parent.map(|p| p as usize).filter(|p| *p < i))
+            .collect();
+
+        let mut end: Vec<usize> = (1..=n).collect();
+        for i in (0..n).rev() {
+            if let Some(p) = parent[i] {
+                end[p] = end[p].max(end[i]);
+            }
+        }
+
+        let mut counts = vec![0usize; n + 1];
+        for p in parent.iter().flatten() {
+            counts[*p] += 1;
+        }
+        let mut child_start = vec![0usize; n + 1];
+        for i in 0..n {
+            child_start[i + 1] = child_start[i] + counts[i];
+        }
+        let mut fill = child_start.clone();
+        let mut child_list = vec![0usize; child_start[n]];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = p {
+                child_list[fill[*p]] = i;
+                fill[*p] += 1;
+            }
+        }
+
+        let mut page = Page {
+            snap,
+            els,
+            parent,
+            end,
+            form: vec![None; n],
+            region: vec![None; n],
+            region_name: HashMap::new(),
+            in_dialog: vec![false; n],
+            row: vec![None; n],
+            record: vec![None; n],
+            declared_scope: vec![false; n],
+            child_start,
+            child_list,
+        };
+        page.derive_context();
+        page
+    }
+
+    fn derive_context(&mut self) {
+        let mut used_names: HashMap<String, usize> = HashMap::new();
+        for i in 0..self.els.len() {
+            let e = &self.els[i];
+            if let Some(p) = self.parent[i] {
+                let pe = &self.els[p];
+                self.form[i] = if pe.tag == "form" {
+                    Some(p)
+                } else {
+                    self.form[p]
+                };
+                self.region[i] = if self.region_name.contains_key(&p) {
+                    Some(p)
+                } else {
+                    self.region[p]
+                };
+                self.in_dialog[i] = self.in_dialog[p] || is_dialog(pe);
+                self.row[i] = self.row[p];
+                self.record[i] = if is_declared_record(pe) {
+                    Some(p)
+                } else {
+                    self.record[p]
+                };
+                self.declared_scope[i] = self.declared_scope[p];
+            }
+            if e.attrs.get("data-nsp-param").is_some_and(|v| v.contains('=')) {
+                self.row[i] = Some(i);
+            }
+            if e.attrs.contains_key("data-nsp-key") {
+                self.declared_scope[i] = true;
+            }
+            if is_region(e) {
+                if let Some(name) = self.name_region(i) {
+                    let seen = used_names.entry(name.clone()).or_insert(0);
+                    *seen += 1;
+                    let name = if *seen == 1 {
+                        name
+                    } else {
+                        format!("{name}_{seen}")
+                    };
+                    self.region_name.insert(i, name);
+                }
+            }
+        }
+    }
+
+    /// A region's namespace: a stable id, else its label, else its first heading.
+    fn name_region(&self, i: usize) -> Option<String> {
+        let e = &self.els[i];
+        if let Some(id) = e.attrs.get("id").filter(|id| stable_id(id)) {
+            let s = slug(id);
+            if !s.is_empty() {
+                return Some(s);
+            }
+        }
+        for candidate in [e.attrs.get("aria-label"), Some(&e.label)].into_iter().flatten() {
+            let s = slug(candidate);
+            if !s.is_empty() {
+                return Some(s);
+            }
+        }
+        if e.tag == "form" || e.tag == "main" {
+            // Unnamed forms and the main landmark add no useful level to a key.
+            return None;
+        }
+        let heading = (i + 1..self.end[i].min(i + 60))
+            .find(|j| is_heading(&self.els[*j]))
+            .map(|j| slug(&self.els[j].text))
+            .filter(|s| !s.is_empty());
+        heading.or_else(|| match e.tag.as_str() {
+            "nav" | "header" | "footer" | "aside" => Some(e.tag.clone()),
+            _ => None,
+        })
+    }
+
+    pub fn children(&self, i: usize) -> &[usize] {
+        &self.child_list[self.child_start[i]..self.child_start[i + 1]]
+    }
+
+    /// Records of `i`'s subtree, excluding `i`.
+    pub fn descendants(&self, i: usize) -> std::ops::Range<usize> {
+        i + 1..self.end[i]
+    }
+
+    pub fn ancestors(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        let mut next = self.parent[i];
+        std::iter::from_fn(move || {
+            let cur = next?;
+            next = self.parent[cur];
+            Some(cur)
+        })
+    }
+
+    /// The namespace of element `i` (its nearest named region), if any.
+    pub fn namespace(&self, i: usize) -> Option<&str> {
+        self.region[i]
+            .and_then(|r| self.region_name.get(&r))
+            .map(String::as_str)
+    }
+
+    /// The namespace including `i` itself when it is a named region.
+    pub fn namespace_incl(&self, i: usize) -> Option<&str> {
+        self.region_name
+            .get(&i)
+            .map(String::as_str)
+            .or_else(|| self.namespace(i))
+    }
+
+    /// `ns.leaf`, or `leaf` without a namespace; no doubled prefix ("inbox.inbox_count").
+    pub fn key_in(&self, ns: Option<&str>, leaf: &str) -> String {
+        match ns {
+            Some(ns) if !ns.is_empty() && leaf != ns && !leaf.starts_with(&format!("{ns}_")) => {
+                format!("{ns}.{leaf}")
+            }
+            _ => leaf.to_owned(),
+        }
+    }
+
+    /// `ns.leaf` even when the leaf repeats the namespace's name.
+    pub fn key_under(&self, ns: Option<&str>, leaf: &str) -> String {
+        match ns {
+            Some(ns) if !ns.is_empty() => format!("{ns}.{leaf}"),
+            _ => leaf.to_owned(),
+        }
+    }
+}
+
+impl ElementRecordExt for ElementRecord {
+    fn attr(&self, name: &str) -> Option<&str> {
+        self.attrs.get(name).map(String::as_str)
+    }
+}
+
+/// Attribute access that reads well at call sites.
+pub trait ElementRecordExt {
+    fn attr(&self, name: &str) -> Option<&str>;
+
+    fn has(&self, name: &str) -> bool {
+        self.attr(name).is_some()
+    }
+
+    fn role(&self) -> &str {
+        self.attr("role")
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or("")
+    }
+
+    /// Lowercase `type` of an input, `text` when absent.
+    fn input_type(&self) -> String {
+        self.attr("type")
+            .map(|t| t.trim().to_ascii_lowercase())
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| "text".into())
+    }
+
+    fn classes(&self) -> &str {
+        self.attr("class").unwrap_or("")
+    }
+}
+
+/// Ids a framework generated (`:r1:`, `ember123`, hashes) change between loads; keys
+/// and names must not be built from them.
+pub fn stable_id(id: &str) -> bool {
+    let id = id.trim();
+    if id.is_empty() || id.len() > 48 || id.contains(':') {
+        return false;
+    }
+    let digits = id.chars().filter(char::is_ascii_digit).count();
+    if digits >= 4 {
+        return false;
+    }
+    // A run of 8+ hex characters with a digit in it is a hash.
+    let mut run = 0;
+    let mut run_has_digit = false;
+    for c in id.chars() {
+        if c.is_ascii_hexdigit() {
+            run += 1;
+            run_has_digit |= c.is_ascii_digit();
+            if run >= 8 && run_has_digit {
+                return false;
+            }
+        } else {
+            run = 0;
+            run_has_digit = false;
+        }
+    }
+    true
+}
+
+pub fn is_heading(e: &ElementRecord) -> bool {
+    matches!(e.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") || e.role() == "heading"
+}
+
+pub fn is_dialog(e: &ElementRecord) -> bool {
+    e.tag == "dialog" || matches!(e.role(), "dialog" | "alertdialog")
+}
+
+fn is_declared_record(e: &ElementRecord) -> bool {
+    e.attr("data-nsp-key").is_some_and(|k| k.trim().ends_with("[]"))
+}
+
+/// Elements that give their content a namespace.
+pub fn is_region(e: &ElementRecord) -> bool {
+    matches!(
+        e.tag.as_str(),
+        "section" | "main" | "nav" | "aside" | "form" | "article" | "header" | "footer" | "dialog" | "fieldset"
+    ) || matches!(
+        e.role(),
+        "region"
+            | "main"
+            | "navigation"
+            | "dialog"
+            | "alertdialog"
+            | "form"
+            | "complementary"
+            | "search"
+            | "tabpanel"
+            | "banner"
+            | "contentinfo"
+            | "group"
+    )
+}
+
+/// Things a person clicks.
+pub fn is_control(e: &ElementRecord) -> bool {
+    match e.tag.as_str() {
+        "button" | "summary" => true,
+        "a" => e.has("href"),
+        "input" => matches!(
+            e.input_type().as_str(),
+            "submit" | "button" | "reset" | "image"
+        ),
+        _ => {
+            matches!(
+                e.role(),
+                "button" | "link" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "tab"
+            ) || (e.clickable && !is_field(e))
+        }
+    }
+}
+
+/// Things a person types into or chooses in.
+pub fn is_field(e: &ElementRecord) -> bool {
+    match e.tag.as_str() {
+        "textarea" | "select" => true,
+        "input" => !matches!(
+            e.input_type().as_str(),
+            "submit" | "button" | "reset" | "image" | "hidden"
+        ),
+        _ => {
+            matches!(
+                e.role(),
+                "textbox" | "searchbox" | "combobox" | "switch" | "checkbox" | "radio" | "slider" | "spinbutton"
+            ) || is_editable(e)
+        }
+    }
+}
+
+pub fn is_editable(e: &ElementRecord) -> bool {
+    e.attr("contenteditable")
+        .is_some_and(|v| v.is_empty() || v == "true" || v == "plaintext-only")
+}
+
+/// Password and payment fields: their values never enter the state. The content script
+/// already leaves their values out of the snapshot; this is the second wall.
+pub fn is_secret(e: &ElementRecord) -> bool {
+    if e.input_type() == "password" && e.tag == "input" {
+        return true;
+    }
+    if e.attr("autocomplete").is_some_and(|a| {
+        a.split_whitespace().any(|t| {
+            matches!(
+                t.to_ascii_lowercase().as_str(),
+                "cc-number" | "cc-csc" | "cc-exp" | "current-password" | "new-password" | "one-time-code"
+            )
+        })
+    }) {
+        return true;
+    }
+    let named = |s: &str| {
+        let s = s.to_ascii_lowercase();
+        s.contains("password")
+            || s.contains("passwd")
+            || s.contains("cvv")
+            || s.contains("cvc")
+            || s.contains("card_number")
+            || s.contains("cardnumber")
+            || s.contains("card-number")
+            || s.contains("ccnum")
+            || s.contains("cc-num")
+            || s.contains("one-time")
+            || s.contains("otp")
+            || s == "pin"
+            || s.contains("ssn")
+    };
+    e.attr("name").is_some_and(named) || e.attr("id").is_some_and(named)
+}
+
+/// Fields that take payment details.
+pub fn is_payment(e: &ElementRecord) -> bool {
+    e.attr("autocomplete")
+        .is_some_and(|a| a.split_whitespace().any(|t| t.starts_with("cc-")))
+        || ["name", "id"].iter().any(|k| {
+            e.attr(k).is_some_and(|v| {
+                let v = v.to_ascii_lowercase();
+                v.contains("card") || v.contains("cvv") || v.contains("cvc") || v.contains("iban")
+            })
+        })
+}
+
+/// The human label of a control: aria-label, text, value, title, alt.
+pub fn control_label(e: &ElementRecord) -> String {
+    let candidates = [
+        e.attr("aria-label"),
+        Some(e.label.as_str()),
+        Some(e.text.as_str()),
+        e.attr("value").filter(|_| e.tag == "input"),
+        e.attr("title"),
+        e.attr("alt"),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .map(|s| clip(s, crate::text::MAX_DESCRIPTION_LEN))
+        .unwrap_or_default()
+}
+
+/// The human label of a field: its `<label>`, aria-label, placeholder, name.
+pub fn field_label(e: &ElementRecord) -> String {
+    let candidates = [
+        e.attr("aria-label"),
+        Some(e.label.as_str()),
+        e.attr("placeholder"),
+        e.attr("title"),
+        e.attr("name"),
+        e.attr("id"),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .map(|s| clip(s, 60))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_ids_are_not_stable() {
+        for good in ["inbox", "unread-count", "compose", "step2", "h1"] {
+            assert!(stable_id(good), "{good}");
+        }
+        for bad in [":r1:", "ember1234", "a3f9c2e1b7", "id-1699999999", ""] {
+            assert!(!stable_id(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,36 @@
+//! `cargo xtask bench`: nsp-verify's expression benchmark, our parser and evaluator
+//! against cel-interpreter on the same 1,000-key state (`verify/benches/expr.rs`).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+/// Runs `cargo bench -p nsp-verify --bench expr` (an optimised build), shows its whole
+/// report, and returns the markdown table from it.
+pub fn run(root: &Path) -> Result<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    println!("running cargo bench -p nsp-verify --bench expr");
+    let output = Command::new(&cargo)
+        .current_dir(root)
+        .args(["bench", "-p", "nsp-verify", "--bench", "expr"])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("starting cargo bench")?;
+    let report = String::from_utf8_lossy(&output.stdout);
+    print!("{report}");
+    if !output.status.success() {
+        bail!(
+            "cargo bench -p nsp-verify --bench expr failed with {}",
+            output.status
+        );
+    }
+    let table: Vec<&str> = report
+        .lines()
+        .filter(|line| line.starts_with('|'))
+        .collect();
+    if table.is_empty() {
+        bail!("the benchmark printed no table");
+    }
+    Ok(table.join("\n") + "\n")
+}
