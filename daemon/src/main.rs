@@ -32,6 +32,21 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
     },
+    /// Open URL in a Chromium with the extension, wait for the settled state, print it
+    /// as JSON (with --explain: why each action got its tier and confidence).
+    Inspect(InspectArgs),
+    /// Evaluate a verify expression offline against a saved state (what GET /state
+    /// returns). Prints the VerificationOutcome as JSON; exit 0 passed, 1 false, 2 invalid.
+    VerifyExpr {
+        /// The state after the action.
+        #[arg(long, value_name = "STATE.json")]
+        state: PathBuf,
+        /// The state before the action, for prev.* and changed().
+        #[arg(long, value_name = "PREV.json")]
+        prev: Option<PathBuf>,
+        /// The expression, e.g. 'prev.outbox.sent_count != outbox.sent_count'.
+        expression: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -64,6 +79,27 @@ struct RunArgs {
     url: Option<String>,
 }
 
+#[derive(Debug, Args)]
+struct InspectArgs {
+    /// Print {"state": ..., "explain": {action: {elements, signals, tier_reason, confidence_reason}}}.
+    #[arg(long)]
+    explain: bool,
+    /// Run the browser headless.
+    #[arg(long)]
+    headless: bool,
+    /// The unpacked extension (default: the one `cargo xtask dist` built).
+    #[arg(long, value_name = "DIR")]
+    extension: Option<PathBuf>,
+    /// The browser (else $CHROME, else chromium/chromium-browser/google-chrome on PATH).
+    #[arg(long, value_name = "PATH")]
+    browser: Option<PathBuf>,
+    /// How long to wait for the page to settle, in seconds.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+    /// The page to inspect.
+    url: String,
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -75,7 +111,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
+        Command::Inspect(args) => inspect(args),
         Command::Token { data_dir } => token(data_dir),
+        Command::VerifyExpr { state, prev, expression } => return verify_expr(&state, prev.as_deref(), &expression),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -86,11 +124,134 @@ fn main() -> ExitCode {
     }
 }
 
+fn read_state(path: &Path) -> anyhow::Result<nsp_protocol::SubstrateState> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not a SubstrateState (save the body of GET /substrate/v1/state/{{pid}})", path.display()))
+}
+
+fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode {
+    let loaded = read_state(state).and_then(|s| Ok((s, prev.map(read_state).transpose()?)));
+    let (current, prev) = match loaded {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("nspd: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let started = std::time::Instant::now();
+    let expr = match nsp_verify::parse(expression) {
+        Ok(expr) => expr,
+        Err(e) => {
+            eprintln!("nspd: {}: {e}", e.code());
+            return ExitCode::from(2);
+        }
+    };
+    let evaluation = nsp_verify::evaluate(&expr, &current, prev.as_ref());
+    let outcome = nsp_protocol::api::VerificationOutcome {
+        passed: evaluation.passed,
+        expression: expression.to_owned(),
+        computed_value: evaluation.value,
+        explanation: evaluation.explanation,
+        latency_ms: started.elapsed().as_millis() as u64,
+        poll_cycles: 1,
+        changed_fields: prev.as_ref().map(|p| nsp_verify::changed_fields(p, &current)).unwrap_or_default(),
+    };
+    match serde_json::to_string_pretty(&outcome) {
+        Ok(text) => println!("{text}"),
+        Err(e) => {
+            eprintln!("nspd: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    if outcome.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
 fn token(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
     let dir = data_dir.unwrap_or_else(default_data_dir);
     let key = AgentKey::load_or_create(&dir)?;
     println!("{}", key.reveal());
     Ok(())
+}
+
+fn inspect(args: InspectArgs) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(inspect_page(args))
+}
+
+async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
+    let scratch = tempfile::Builder::new().prefix("nspd-inspect-").tempdir()?;
+    let mut settings = Settings::new(scratch.path().join("data"));
+    settings.port = 0;
+    let server = Server::bind(settings).await?;
+    let addr = server.local_addr();
+    let hub = server.hub();
+    let extension_dir = match args.extension {
+        Some(dir) => dir,
+        None => default_extension_dir()?,
+    };
+    let mut browser = Browser::launch(&LaunchOptions {
+        browser: args.browser,
+        extension_dir,
+        headless: args.headless,
+        daemon_ws_url: format!("ws://127.0.0.1:{}{}", addr.port(), nsp_protocol::EXTENSION_CHANNEL_PATH),
+        url: Some(args.url.clone()),
+    })?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.run(async {
+        let _ = stopped.await;
+    }));
+    let result = wait_settled(&hub, &args.url, std::time::Duration::from_secs(args.timeout)).await;
+    let _ = stop.send(());
+    let _ = serving.await;
+    browser.close();
+    let (pid, state) = result?;
+    let output = if args.explain {
+        serde_json::json!({"state": state, "explain": hub.explain(pid).unwrap_or_default()})
+    } else {
+        serde_json::to_value(&state)?
+    };
+    println!("{}", serde_json::to_string_pretty(&output)?);
+    Ok(())
+}
+
+/// Waits for the tab showing `url` to report a settled capture; after the timeout,
+/// takes the newest capture there is (with a warning) or fails with the tab's status.
+async fn wait_settled(hub: &nsp_daemon::tabs::Hub, url: &str, timeout: std::time::Duration) -> anyhow::Result<(u64, nsp_protocol::SubstrateState)> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut events = hub.subscribe();
+    loop {
+        let apps = hub.list();
+        let mut newest = None;
+        for app in &apps {
+            if let Ok(state) = hub.state(app.pid) {
+                if state.probe_metadata.settled {
+                    return Ok((app.pid, state));
+                }
+                newest = Some((app.pid, state));
+            }
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            if let Some(found) = newest {
+                eprintln!("nspd: the page did not settle within {timeout:?}; printing its newest capture");
+                return Ok(found);
+            }
+            let why = apps
+                .iter()
+                .map(|a| format!("{} ({}{})", a.current_url.as_deref().unwrap_or("?"), a.probe_status.as_str(), a.probe_message.as_deref().map(|m| format!(": {m}")).unwrap_or_default()))
+                .collect::<Vec<_>>()
+                .join("; ");
+            anyhow::bail!("no capture of {url} within {timeout:?}; tabs: {}", if why.is_empty() { "none (did the extension connect?)".into() } else { why });
+        }
+        let _ = tokio::time::timeout(left, events.recv()).await;
+    }
 }
 
 fn run(args: RunArgs) -> anyhow::Result<()> {

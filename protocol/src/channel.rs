@@ -9,6 +9,9 @@ use serde_json::{Map, Value};
 use crate::state::{ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata, ProbeStatus};
 
 /// Sent by the extension.
+// Messages are parsed once and handled at once, never stored in bulk, so the size of
+// the largest variant costs nothing worth boxing for.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ExtensionMessage {

@@ -122,6 +122,13 @@ pub struct ProbeMetadata {
     /// The DOM had stopped changing when the capture was taken.
     #[serde(default)]
     pub settled: bool,
+    /// Share of the page's visible interactive elements that confident actions cover
+    /// (0..1), the main input of the state's confidence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<f64>,
+    /// Why the state's confidence is what it is, in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence_reason: Option<String>,
 }
 
 /// Why the probe decided what it did about one action (`nspd inspect --explain`).
@@ -133,6 +140,10 @@ pub struct ActionExplain {
     pub signals: Vec<String>,
     pub tier_reason: String,
     pub confidence_reason: String,
+    /// Per parameter, the selector of the field it fills (what the page's dispatcher
+    /// uses; empty for parameters that select a row or go to a WebMCP tool).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameters: BTreeMap<String, String>,
 }
 
 /// One element an action is bound to.

@@ -255,3 +255,59 @@ pub async fn fetch_json(url: &str) -> Result<Value> {
     let bytes = resp.into_body().collect().await?.to_bytes();
     Ok(serde_json::from_slice(&bytes)?)
 }
+
+/// The Python with the published SDK: `$NSP_SDK_PYTHON`, else `target/sdk-venv`.
+pub fn sdk_python() -> Result<PathBuf> {
+    let python = std::env::var_os("NSP_SDK_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/sdk-venv/bin/python"));
+    if !python.is_file() {
+        bail!(
+            "no Python with the NSP SDK at {}: run `cargo xtask test` (it creates target/sdk-venv with nelieo-nsp)",
+            python.display()
+        );
+    }
+    Ok(python)
+}
+
+impl Nspd {
+    /// The port nspd listens on.
+    pub fn port(&self) -> u16 {
+        self.base.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0)
+    }
+
+    /// Runs one scenario of `tests/sdk/scenarios.py` with the published SDK against
+    /// this nspd and returns the JSON line it printed.
+    pub async fn sdk(&self, scenario: &str, arg: Option<&str>) -> Result<Value> {
+        let python = sdk_python()?;
+        let script = workspace_root().join("tests/sdk/scenarios.py");
+        let mut cmd = tokio::process::Command::new(python);
+        cmd.arg(script).arg(self.port().to_string()).arg(&self.key).arg(scenario);
+        if let Some(arg) = arg {
+            cmd.arg(arg);
+        }
+        cmd.kill_on_drop(true);
+        let out = tokio::time::timeout(Duration::from_secs(120), cmd.output())
+            .await
+            .with_context(|| format!("SDK scenario {scenario} did not finish within 120 s"))??;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            bail!(
+                "SDK scenario {scenario} failed ({}):\n{stdout}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let line = stdout.lines().last().unwrap_or("");
+        serde_json::from_str(line).with_context(|| format!("scenario {scenario} printed no JSON: {stdout}"))
+    }
+
+    /// The audit log's records.
+    pub fn audit(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.data_dir.path().join("audit.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}

@@ -2,8 +2,11 @@
 //! `test` installs what is missing and runs every check, `demo` shows the product on the
 //! bundled demo app.
 
+mod bench;
+mod bench_verify;
 mod demo;
 mod dist;
+mod fuzz;
 mod test;
 mod tools;
 
@@ -27,6 +30,14 @@ enum Task {
     Test(test::TestArgs),
     /// Build, start the demo app and nspd with a browser on it, and show what an agent sees.
     Demo(demo::DemoArgs),
+    /// Run the benchmarks against their anchors; writes target/bench/report.md.
+    Bench,
+    /// Fuzz the verify-expression parser and evaluator (cargo-fuzz, libFuzzer).
+    Fuzz {
+        /// How long to run.
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -36,6 +47,8 @@ fn main() -> ExitCode {
         Task::Dist => tools::ensure_for_dist(&root).and_then(|t| dist::run(&root, &t).map(|_| ())),
         Task::Test(args) => test::run(&root, &args),
         Task::Demo(args) => demo::run(&root, &args),
+        Task::Bench => bench::run(&root),
+        Task::Fuzz { seconds } => fuzz::run(&root, seconds),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

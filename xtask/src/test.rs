@@ -23,6 +23,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     let tools = tools::ensure_for_dist(root)?;
     let wasm_pack = tools::ensure_wasm_pack()?;
     let (browser, chromedriver) = tools::ensure_browser()?;
+    let python = tools::ensure_sdk_venv(root)?;
     let cargo = tools::cargo();
 
     if !args.no_lint {
@@ -99,6 +100,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
             ])
             .env("NSP_EXTENSION_DIR", &extension)
             .env("NSPD_BIN", root.join("target/debug/nspd"))
+            .env("NSP_SDK_PYTHON", &python)
             .env("CHROME", &browser),
     )?;
 
