@@ -75,19 +75,38 @@ pub struct Nspd {
 }
 
 impl Nspd {
-    /// Starts `nspd run --launch` on a free port and waits until it listens.
+    /// Starts `nspd run --launch` on a free port and waits until it listens and its
+    /// browser has started.
     pub fn launch(opts: &NspdOptions) -> Result<Nspd> {
         let data_dir = tempfile::Builder::new().prefix("nspd-test-").tempdir()?;
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "--launch".into(),
+            "--extension".into(),
+            extension_dir()?.into(),
+        ];
+        if opts.headless {
+            args.push("--headless".into());
+        }
+        args.push(opts.url.clone().into());
+        Nspd::spawn(0, data_dir, &args, true)
+    }
+
+    /// Starts `nspd run` without a browser on `port` (0: a free one), with `data_dir`.
+    pub fn serve(port: u16, data_dir: tempfile::TempDir) -> Result<Nspd> {
+        Nspd::spawn(port, data_dir, &[], false)
+    }
+
+    fn spawn(
+        port: u16,
+        data_dir: tempfile::TempDir,
+        extra: &[std::ffi::OsString],
+        with_browser: bool,
+    ) -> Result<Nspd> {
         let mut cmd = Command::new(nspd_bin()?);
-        cmd.args(["run", "--port", "0", "--launch"])
+        cmd.args(["run", "--port", &port.to_string()])
             .arg("--data-dir")
             .arg(data_dir.path())
-            .arg("--extension")
-            .arg(extension_dir()?);
-        if opts.headless {
-            cmd.arg("--headless");
-        }
-        cmd.arg(&opts.url)
+            .args(extra)
             .env(
                 "NSP_LOG",
                 std::env::var("NSP_LOG").unwrap_or_else(|_| "warn".into()),
@@ -115,14 +134,14 @@ impl Nspd {
                 }
             }
         });
-        // nspd prints its address, then the launched browser's pid.
+        // nspd prints its address, then (with --launch) the browser's pid.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while nspd.base.is_empty() || nspd.browser_pid.is_none() {
+        while nspd.base.is_empty() || (with_browser && nspd.browser_pid.is_none()) {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match rx.recv_timeout(left) {
                 Ok(line) => line,
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    bail!("nspd did not report its address and browser within 30 s")
+                    bail!("nspd did not report its address (and browser) within 30 s")
                 }
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                     bail!("nspd exited during startup; its stderr above says why")
@@ -139,6 +158,16 @@ impl Nspd {
             .trim()
             .to_owned();
         Ok(nspd)
+    }
+
+    /// Stops nspd and hands back its data dir (to start another nspd on it).
+    pub fn stop_keep_data(mut self) -> tempfile::TempDir {
+        self.stop();
+        let placeholder = tempfile::Builder::new()
+            .prefix("nspd-test-")
+            .tempdir()
+            .expect("tempdir");
+        std::mem::replace(&mut self.data_dir, placeholder)
     }
 
     /// A request to the agent API with the key; returns status and JSON body.
@@ -273,7 +302,11 @@ pub fn sdk_python() -> Result<PathBuf> {
 impl Nspd {
     /// The port nspd listens on.
     pub fn port(&self) -> u16 {
-        self.base.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0)
+        self.base
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0)
     }
 
     /// Runs one scenario of `tests/sdk/scenarios.py` with the published SDK against
@@ -282,7 +315,10 @@ impl Nspd {
         let python = sdk_python()?;
         let script = workspace_root().join("tests/sdk/scenarios.py");
         let mut cmd = tokio::process::Command::new(python);
-        cmd.arg(script).arg(self.port().to_string()).arg(&self.key).arg(scenario);
+        cmd.arg(script)
+            .arg(self.port().to_string())
+            .arg(&self.key)
+            .arg(scenario);
         if let Some(arg) = arg {
             cmd.arg(arg);
         }
@@ -299,7 +335,8 @@ impl Nspd {
             );
         }
         let line = stdout.lines().last().unwrap_or("");
-        serde_json::from_str(line).with_context(|| format!("scenario {scenario} printed no JSON: {stdout}"))
+        serde_json::from_str(line)
+            .with_context(|| format!("scenario {scenario} printed no JSON: {stdout}"))
     }
 
     /// The audit log's records.

@@ -99,7 +99,7 @@ async fn main() -> Result<()> {
 
     let selector = "#app-title";
     println!();
-    println!("agent      POST /substrate/v1/action  read_text(selector: {selector:?})");
+    println!("agent      read_text(selector: {selector:?})");
     let (status, resp) = nspd
         .post(
             "/substrate/v1/action",
@@ -107,21 +107,57 @@ async fn main() -> Result<()> {
         )
         .await?;
     if status != 200 {
-        bail!("the action answered {status}: {resp}");
+        bail!("read_text answered {status}: {resp}");
     }
     println!(
-        "result     {} in {:.0} ms → {}",
-        if resp["success"] == true {
-            "success"
-        } else {
-            "failure"
-        },
-        resp["total_latency_ms"].as_f64().unwrap_or(0.0),
-        resp["raw_return"]
+        "nspd       200 in {} ms → {}",
+        resp["total_latency_ms"], resp["raw_return"]
     );
+
+    // An irreversible action: refused without proof, then run with it and verified.
+    let params = json!({"to": "bob@example.com", "subject": "Hello from an agent", "body": "Sent through NSP, verified."});
+    if state.actions.contains_key("send_email") {
+        println!();
+        println!("agent      send_email(to: \"bob@example.com\", …) without a verify_expression");
+        let (status, refused) = nspd
+            .post(
+                "/substrate/v1/action",
+                &json!({"pid": state.pid, "action": "send_email", "parameters": params}),
+            )
+            .await?;
+        println!(
+            "nspd       {status} {}: {}",
+            refused["code"].as_str().unwrap_or("?"),
+            refused["message"].as_str().unwrap_or("")
+        );
+        let expression = refused["suggested_expression"]
+            .as_str()
+            .unwrap_or("prev.outbox.sent_count != outbox.sent_count")
+            .to_owned();
+        println!();
+        println!("agent      send_email(…) with verify_expression {expression:?}");
+        let (status, sent) = nspd
+            .post(
+                "/substrate/v1/action",
+                &json!({"pid": state.pid, "action": "send_email", "parameters": params, "verify_expression": expression}),
+            )
+            .await?;
+        if status != 200 {
+            bail!("send_email answered {status}: {sent}");
+        }
+        println!(
+            "nspd       200 in {} ms · verified after {} capture(s): {}",
+            sent["total_latency_ms"],
+            sent["verification"]["poll_cycles"],
+            sent["verification"]["explanation"].as_str().unwrap_or("")
+        );
+    }
+    let backend = demo.backend();
+    println!();
     println!(
-        "backend    {} writes recorded (a read changes nothing)",
-        demo.backend().events().len()
+        "backend    {} email(s) sent, {} write(s) recorded in all (ground truth from the app, not the probe)",
+        backend.sent().len(),
+        backend.events().len()
     );
 
     if args.keep {
