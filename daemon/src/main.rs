@@ -113,7 +113,11 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Inspect(args) => inspect(args),
         Command::Token { data_dir } => token(data_dir),
-        Command::VerifyExpr { state, prev, expression } => return verify_expr(&state, prev.as_deref(), &expression),
+        Command::VerifyExpr {
+            state,
+            prev,
+            expression,
+        } => return verify_expr(&state, prev.as_deref(), &expression),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -125,8 +129,14 @@ fn main() -> ExitCode {
 }
 
 fn read_state(path: &Path) -> anyhow::Result<nsp_protocol::SubstrateState> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not a SubstrateState (save the body of GET /substrate/v1/state/{{pid}})", path.display()))
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a SubstrateState (save the body of GET /substrate/v1/state/{{pid}})",
+            path.display()
+        )
+    })
 }
 
 fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode {
@@ -154,7 +164,10 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         explanation: evaluation.explanation,
         latency_ms: started.elapsed().as_millis() as u64,
         poll_cycles: 1,
-        changed_fields: prev.as_ref().map(|p| nsp_verify::changed_fields(p, &current)).unwrap_or_default(),
+        changed_fields: prev
+            .as_ref()
+            .map(|p| nsp_verify::changed_fields(p, &current))
+            .unwrap_or_default(),
     };
     match serde_json::to_string_pretty(&outcome) {
         Ok(text) => println!("{text}"),
@@ -200,14 +213,23 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
         browser: args.browser,
         extension_dir,
         headless: args.headless,
-        daemon_ws_url: format!("ws://127.0.0.1:{}{}", addr.port(), nsp_protocol::EXTENSION_CHANNEL_PATH),
+        daemon_ws_url: format!(
+            "ws://127.0.0.1:{}{}",
+            addr.port(),
+            nsp_protocol::EXTENSION_CHANNEL_PATH
+        ),
         url: Some(args.url.clone()),
     })?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(server.run(async {
         let _ = stopped.await;
     }));
-    let result = wait_settled(&hub, &args.url, std::time::Duration::from_secs(args.timeout)).await;
+    let result = wait_settled(
+        &hub,
+        &args.url,
+        std::time::Duration::from_secs(args.timeout),
+    )
+    .await;
     let _ = stop.send(());
     let _ = serving.await;
     browser.close();
@@ -223,7 +245,11 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
 
 /// Waits for the tab showing `url` to report a settled capture; after the timeout,
 /// takes the newest capture there is (with a warning) or fails with the tab's status.
-async fn wait_settled(hub: &nsp_daemon::tabs::Hub, url: &str, timeout: std::time::Duration) -> anyhow::Result<(u64, nsp_protocol::SubstrateState)> {
+async fn wait_settled(
+    hub: &nsp_daemon::tabs::Hub,
+    url: &str,
+    timeout: std::time::Duration,
+) -> anyhow::Result<(u64, nsp_protocol::SubstrateState)> {
     let deadline = tokio::time::Instant::now() + timeout;
     let mut events = hub.subscribe();
     loop {
@@ -240,15 +266,34 @@ async fn wait_settled(hub: &nsp_daemon::tabs::Hub, url: &str, timeout: std::time
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if left.is_zero() {
             if let Some(found) = newest {
-                eprintln!("nspd: the page did not settle within {timeout:?}; printing its newest capture");
+                eprintln!(
+                    "nspd: the page did not settle within {timeout:?}; printing its newest capture"
+                );
                 return Ok(found);
             }
             let why = apps
                 .iter()
-                .map(|a| format!("{} ({}{})", a.current_url.as_deref().unwrap_or("?"), a.probe_status.as_str(), a.probe_message.as_deref().map(|m| format!(": {m}")).unwrap_or_default()))
+                .map(|a| {
+                    format!(
+                        "{} ({}{})",
+                        a.current_url.as_deref().unwrap_or("?"),
+                        a.probe_status.as_str(),
+                        a.probe_message
+                            .as_deref()
+                            .map(|m| format!(": {m}"))
+                            .unwrap_or_default()
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join("; ");
-            anyhow::bail!("no capture of {url} within {timeout:?}; tabs: {}", if why.is_empty() { "none (did the extension connect?)".into() } else { why });
+            anyhow::bail!(
+                "no capture of {url} within {timeout:?}; tabs: {}",
+                if why.is_empty() {
+                    "none (did the extension connect?)".into()
+                } else {
+                    why
+                }
+            );
         }
         let _ = tokio::time::timeout(left, events.recv()).await;
     }

@@ -100,6 +100,8 @@ pub fn upgrade(
                     let changed_keys = match event {
                         Ok(e) if e.pid != pid => continue,
                         Ok(e) => match e.kind {
+                            // A capture identical to the last one is not a change.
+                            TabEventKind::Captured { changed_keys } if changed_keys.is_empty() => continue,
                             TabEventKind::Captured { changed_keys } => changed_keys,
                             TabEventKind::Status => continue,
                             TabEventKind::Closed => {

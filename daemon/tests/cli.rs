@@ -36,47 +36,97 @@ fn verify_expr_exit_codes_and_outcome() {
         .arg("prev.outbox.sent_count != outbox.sent_count")
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(outcome["passed"], true);
-    assert_eq!(outcome["changed_fields"], json!([{"path": "outbox.sent_count", "before": 14, "after": 15}]));
+    assert_eq!(
+        outcome["changed_fields"],
+        json!([{"path": "outbox.sent_count", "before": 14, "after": 15}])
+    );
 
-    let out = nspd().args(["verify-expr", "--state"]).arg(&after).arg("outbox.sent_count > 20").output().expect("run");
+    let out = nspd()
+        .args(["verify-expr", "--state"])
+        .arg(&after)
+        .arg("outbox.sent_count > 20")
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(1));
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(outcome["passed"], false);
-    assert!(outcome["explanation"].as_str().unwrap_or("").contains("15"), "{outcome}");
+    assert!(
+        outcome["explanation"].as_str().unwrap_or("").contains("15"),
+        "{outcome}"
+    );
 
-    let out = nspd().args(["verify-expr", "--state"]).arg(&after).arg("outbox.sent_count >").output().expect("run");
+    let out = nspd()
+        .args(["verify-expr", "--state"])
+        .arg(&after)
+        .arg("outbox.sent_count >")
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("invalid_verify_expression") && err.contains("byte"), "{err}");
+    assert!(
+        err.contains("invalid_verify_expression") && err.contains("byte"),
+        "{err}"
+    );
 
-    let out = nspd().args(["verify-expr", "--state"]).arg(dir.path().join("missing.json")).arg("a == 1").output().expect("run");
+    let out = nspd()
+        .args(["verify-expr", "--state"])
+        .arg(dir.path().join("missing.json"))
+        .arg("a == 1")
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn token_prints_the_key_from_the_data_dir() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = nspd().arg("token").arg("--data-dir").arg(dir.path()).output().expect("run");
+    let out = nspd()
+        .arg("token")
+        .arg("--data-dir")
+        .arg(dir.path())
+        .output()
+        .expect("run");
     assert!(out.status.success());
     let key = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     assert_eq!(key.len(), 64);
     let file = std::fs::read_to_string(dir.path().join("agent.key")).expect("key file");
     assert_eq!(file.trim(), key);
-    let again = nspd().arg("token").arg("--data-dir").arg(dir.path()).output().expect("run");
+    let again = nspd()
+        .arg("token")
+        .arg("--data-dir")
+        .arg(dir.path())
+        .output()
+        .expect("run");
     assert_eq!(String::from_utf8_lossy(&again.stdout).trim(), key);
 }
 
 #[test]
 fn a_bad_config_is_refused_naming_the_key() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("nspd.toml"), "[dispatcher]\npost_action_wait = 5\n").expect("write");
-    let out = nspd().args(["run", "--port", "0", "--data-dir"]).arg(dir.path()).output().expect("run");
+    std::fs::write(
+        dir.path().join("nspd.toml"),
+        "[dispatcher]\npost_action_wait = 5\n",
+    )
+    .expect("write");
+    let out = nspd()
+        .args(["run", "--port", "0", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("post_action_wait") && err.contains("line 2"), "{err}");
+    assert!(
+        err.contains("post_action_wait") && err.contains("line 2"),
+        "{err}"
+    );
     let out = nspd()
         .args(["run", "--port", "0", "--data-dir"])
         .arg(dir.path().join("other"))

@@ -23,7 +23,9 @@ async fn verification_waits_for_a_late_page_and_explains_failures() {
     })
     .expect("nspd");
     let app = nspd
-        .wait_for_app(Duration::from_secs(60), |a| a.probe_status == ProbeStatus::Active && a.confidence >= 0.95)
+        .wait_for_app(Duration::from_secs(60), |a| {
+            a.probe_status == ProbeStatus::Active && a.confidence >= 0.95
+        })
         .await
         .expect("demo tab");
     let backend = demo.backend();
@@ -44,8 +46,16 @@ async fn verification_waits_for_a_late_page_and_explains_failures() {
     assert_eq!(status, 200, "{body}");
     let v = &body["verification"];
     assert_eq!(v["passed"], true, "{v}");
-    assert!(v["poll_cycles"].as_u64().unwrap_or(0) > 1, "the first capture came before the page updated: {v}");
-    assert!(v["changed_fields"].as_array().is_some_and(|c| c.iter().any(|f| f["path"] == "outbox.sent_count")), "{v}");
+    assert!(
+        v["poll_cycles"].as_u64().unwrap_or(0) > 1,
+        "the first capture came before the page updated: {v}"
+    );
+    assert!(
+        v["changed_fields"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|f| f["path"] == "outbox.sent_count")),
+        "{v}"
+    );
     assert_eq!(backend.count(EventKind::Send), 1);
 
     let (status, body) = nspd
@@ -64,7 +74,14 @@ async fn verification_waits_for_a_late_page_and_explains_failures() {
     assert_eq!(status, 422, "{body}");
     assert_eq!(body["code"], "verification_failed");
     let explanation = body["verification"]["explanation"].as_str().unwrap_or("");
-    assert!(explanation.contains("outbox.sent_count") && explanation.contains('2'), "{explanation}");
+    assert!(
+        explanation.contains("outbox.sent_count") && explanation.contains('2'),
+        "{explanation}"
+    );
     assert_eq!(body["executed"], true);
-    assert_eq!(backend.count(EventKind::Send), 2, "the action ran exactly once; only its check failed");
+    assert_eq!(
+        backend.count(EventKind::Send),
+        2,
+        "the action ran exactly once; only its check failed"
+    );
 }
