@@ -191,19 +191,7 @@ fn upgrade_extension(
             state.settings.allowed_extension_ids.join(" or chrome-extension://")
         )));
     }
-    let is_upgrade = req
-        .headers()
-        .get(UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let key = req.headers().get("sec-websocket-key").cloned();
-    let (true, Some(key)) = (is_upgrade, key) else {
-        return Err(ApiError::new(
-            StatusCode::UPGRADE_REQUIRED,
-            "upgrade_required",
-            "This endpoint is a WebSocket for the NSP extension.",
-        ));
-    };
+    let key = websocket_key(&req, "This endpoint is a WebSocket for the NSP extension.")?;
     let accept = derive_accept_key(key.as_bytes());
     let hub = state.hub.clone();
     let config = crate::channel::ws_config(state.settings.max_ws_message_bytes);
@@ -221,15 +209,37 @@ fn upgrade_extension(
             Err(e) => tracing::warn!(error = %e, "extension upgrade failed"),
         }
     });
+    Ok(switching_protocols(&accept))
+}
+
+/// The `Sec-WebSocket-Key` of a WebSocket upgrade request, or 426 with `hint`.
+pub fn websocket_key<B>(req: &Request<B>, hint: &str) -> Result<HeaderValue, ApiError> {
+    let is_upgrade = req
+        .headers()
+        .get(UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    match (is_upgrade, req.headers().get("sec-websocket-key")) {
+        (true, Some(key)) => Ok(key.clone()),
+        _ => Err(ApiError::new(
+            StatusCode::UPGRADE_REQUIRED,
+            crate::codes::UPGRADE_REQUIRED,
+            hint,
+        )),
+    }
+}
+
+/// The 101 answer that completes a WebSocket handshake.
+pub fn switching_protocols(accept: &str) -> Response<Body> {
     let mut resp = Response::new(Full::new(Bytes::new()));
     *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let headers = resp.headers_mut();
     headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
     headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
-    if let Ok(v) = HeaderValue::from_str(&accept) {
+    if let Ok(v) = HeaderValue::from_str(accept) {
         headers.insert("sec-websocket-accept", v);
     }
-    Ok(resp)
+    resp
 }
 
 #[cfg(test)]

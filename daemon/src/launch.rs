@@ -101,6 +101,10 @@ impl Browser {
             "--disable-quic".into(),
             "--disable-features=Translate,MediaRouter,OptimizationHints".into(),
             "--password-store=basic".into(),
+            // Crashpad handlers start in process groups of their own; without a crash
+            // reporter nothing of the browser escapes the group nspd kills.
+            "--disable-breakpad".into(),
+            "--disable-crash-reporter".into(),
             "--use-mock-keychain".into(),
         ];
         if opts.headless {

@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
-use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CONNECTION, UPGRADE};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
@@ -46,19 +44,10 @@ pub fn upgrade(
         .hub
         .app_id(pid)
         .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-    let is_upgrade = req
-        .headers()
-        .get(UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let key = req.headers().get("sec-websocket-key").cloned();
-    let (true, Some(key)) = (is_upgrade, key) else {
-        return Err(ApiError::new(
-            StatusCode::UPGRADE_REQUIRED,
-            codes::UPGRADE_REQUIRED,
-            "This route is a WebSocket: connect with a WebSocket client (the SDK's session.watch()).",
-        ));
-    };
+    let key = crate::http::websocket_key(
+        &req,
+        "This route is a WebSocket: connect with a WebSocket client (the SDK's session.watch()).",
+    )?;
     if state.watchers.fetch_add(1, Ordering::SeqCst) >= state.settings.max_watchers {
         state.watchers.fetch_sub(1, Ordering::SeqCst);
         return Err(ApiError::new(
@@ -142,13 +131,7 @@ pub fn upgrade(
             }
         }
     });
-    let mut resp = Response::new(Full::new(Bytes::new()));
-    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
-    let headers = resp.headers_mut();
-    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
-    headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
-    if let Ok(v) = HeaderValue::from_str(&derive_accept_key(key.as_bytes())) {
-        headers.insert("sec-websocket-accept", v);
-    }
-    Ok(resp)
+    Ok(crate::http::switching_protocols(&derive_accept_key(
+        key.as_bytes(),
+    )))
 }
