@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use hyper::StatusCode;
 use nsp_protocol::api::ActionRequest;
-use nsp_protocol::{ActionExplain, ActionParameter, ActionSchema, Reversibility, SubstrateState};
+use nsp_protocol::{ActionExplain, ActionSchema, Reversibility, SubstrateState};
 use serde_json::Value;
 
 use crate::codes;
@@ -25,19 +25,10 @@ pub fn floor(tier: Reversibility) -> f64 {
 }
 
 /// Builtins that write: a verify expression is always required.
-pub const SAFETY_REQUIRED_BUILTINS: &[&str] = &["click", "type", "clear", "press_key", "navigate"];
+pub const SAFETY_REQUIRED_BUILTINS: &[&str] = nsp_protocol::builtins::SAFETY_REQUIRED;
 
 /// Every builtin, available on every tab.
-pub const BUILTINS: &[&str] = &[
-    "click",
-    "type",
-    "clear",
-    "focus",
-    "scroll",
-    "press_key",
-    "navigate",
-    "read_text",
-];
+pub const BUILTINS: &[&str] = nsp_protocol::builtins::NAMES;
 
 /// Words that make an unresolved action name dangerous (gate step 4).
 const DANGEROUS_WORDS: &[&str] = &[
@@ -78,81 +69,9 @@ pub struct GateLimits {
     pub verify_expression_max_bytes: usize,
 }
 
-fn param(name: &str, type_name: &str, required: bool, description: &str) -> ActionParameter {
-    ActionParameter {
-        name: name.into(),
-        type_name: type_name.into(),
-        required,
-        description: description.into(),
-        allowed_values: None,
-        default_value: None,
-    }
-}
-
-/// The daemon's own description of a builtin, used when the probe's state does not list it.
+/// The schema of a builtin (one definition, shared with the probe).
 pub fn builtin_schema(name: &str) -> Option<ActionSchema> {
-    let selector = |required| {
-        param(
-            "selector",
-            "string",
-            required,
-            "A CSS selector; an action's internal_target without the dom: prefix works",
-        )
-    };
-    let (sig, tier, description, params) = match name {
-        "click" => (
-            "fn(selector?: string, x?: number, y?: number) -> bool",
-            Reversibility::IrreversibleWrite,
-            "Click an element (by selector) or a point; gated like the action the element belongs to",
-            vec![selector(false), param("x", "number", false, "Viewport x"), param("y", "number", false, "Viewport y")],
-        ),
-        "type" => (
-            "fn(selector: string, text: string) -> bool",
-            Reversibility::IrreversibleWrite,
-            "Type text into a field; gated like the action the field belongs to",
-            vec![selector(true), param("text", "string", true, "The text to type")],
-        ),
-        "clear" => (
-            "fn(selector: string) -> bool",
-            Reversibility::IrreversibleWrite,
-            "Clear a field; gated like the action the field belongs to",
-            vec![selector(true)],
-        ),
-        "focus" => ("fn(selector: string) -> bool", Reversibility::Read, "Focus an element", vec![selector(true)]),
-        "scroll" => (
-            "fn(selector?: string, x?: number, y?: number) -> bool",
-            Reversibility::Read,
-            "Scroll an element into view, or the page to a point",
-            vec![selector(false), param("x", "number", false, "Page x"), param("y", "number", false, "Page y")],
-        ),
-        "press_key" => (
-            "fn(key: string, selector?: string) -> bool",
-            Reversibility::IrreversibleWrite,
-            "Press a key (e.g. Enter) on an element or the focused one; gated like the action the element belongs to",
-            vec![param("key", "string", true, "A KeyboardEvent key value, e.g. Enter"), selector(false)],
-        ),
-        "navigate" => (
-            "fn(url: string) -> bool",
-            Reversibility::ReversibleWrite,
-            "Navigate the tab to a URL",
-            vec![param("url", "string", true, "An http(s) URL")],
-        ),
-        "read_text" => (
-            "fn(selector: string) -> string",
-            Reversibility::Read,
-            "Read the visible text of the first element matching the selector",
-            vec![selector(true)],
-        ),
-        _ => return None,
-    };
-    Some(ActionSchema {
-        signature: sig.into(),
-        reversibility: tier,
-        description: description.into(),
-        confidence: 1.0,
-        internal_target: format!("builtin:{name}"),
-        parameters: params,
-    })
+    nsp_protocol::builtins::schema(name)
 }
 
 /// Runs gate steps 2–7 against `state` (the state the gate uses; `None` when the tab

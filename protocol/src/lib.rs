@@ -6,6 +6,7 @@
 //! every field by construction.
 
 pub mod api;
+pub mod builtins;
 pub mod channel;
 pub mod snapshot;
 pub mod state;

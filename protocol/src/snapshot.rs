@@ -7,8 +7,6 @@
 //! their host sits), so every element's subtree is one contiguous run of records and
 //! `parent` always points backwards.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -49,19 +47,24 @@ pub struct ElementRecord {
     #[serde(default)]
     pub parent: Option<u32>,
     /// A selector that finds this element at extraction time: CSS, with ` >>> `
-    /// stepping into a shadow root or a same-origin iframe's document.
+    /// stepping into a shadow root or a same-origin iframe's document. When `relative`
+    /// is set it continues the parent record's selector (`parent > selector`), which
+    /// keeps the snapshot small: most selectors share a long prefix.
     pub selector: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub relative: bool,
     /// Visible text, whitespace-collapsed and length-limited; empty for containers.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub text: String,
     /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
     /// class, method, action, required, placeholder, autocomplete, value for non-secret
-    /// fields, `value_length` for secret ones, `checked`, `selected`).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub attrs: BTreeMap<String, String>,
-    #[serde(default)]
+    /// fields, `value_length` for secret ones, `checked`, `options`).
+    #[serde(default, skip_serializing_if = "Attrs::is_empty")]
+    pub attrs: Attrs,
+    /// Rendered (checkVisibility, inside a visible frame). Absent means visible.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub visible: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub disabled: bool,
     /// Accessible name of a form field or labelled control from `<label>`s or
     /// `aria-labelledby`, which the probe cannot resolve from the table alone.
@@ -69,8 +72,118 @@ pub struct ElementRecord {
     pub label: String,
     /// The page attached a click handler (listener or `onclick`), so a non-semantic
     /// element may still be an action.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub clickable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// An element's attributes in document order. A handful per element, so a vector
+/// searched linearly beats a map (the probe reads attributes in every pass); on the
+/// wire it is a JSON object.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Attrs(pub Vec<(String, String)>);
+
+impl Attrs {
+    pub fn get(&self, name: &str) -> Option<&String> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.0.iter().any(|(k, _)| k == name)
+    }
+
+    pub fn insert(&mut self, name: String, value: String) {
+        match self.0.iter_mut().find(|(k, _)| *k == name) {
+            Some(slot) => slot.1 = value,
+            None => self.0.push((name, value)),
+        }
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<String> {
+        let pos = self.0.iter().position(|(k, _)| k == name)?;
+        Some(self.0.remove(pos).1)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl<'a> IntoIterator for &'a Attrs {
+    type Item = (&'a String, &'a String);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, String)>,
+        fn(&'a (String, String)) -> (&'a String, &'a String),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+}
+
+impl FromIterator<(String, String)> for Attrs {
+    fn from_iter<I: IntoIterator<Item = (String, String)>>(iter: I) -> Attrs {
+        let mut attrs = Attrs::default();
+        for (k, v) in iter {
+            attrs.insert(k, v);
+        }
+        attrs
+    }
+}
+
+impl Serialize for Attrs {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Attrs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Attrs, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Attrs;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of string attributes")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Attrs, A::Error> {
+                let mut attrs = Vec::with_capacity(map.size_hint().unwrap_or(4).min(64));
+                while let Some((k, v)) = map.next_entry::<String, String>()? {
+                    attrs.push((k, v));
+                }
+                Ok(Attrs(attrs))
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
 }
 
 /// A tool registered with WebMCP.
