@@ -232,7 +232,10 @@ pub fn ensure_sdk_venv(root: &Path) -> Result<PathBuf> {
     let python = venv.join("bin/python");
     let installed = python.is_file()
         && Command::new(&python)
-            .args(["-c", "import importlib.metadata as m; print(m.version('nelieo-nsp'))"])
+            .args([
+                "-c",
+                "import importlib.metadata as m; print(m.version('nelieo-nsp'))",
+            ])
             .output()
             .map(|o| String::from_utf8_lossy(&o.stdout).trim() == SDK_VERSION)
             .unwrap_or(false);
@@ -240,11 +243,28 @@ pub fn ensure_sdk_venv(root: &Path) -> Result<PathBuf> {
         println!("  nelieo-nsp {SDK_VERSION}: present in {}", venv.display());
         return Ok(python);
     }
-    let system_python = which("python3").context("python3 is missing; install it (Debian: `apt-get install python3 python3-venv`)")?;
-    println!("  creating a venv with nelieo-nsp=={SDK_VERSION} in {}…", venv.display());
-    run(Command::new(&system_python).arg("-m").arg("venv").arg("--clear").arg(&venv))
-        .context("python3 cannot create a venv (Debian: `apt-get install python3-venv`)")?;
-    run(Command::new(&python).args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).arg(format!("nelieo-nsp=={SDK_VERSION}")))
-        .with_context(|| format!("pip could not install nelieo-nsp=={SDK_VERSION}"))?;
+    let system_python = which("python3").context(
+        "python3 is missing; install it (Debian: `apt-get install python3 python3-venv`)",
+    )?;
+    println!(
+        "  creating a venv with nelieo-nsp=={SDK_VERSION} in {}…",
+        venv.display()
+    );
+    run(Command::new(&system_python)
+        .arg("-m")
+        .arg("venv")
+        .arg("--clear")
+        .arg(&venv))
+    .context("python3 cannot create a venv (Debian: `apt-get install python3-venv`)")?;
+    run(Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg(format!("nelieo-nsp=={SDK_VERSION}")))
+    .with_context(|| format!("pip could not install nelieo-nsp=={SDK_VERSION}"))?;
     Ok(python)
 }
