@@ -64,6 +64,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
         "--workspace",
         "--exclude",
         "nsp-tests",
+        "--no-fail-fast",
     ]))?;
 
     crate::stage("probe browser tests (wasm-pack test --headless --chrome)");
