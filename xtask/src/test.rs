@@ -95,6 +95,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
                 "test",
                 "--package",
                 "nsp-tests",
+                "--no-fail-fast",
                 "--",
                 "--test-threads",
                 "2",
