@@ -1,7 +1,10 @@
-// content.js — runs in every http(s) page (isolated world). It exists because only a
-// content script can read and act on the DOM: it extracts one compact snapshot of the
-// page, runs the wasm probe on it where the page's CSP allows WebAssembly, relays the
-// capture to the service worker over a runtime port, and executes dispatched actions.
+// content.js — runs in every http(s) page (isolated world), after extract.js,
+// bridge.js and dispatch.js. It exists because only a content script can read and act
+// on the DOM. It extracts the page with NspExtract, has the probe analyse it — in the
+// page where the CSP allows WebAssembly (tier wasm_in_page), else in the service worker
+// (tier wasm_extension) — and relays captures and incremental deltas to the service
+// worker over a runtime port. It executes dispatched actions with NspDispatch.
+//
 // It never talks to nspd itself: a socket opened here would carry the page's Origin.
 "use strict";
 
@@ -9,127 +12,279 @@
   if (globalThis.__nspContentLoaded) return; // injected twice (e.g. extension reload)
   globalThis.__nspContentLoaded = true;
 
-  const TEXT_LIMIT = 200;
-  const RECORD_SELECTOR = [
-    "form", "button", "a[href]", "input", "select", "textarea", "[role]", "[data-nsp-action]",
-    "[data-nsp-key]", "[id]", "h1", "h2", "h3", "section", "main", "nav", "aside", "article",
-    "header", "footer", "dialog", "[contenteditable]",
-  ].join(",");
-  const ATTRS = [
-    "id", "name", "type", "role", "href", "aria-label", "aria-pressed", "aria-checked", "aria-expanded",
-    "method", "action", "required", "placeholder", "autocomplete", "title", "checked", "for",
-  ];
-  const SECRET_AUTOCOMPLETE = /\b(cc-number|cc-csc|current-password|new-password|one-time-code)\b/;
+  // Mutations are gathered this long after the last one, but never longer than the max.
+  const DEBOUNCE_MS = 40;
+  const MAX_BATCH_MS = 250;
+  // A page is still moving (so less understood) while it is loading, while mutations
+  // keep coming without a DEBOUNCE_MS pause, or when more than BUSY_FLUSHES batches
+  // came within BUSY_WINDOW_MS. One burst of changes after an action is not "moving":
+  // agents act in sequence and must not be refused for the page's answer to them.
+  const BUSY_FLUSHES = 3;
+  const BUSY_WINDOW_MS = 1000;
+  // How long after a busy spell the page is checked again, and a fresh capture may wait
+  // for a quiet moment.
+  const SETTLE_MS = 300;
+  const FRESH_WAIT_MS = 300;
+  // The first capture waits for a quiet page, up to a limit.
+  const FIRST_QUIET_MS = 120;
+  const FIRST_MAX_MS = 1500;
 
+  const started = performance.now();
   let port = null;
+  let tier = null;
   let probe = null;
   let probeError = null;
+  let capture = null;
   let lastState = null;
+  let lastMutation = started;
+  let firstMutationInBatch = 0;
+  let flushTimer = null;
+  let settleTimer = null;
+  let batchCut = false;
+  const flushTimes = [];
+  let toolsChanged = true;
+  let navigated = false;
+  let queue = Promise.resolve();
+  const dirty = new Set();
+  const rpcPending = new Map();
+  let rpcSeq = 0;
 
-  function isSecret(el) {
-    return (el.type === "password") || SECRET_AUTOCOMPLETE.test(el.getAttribute("autocomplete") || "");
+  // --- the main world (page-world.js), through bridge.js --------------------------------
+
+  const page = NspBridge.create({
+    toolsChanged() {
+      toolsChanged = true;
+      markDirty(document.documentElement);
+    },
+    navigated: () => onNavigated(),
+  });
+
+  // --- extraction ------------------------------------------------------------------------
+
+  const observer = new MutationObserver((records) => {
+    for (const r of records) markDirty(r.target);
+  });
+  const observed = new WeakSet();
+  const OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
+  function observe(root) {
+    if (observed.has(root)) return;
+    observed.add(root);
+    observer.observe(root, OBSERVE);
   }
-
-  function collapse(text) {
-    const t = (text || "").replace(/\s+/g, " ").trim();
-    return t.length > TEXT_LIMIT ? t.slice(0, TEXT_LIMIT) : t;
-  }
-
-  function isVisible(el) {
-    if (typeof el.checkVisibility === "function") {
-      return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+  const extractor = new NspExtract.Extractor(document);
+  extractor.onShadowRoot = observe;
+  extractor.onFrame = (frame, doc) => {
+    observe(doc);
+    if (!observed.has(frame)) {
+      observed.add(frame);
+      // A frame that navigates or reloads brings a new document.
+      frame.addEventListener("load", () => schedule(() => fullCapture(null)));
     }
-    return el.getClientRects().length > 0;
+    for (const type of ["input", "change"]) doc.addEventListener(type, (e) => markDirty(e.target), true);
+  };
+  observe(document);
+  // Typing changes properties, which mutation observers do not see.
+  for (const type of ["input", "change"]) document.addEventListener(type, (e) => markDirty(e.composedPath()[0] || e.target), true);
+  window.addEventListener("popstate", onNavigated);
+  window.addEventListener("hashchange", onNavigated);
+
+  function settledNow() {
+    if (document.readyState !== "complete") return false;
+    const now = performance.now();
+    if (now - lastMutation < DEBOUNCE_MS) return false;
+    while (flushTimes.length && now - flushTimes[0] > BUSY_WINDOW_MS) flushTimes.shift();
+    if (now - lastMutation >= SETTLE_MS) return true;
+    return !batchCut && flushTimes.length <= BUSY_FLUSHES;
   }
 
-  // Unique CSS selector: an id when it is unique, else a nth-of-type path up to the
-  // nearest uniquely-identified ancestor.
-  function makeSelector(el, idCounts) {
-    const uniqueId = (node) => node.id && idCounts.get(node.id) === 1;
-    if (uniqueId(el)) return "#" + CSS.escape(el.id);
-    const parts = [];
-    let node = el;
-    while (node && node.nodeType === 1 && node !== document.documentElement) {
-      if (node !== el && uniqueId(node)) {
-        parts.unshift("#" + CSS.escape(node.id));
-        break;
-      }
-      let index = 1;
-      for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) {
-        if (sib.localName === node.localName) index++;
-      }
-      parts.unshift(`${node.localName}:nth-of-type(${index})`);
-      node = node.parentElement;
-    }
-    return parts.join(" > ");
+  function quiet(maxMs) {
+    const until = performance.now() + maxMs;
+    return new Promise((resolve) => {
+      const check = () => {
+        const now = performance.now();
+        if (now - lastMutation >= DEBOUNCE_MS || now >= until) resolve();
+        else setTimeout(check, DEBOUNCE_MS / 2);
+      };
+      check();
+    });
   }
 
-  // One pass over the DOM into a flat table; the probe does the thinking.
-  function extractSnapshot() {
-    const started = performance.now();
-    const idCounts = new Map();
-    for (const el of document.querySelectorAll("[id]")) idCounts.set(el.id, (idCounts.get(el.id) || 0) + 1);
-    const nodes = document.querySelectorAll(RECORD_SELECTOR);
-    const indexOf = new Map();
-    const elements = [];
-    for (const el of nodes) {
-      let parent = null;
-      for (let up = el.parentElement; up; up = up.parentElement) {
-        const i = indexOf.get(up);
-        if (i !== undefined) { parent = i; break; }
-      }
-      const attrs = {};
-      for (const name of ATTRS) {
-        const v = el.getAttribute(name);
-        if (v !== null) attrs[name] = v.length > 500 ? v.slice(0, 500) : v;
-      }
-      for (const a of el.attributes) {
-        if (a.name.startsWith("data-nsp-")) attrs[a.name] = a.value.slice(0, 500);
-      }
-      const tag = el.localName;
-      if ((tag === "input" || tag === "textarea" || tag === "select") && !isSecret(el)) {
-        if (el.type === "checkbox" || el.type === "radio") attrs.checked = String(el.checked);
-        else attrs.value = String(el.value || "").slice(0, 500);
-      } else if (isSecret(el)) {
-        delete attrs.value;
-      }
-      const leafish = el.childElementCount <= 3 && tag !== "form" && tag !== "select";
-      const text = isSecret(el) ? "" : (leafish ? collapse(el.textContent) : "");
-      indexOf.set(el, elements.length);
-      elements.push({
-        tag,
-        parent,
-        selector: makeSelector(el, idCounts),
-        text,
-        attrs,
-        visible: isVisible(el),
-        disabled: Boolean(el.disabled) || el.getAttribute("aria-disabled") === "true",
-      });
-    }
-    const meta = document.querySelector('meta[name="application-name"]') || document.querySelector('meta[property="og:site_name"]');
-    return {
-      url: location.href,
-      title: document.title,
-      site_name: meta ? meta.getAttribute("content") : null,
-      elements,
-      extract_ms: performance.now() - started,
-      unsettled: document.readyState !== "complete",
-    };
+  function markDirty(node) {
+    lastMutation = performance.now();
+    dirty.add(node);
+    if (!firstMutationInBatch) firstMutationInBatch = lastMutation;
+    if (!capture) return; // the first capture takes everything anyway
+    clearTimeout(flushTimer);
+    const waited = lastMutation - firstMutationInBatch;
+    const cut = waited >= MAX_BATCH_MS;
+    flushTimer = setTimeout(() => {
+      batchCut = cut;
+      schedule(flush);
+    }, cut ? 0 : DEBOUNCE_MS);
   }
+
+  function onNavigated() {
+    navigated = true;
+    markDirty(document.documentElement);
+  }
+
+  // Captures, patches and dispatches run one at a time, in order.
+  function schedule(task) {
+    queue = queue.then(task).catch((err) => console.warn("nsp:", err));
+    return queue;
+  }
+
+  function snapshot() {
+    const snap = page.snapshot(extractor);
+    toolsChanged = false;
+    snap.unsettled = !settledNow();
+    return snap;
+  }
+
+  async function fullCapture(requestId) {
+    clearTimeout(flushTimer);
+    dirty.clear();
+    firstMutationInBatch = 0;
+    navigated = false;
+    if (!tier) {
+      sendState({ status: "error", message: probeError, request_id: requestId || null });
+      return;
+    }
+    let text;
+    try {
+      text = await analyze(JSON.stringify(snapshot()));
+    } catch (err) {
+      sendState({ status: "error", message: "The probe failed on this page: " + String((err && err.message) || err), request_id: requestId || null });
+      return;
+    }
+    capture = JSON.parse(text);
+    sendState({ status: "active", capture, request_id: requestId || null });
+    scheduleSettleCheck();
+  }
+
+  async function flush() {
+    clearTimeout(flushTimer);
+    if (!capture || !tier) return;
+    if (navigated || (capture.context && capture.context.url !== location.href)) {
+      await fullCapture(null);
+      return;
+    }
+    const nodes = Array.from(dirty);
+    dirty.clear();
+    firstMutationInBatch = 0;
+    if (nodes.length) flushTimes.push(performance.now());
+    page.mark(extractor);
+    const patch = extractor.patch(nodes);
+    if (!patch) {
+      await fullCapture(null);
+      return;
+    }
+    patch.unsettled = !settledNow();
+    if (toolsChanged) {
+      patch.tools = page.tools();
+      toolsChanged = false;
+    }
+    let text;
+    try {
+      text = await update(JSON.stringify(patch));
+    } catch (_) {
+      // The probe lost its copy (worker restart) or the patch did not fit.
+      await fullCapture(null);
+      return;
+    }
+    if (text) {
+      const delta = JSON.parse(text);
+      applyDelta(capture, delta);
+      send({ type: "tab_delta", ...delta });
+    }
+    scheduleSettleCheck();
+  }
+
+  // Once the DOM has been quiet long enough, a capture taken while it moved is
+  // re-derived as settled (its confidence goes up).
+  function scheduleSettleCheck() {
+    clearTimeout(settleTimer);
+    if (!capture || !capture.probe_metadata || capture.probe_metadata.settled) return;
+    const wait = Math.max(20, lastMutation + SETTLE_MS - performance.now() + 20);
+    settleTimer = setTimeout(() => {
+      if (document.readyState !== "complete") {
+        scheduleSettleCheck();
+        return;
+      }
+      schedule(flush);
+    }, wait);
+  }
+
+  function applyDelta(cap, delta) {
+    for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;
+    for (const k of delta.removed || []) delete cap.objects[k];
+    if (delta.actions) cap.actions = delta.actions;
+    if (delta.explain) cap.explain = delta.explain;
+    if (typeof delta.confidence === "number") cap.confidence = delta.confidence;
+    if (delta.context) cap.context = delta.context;
+    if (delta.probe_metadata) cap.probe_metadata = delta.probe_metadata;
+  }
+
+  // --- the probe, in the page or in the extension -----------------------------------------
 
   function describeLoadError(err) {
-    const text = String(err && err.message || err);
+    const text = String((err && err.message) || err);
     const csp = (err instanceof WebAssembly.CompileError) || /Content Security Policy|wasm-unsafe-eval|unsafe-eval/i.test(text);
-    if (csp) {
-      return "This page's Content-Security-Policy blocks WebAssembly in the page (script-src without 'wasm-unsafe-eval'), so the in-page probe cannot run here. Browser said: " + text;
-    }
-    return "The probe could not be loaded in this page: " + text;
+    return { csp, text };
   }
 
   async function loadProbe() {
-    const glue = await import(chrome.runtime.getURL("probe/nsp_probe.js"));
-    await glue.default({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
-    return new glue.Probe({ tier: "wasm_in_page" });
+    try {
+      const glue = await import(chrome.runtime.getURL("probe/nsp_probe.js"));
+      await glue.default({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
+      probe = new glue.Probe(JSON.stringify({ tier: "wasm_in_page" }));
+      tier = "wasm_in_page";
+    } catch (err) {
+      // The page's CSP forbids WebAssembly here (or the module could not load): the
+      // extension's own context runs the same probe on the snapshot instead.
+      const why = describeLoadError(err);
+      try {
+        await rpc("probe_ping", {});
+        tier = "wasm_extension";
+      } catch (swErr) {
+        probeError = (why.csp
+          ? "This page's Content-Security-Policy blocks WebAssembly in the page, and the extension's probe did not answer either: "
+          : "The probe could not be loaded: ") + why.text + " / " + String((swErr && swErr.message) || swErr);
+      }
+    }
+  }
+
+  function analyze(json) {
+    if (tier === "wasm_in_page") return Promise.resolve(probe.analyze(json));
+    return rpc("probe_analyze", { snapshot: json });
+  }
+
+  function update(json) {
+    if (tier === "wasm_in_page") return Promise.resolve(probe.update(json));
+    return rpc("probe_update", { patch: json });
+  }
+
+  function rpc(type, payload) {
+    const id = `r${++rpcSeq}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        rpcPending.delete(id);
+        reject(new Error("the extension's probe did not answer"));
+      }, 10_000);
+      rpcPending.set(id, (msg) => {
+        clearTimeout(timer);
+        if (msg.ok) resolve(msg.result);
+        else reject(new Error(msg.error || "probe error"));
+      });
+      send({ type, id, ...payload });
+    });
+  }
+
+  // --- the service worker ------------------------------------------------------------------
+
+  function sendState(extra) {
+    lastState = { type: "tab_state", url: location.href, title: document.title, ...extra };
+    send(lastState);
   }
 
   function send(msg) {
@@ -144,53 +299,38 @@
     }
   }
 
-  function capture(requestId) {
-    const base = { type: "tab_state", url: location.href, title: document.title, request_id: requestId || null };
-    if (!probe) {
-      lastState = { ...base, status: "error", message: probeError };
-    } else {
-      try {
-        const snap = extractSnapshot();
-        lastState = { ...base, status: "active", capture: probe.analyze(snap) };
-      } catch (err) {
-        lastState = { ...base, status: "error", message: "The probe failed on this page: " + String(err && err.message || err) };
-      }
-    }
-    send(lastState);
-  }
-
-  function runAction(msg) {
-    const { action, parameters } = msg;
+  async function runDispatch(msg) {
+    // Pending DOM changes first: the action must check its target against the page as
+    // it is now.
+    if (dirty.size) await flush();
+    let outcome;
     try {
-      if (action === "read_text") {
-        const selector = parameters && parameters.selector;
-        if (typeof selector !== "string" || !selector) {
-          return { status: "failed", code: "bad_parameters", message: "read_text needs a selector string." };
-        }
-        let el;
-        try {
-          el = document.querySelector(selector);
-        } catch (e) {
-          return { status: "failed", code: "bad_parameters", message: `${JSON.stringify(selector)} is not a valid CSS selector.` };
-        }
-        if (!el) return { status: "failed", code: "target_not_found", message: `No element matches ${JSON.stringify(selector)}.` };
-        return { status: "done", value: (el.innerText || el.textContent || "").trim() };
-      }
-      return { status: "failed", code: "unsupported", message: `This extension cannot run ${JSON.stringify(action)} yet.` };
+      outcome = await NspDispatch.run(msg, capture, page);
     } catch (err) {
-      return { status: "failed", code: "threw", message: String(err && err.message || err) };
+      outcome = { status: "failed", code: "threw", message: String((err && err.message) || err).slice(0, 500) };
     }
+    send({ type: "action_result", action_id: msg.action_id, outcome });
   }
 
   function onWorkerMessage(msg) {
     if (!msg || typeof msg !== "object") return;
     switch (msg.type) {
       case "dispatch":
-        send({ type: "action_result", action_id: msg.action_id, outcome: runAction(msg) });
+        schedule(() => runDispatch(msg));
         break;
       case "capture":
-        capture(msg.request_id);
+        // Asked for a fresh state (often right after an action): let the page finish
+        // its current burst of changes first.
+        schedule(() => quiet(FRESH_WAIT_MS).then(() => fullCapture(msg.request_id)));
         break;
+      case "probe_result": {
+        const done = rpcPending.get(msg.id);
+        if (done) {
+          rpcPending.delete(msg.id);
+          done(msg);
+        }
+        break;
+      }
       default:
         break;
     }
@@ -200,12 +340,18 @@
     port = chrome.runtime.connect({ name: "nsp-tab" });
     port.onMessage.addListener(onWorkerMessage);
     port.onDisconnect.addListener(() => {
-      // The worker went away (restart or extension update). Reconnect and re-announce.
+      // The worker went away (restart or extension update). Reconnect and re-announce
+      // the current state (deltas are folded into `capture`).
       port = null;
+      for (const done of rpcPending.values()) done({ ok: false, error: "the service worker restarted" });
+      rpcPending.clear();
       setTimeout(() => {
         try {
           connect();
-          if (lastState) port.postMessage(lastState);
+          if (lastState) {
+            const state = capture ? { ...lastState, status: "active", capture, request_id: null } : { ...lastState, request_id: null };
+            port.postMessage(state);
+          }
         } catch (_) {
           // The extension was removed: nothing left to talk to.
         }
@@ -213,10 +359,23 @@
     });
   }
 
+  // --- start -------------------------------------------------------------------------------
+
+  function quietStart() {
+    return new Promise((resolve) => {
+      const check = () => {
+        const now = performance.now();
+        const quiet = now - lastMutation >= FIRST_QUIET_MS && document.readyState === "complete";
+        if (quiet || now - started >= FIRST_MAX_MS) resolve();
+        else setTimeout(check, 30);
+      };
+      check();
+    });
+  }
+
   connect();
-  send({ type: "tab_state", status: "attaching", url: location.href, title: document.title });
-  loadProbe().then(
-    (p) => { probe = p; capture(null); },
-    (err) => { probeError = describeLoadError(err); capture(null); },
-  );
+  sendState({ status: "attaching" });
+  loadProbe()
+    .then(quietStart)
+    .then(() => schedule(() => fullCapture(null)));
 })();

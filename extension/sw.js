@@ -1,11 +1,15 @@
 // sw.js — the extension's service worker. It exists because it alone may hold the
 // socket to nspd: its WebSocket handshake carries Origin chrome-extension://<our id>,
 // which nspd pins, while a socket from a content script would carry the page's Origin.
-// It relays between nspd and the content scripts of every tab, and enforces
-// at-most-once execution of dispatched actions across restarts.
+// It relays between nspd and the content scripts of every tab, enforces at-most-once
+// execution of dispatched actions across restarts, runs the probe for pages whose CSP
+// forbids WebAssembly in the page (tier wasm_extension: the extension's own CSP allows
+// 'wasm-unsafe-eval'), and keeps the badge and the popup's status.
 //
 // Listeners are registered synchronously at top level (MV3 requirement: a worker woken
 // by an event must find its listener), and wait on `ready` before doing work.
+
+import initProbe, { Probe } from "./probe/nsp_probe.js";
 
 const DEFAULT_DAEMON_URL = "ws://127.0.0.1:7842/substrate/v1/extension";
 const CHANNEL_VERSION = 1;
@@ -13,6 +17,7 @@ const KEEPALIVE_MS = 20_000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 const EXECUTED_LIMIT = 5_000;
+const RECENT_LIMIT = 20;
 
 const ports = new Map();    // tabId -> runtime Port of the tab's content script
 const states = new Map();   // tabId -> last tab_state message, re-announced on reconnect
@@ -21,6 +26,9 @@ let attempts = 0;
 let keepaliveTimer = null;
 let reconnectTimer = null;
 let config = null;
+const probes = new Map();  // tabId -> Probe, for tabs on the extension tier
+let probeInit = null;
+const recent = [];         // last dispatched actions, newest first, for the popup
 
 // --- chrome.* behind one small surface -------------------------------------------------
 
@@ -109,6 +117,9 @@ function connectDaemon() {
       instance_id: config.instanceId,
     }));
     for (const state of states.values()) ws.send(JSON.stringify(state));
+    // Stored states may lag the page a little; fresh captures follow.
+    for (const p of ports.values()) p.postMessage({ type: "capture", request_id: null });
+    updateAllBadges();
     clearInterval(keepaliveTimer);
     keepaliveTimer = setInterval(() => sendToDaemon({ type: "keepalive" }), KEEPALIVE_MS);
   };
@@ -124,6 +135,7 @@ function connectDaemon() {
   ws.onclose = () => {
     if (socket === ws) socket = null;
     clearInterval(keepaliveTimer);
+    updateAllBadges();
     scheduleReconnect();
   };
   ws.onerror = () => {
@@ -173,6 +185,7 @@ async function onDaemonMessage(msg) {
         fail("no_probe", "The tab has no live probe (it may be loading or closed).");
         return;
       }
+      remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "running" });
       port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null });
       break;
     }
@@ -186,7 +199,74 @@ async function onDaemonMessage(msg) {
   }
 }
 
+// --- the probe, for pages whose CSP forbids WebAssembly -----------------------------------
+
+function probeReady() {
+  probeInit = probeInit || initProbe({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
+  return probeInit;
+}
+
+async function runProbe(tabId, port, msg) {
+  const reply = (ok, result, error) => {
+    try {
+      port.postMessage({ type: "probe_result", id: msg.id, ok, result, error });
+    } catch (_) {
+      // The tab went away meanwhile.
+    }
+  };
+  try {
+    await probeReady();
+    switch (msg.type) {
+      case "probe_ping":
+        reply(true, Probe.version());
+        break;
+      case "probe_analyze": {
+        let probe = probes.get(tabId);
+        if (!probe) {
+          probe = new Probe(JSON.stringify({ tier: "wasm_extension" }));
+          probes.set(tabId, probe);
+        }
+        reply(true, probe.analyze(msg.snapshot));
+        break;
+      }
+      case "probe_update": {
+        const probe = probes.get(tabId);
+        if (!probe) {
+          reply(false, null, "no snapshot for this tab (the worker restarted): send a full one");
+          return;
+        }
+        reply(true, probe.update(msg.patch));
+        break;
+      }
+      default:
+        break;
+    }
+  } catch (err) {
+    reply(false, null, String((err && err.message) || err));
+  }
+}
+
+function dropProbe(tabId) {
+  const probe = probes.get(tabId);
+  if (probe) {
+    probes.delete(tabId);
+    probe.free();
+  }
+}
+
 // --- messages from content scripts -----------------------------------------------------
+
+function applyDelta(state, delta) {
+  const cap = state && state.capture;
+  if (!cap) return;
+  for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;
+  for (const k of delta.removed || []) delete cap.objects[k];
+  if (delta.actions) cap.actions = delta.actions;
+  if (delta.explain) cap.explain = delta.explain;
+  if (typeof delta.confidence === "number") cap.confidence = delta.confidence;
+  if (delta.context) cap.context = delta.context;
+  if (delta.probe_metadata) cap.probe_metadata = delta.probe_metadata;
+}
 
 function onTabMessage(tabId, windowId, msg) {
   if (!msg || typeof msg !== "object") return;
@@ -206,14 +286,94 @@ function onTabMessage(tabId, windowId, msg) {
       // Re-announce later without answering an old capture request.
       states.set(tabId, { ...state, request_id: null });
       sendToDaemon(state);
+      updateBadge(tabId);
       break;
     }
-    case "action_result":
+    case "tab_delta": {
+      const { type: _type, ...delta } = msg;
+      applyDelta(states.get(tabId), delta);
+      sendToDaemon({ type: "tab_delta", tab_id: tabId, ...delta });
+      updateBadge(tabId);
+      break;
+    }
+    case "action_result": {
+      const entry = recent.find((r) => r.action_id === msg.action_id);
+      if (entry && msg.outcome) {
+        entry.status = msg.outcome.status;
+        entry.message = msg.outcome.message || null;
+      }
       sendToDaemon({ type: "action_result", action_id: msg.action_id, tab_id: tabId, outcome: msg.outcome });
       break;
+    }
     default:
       break;
   }
+}
+
+// --- badge and popup ---------------------------------------------------------------------
+
+function remember(entry) {
+  recent.unshift(entry);
+  if (recent.length > RECENT_LIMIT) recent.length = RECENT_LIMIT;
+}
+
+function summarize(tabId, state) {
+  const cap = state && state.capture;
+  const byTier = { read: 0, reversible_write: 0, irreversible_write: 0 };
+  let actions = 0;
+  if (cap) {
+    for (const a of Object.values(cap.actions || {})) {
+      if (a.internal_target && a.internal_target.startsWith("builtin:")) continue;
+      actions++;
+      if (byTier[a.reversibility] !== undefined) byTier[a.reversibility]++;
+    }
+  }
+  return {
+    tab_id: tabId,
+    url: state ? state.url : null,
+    title: state ? state.title : null,
+    status: state ? state.status : "detecting",
+    message: state ? state.message : null,
+    probe_tier: cap && cap.probe_metadata ? cap.probe_metadata.probe_tier : null,
+    confidence: cap ? cap.confidence : null,
+    settled: cap && cap.probe_metadata ? Boolean(cap.probe_metadata.settled) : null,
+    actions,
+    by_tier: byTier,
+    objects: cap ? Object.keys(cap.objects || {}).length : 0,
+  };
+}
+
+function updateBadge(tabId) {
+  const s = summarize(tabId, states.get(tabId));
+  const connected = Boolean(socket && socket.readyState === WebSocket.OPEN);
+  let text = "";
+  let color = "#777";
+  if (s.status === "error") {
+    text = "!";
+    color = "#b00020";
+  } else if (typeof s.confidence === "number") {
+    text = String(Math.round(s.confidence * 100));
+    color = !connected ? "#777" : s.confidence >= 0.95 ? "#1e7e34" : s.confidence >= 0.8 ? "#b26a00" : "#b00020";
+  }
+  const tierName = s.probe_tier === "wasm_extension" ? "in the extension (page CSP forbids wasm)" : s.probe_tier === "wasm_in_page" ? "in the page" : "not running";
+  const title = `NSP — ${connected ? "connected to nspd" : "nspd not connected"}\nprobe: ${tierName}` +
+    (typeof s.confidence === "number" ? `\nconfidence ${s.confidence.toFixed(2)}, ${s.actions} actions (${s.by_tier.read} read, ${s.by_tier.reversible_write} reversible, ${s.by_tier.irreversible_write} irreversible)` : "");
+  chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+  chrome.action.setBadgeBackgroundColor({ tabId, color }).catch(() => {});
+  chrome.action.setTitle({ tabId, title }).catch(() => {});
+}
+
+function updateAllBadges() {
+  for (const tabId of states.keys()) updateBadge(tabId);
+}
+
+function popupStatus() {
+  return {
+    connected: Boolean(socket && socket.readyState === WebSocket.OPEN),
+    daemon_url: config ? config.daemonUrl : null,
+    tabs: Array.from(states.entries(), ([tabId, state]) => summarize(tabId, state)),
+    recent: recent.slice(),
+  };
 }
 
 const ready = loadConfig().then((c) => {
@@ -235,11 +395,16 @@ chrome.runtime.onConnect.addListener((port) => {
   const windowId = port.sender.tab.windowId;
   ports.set(tabId, port);
   port.onMessage.addListener((msg) => {
+    if (msg && typeof msg.type === "string" && msg.type.startsWith("probe_")) {
+      runProbe(tabId, port, msg);
+      return;
+    }
     ready.then(() => onTabMessage(tabId, windowId, msg));
   });
   port.onDisconnect.addListener(() => {
     if (ports.get(tabId) !== port) return;
     ports.delete(tabId);
+    dropProbe(tabId);
     // Navigation or reload: the tab lives on and a new content script will report.
     const last = states.get(tabId);
     const detecting = { type: "tab_state", tab_id: tabId, window_id: windowId, status: "detecting", url: last ? last.url : null, title: last ? last.title : null, message: null, capture: null, request_id: null };
@@ -251,7 +416,17 @@ chrome.runtime.onConnect.addListener((port) => {
 chrome.tabs.onRemoved.addListener((tabId) => {
   ports.delete(tabId);
   states.delete(tabId);
+  dropProbe(tabId);
   ready.then(() => sendToDaemon({ type: "tab_closed", tab_id: tabId }));
+});
+
+// The popup asks for status; only our own extension pages may (content scripts use ports).
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  // Extension pages only: a content script's sender.url is the web page's.
+  const fromExtensionPage = sender.id === chrome.runtime.id && typeof sender.url === "string" && sender.url.startsWith(chrome.runtime.getURL(""));
+  if (!fromExtensionPage || !msg || msg.type !== "popup_status") return false;
+  ready.then(() => sendResponse(popupStatus()));
+  return true;
 });
 
 chrome.runtime.onStartup.addListener(() => ready);

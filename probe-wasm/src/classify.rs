@@ -28,6 +28,8 @@ pub enum Kind {
     Tab,
     /// A non-semantic element with a click handler.
     Clickable,
+    /// A form's reset button: clears what was typed, sends nothing.
+    Reset,
     /// A WebMCP tool.
     Tool,
 }
@@ -119,6 +121,9 @@ pub struct WordVerdict {
     pub cue: String,
     /// More than one tier was named ("Undo send").
     pub mixed: bool,
+    /// The cue opens the label (a verb in first position names the action; later words
+    /// are often its object: "Order history", "Rust and WebAssembly book").
+    pub first: bool,
 }
 
 /// Multi-word phrases, checked before single words: their meaning differs from their
@@ -157,6 +162,10 @@ const PHRASES: &[(&str, Reversibility, f64)] = &[
     ("add to cart", ReversibleWrite, 0.9),
     ("add to bag", ReversibleWrite, 0.9),
     ("add to wishlist", ReversibleWrite, 0.9),
+    ("apply filters", Read, 0.92),
+    ("apply filter", Read, 0.92),
+    ("apply coupon", ReversibleWrite, 0.85),
+    ("apply code", ReversibleWrite, 0.85),
     ("load more", Read, 0.92),
     ("show more", Read, 0.92),
     ("see more", Read, 0.92),
@@ -203,6 +212,8 @@ const WORDS: &[(&str, Reversibility, f64)] = &[
     ("deactivate", IrreversibleWrite, 0.9),
     ("invite", IrreversibleWrite, 0.9),
     ("donate", IrreversibleWrite, 0.95),
+    ("refund", IrreversibleWrite, 0.93),
+    ("charge", IrreversibleWrite, 0.93),
     ("withdraw", IrreversibleWrite, 0.95),
     ("deposit", IrreversibleWrite, 0.93),
     ("book", IrreversibleWrite, 0.9),
@@ -228,8 +239,14 @@ const WORDS: &[(&str, Reversibility, f64)] = &[
     ("complete", IrreversibleWrite, 0.85),
     ("retry", IrreversibleWrite, 0.8),
     ("restart", IrreversibleWrite, 0.85),
-    // Alone, "Cancel" may close a form or cancel an order: ambiguous, so strict and unsure.
+    ("repost", IrreversibleWrite, 0.9),
+    ("retweet", IrreversibleWrite, 0.9),
+    ("reshare", IrreversibleWrite, 0.9),
+    ("suspend", IrreversibleWrite, 0.82),
+    // Alone, these are ambiguous ("Cancel" may close a form or cancel an order; "Apply"
+    // a filter or for a loan): strict and unsure.
     ("cancel", IrreversibleWrite, 0.7),
+    ("apply", IrreversibleWrite, 0.6),
     // Undoable.
     ("archive", ReversibleWrite, 0.93),
     ("unarchive", ReversibleWrite, 0.93),
@@ -341,19 +358,54 @@ const WORDS: &[(&str, Reversibility, f64)] = &[
     ("home", Read, 0.85),
 ];
 
+/// The lexicon sorted by word, built once: classification runs for every control.
+fn word_table() -> &'static [(&'static str, Reversibility, f64)] {
+    static TABLE: std::sync::OnceLock<Vec<(&'static str, Reversibility, f64)>> =
+        std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = WORDS.to_vec();
+        table.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        table
+    })
+}
+
+fn lookup(word: &str) -> Option<(Reversibility, f64)> {
+    let table = word_table();
+    table
+        .binary_search_by(|(w, _, _)| (*w).cmp(word))
+        .ok()
+        .map(|i| (table[i].1, table[i].2))
+}
+
+/// A phrase split into words, with its tier, confidence and text.
+type Phrase = (Vec<&'static str>, Reversibility, f64, &'static str);
+
+/// Phrases split into words once.
+fn phrase_table() -> &'static [Phrase] {
+    static TABLE: std::sync::OnceLock<Vec<Phrase>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        PHRASES
+            .iter()
+            .map(|(p, t, c)| (p.split(' ').collect(), *t, *c, *p))
+            .collect()
+    })
+}
+
 /// What the words of `text` say, or `None` when no known verb is there.
 pub fn from_words(text: &str) -> Option<WordVerdict> {
     let words = words(text);
     if words.is_empty() {
         return None;
     }
-    let mut found: Vec<(Reversibility, f64, String)> = Vec::new();
-    let joined = format!(" {} ", words.join(" "));
-    let mut phrase_tiers = Vec::new();
-    for (phrase, tier, conf) in PHRASES {
-        if joined.contains(&format!(" {phrase} ")) {
-            found.push((*tier, *conf, (*phrase).to_owned()));
-            phrase_tiers.push(*phrase);
+    let mut found: Vec<(Reversibility, f64, String, bool)> = Vec::new();
+    let mut phrase_tiers: Vec<&'static str> = Vec::new();
+    for (parts, tier, conf, phrase) in phrase_table() {
+        let at = words
+            .windows(parts.len())
+            .position(|w| w.iter().zip(parts.iter()).all(|(a, b)| a == b));
+        if let Some(pos) = at {
+            found.push((*tier, *conf, (*phrase).to_owned(), pos == 0));
+            phrase_tiers.push(phrase);
         }
     }
     for (i, word) in words.iter().enumerate() {
@@ -364,11 +416,11 @@ pub fn from_words(text: &str) -> Option<WordVerdict> {
         {
             continue;
         }
-        if let Some((_, tier, conf)) = WORDS.iter().find(|(w, _, _)| w == word) {
+        if let Some((tier, conf)) = lookup(word) {
             // A verb in first position is the action; later words are often objects
             // ("Order history"), so they count, but for less.
-            let conf = if i == 0 { *conf } else { conf * 0.88 };
-            found.push((*tier, conf, word.clone()));
+            let conf = if i == 0 { conf } else { conf * 0.88 };
+            found.push((tier, conf, word.clone(), i == 0));
         }
     }
     if found.is_empty() {
@@ -376,7 +428,7 @@ pub fn from_words(text: &str) -> Option<WordVerdict> {
     }
     let strictest = found.iter().map(|f| f.0).max()?;
     let mixed = found.iter().any(|f| f.0 != strictest);
-    let (tier, conf, cue) = found
+    let (tier, conf, cue, first) = found
         .into_iter()
         .filter(|f| f.0 == strictest)
         .max_by(|a, b| a.1.total_cmp(&b.1))?;
@@ -386,6 +438,7 @@ pub fn from_words(text: &str) -> Option<WordVerdict> {
         confidence,
         cue,
         mixed,
+        first,
     })
 }
 
@@ -400,8 +453,12 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
     };
     if let Some(w) = &label_words {
         signals.push(format!(
-            "{} {:?} in the label points to {}",
-            if w.cue.contains(' ') { "phrase" } else { "verb" },
+            "{} \"{}\" in the label points to {}",
+            if w.cue.contains(' ') {
+                "phrase"
+            } else {
+                "verb"
+            },
             w.cue,
             w.tier.as_str()
         ));
@@ -413,7 +470,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
     }
     if let Some(w) = &desc_words {
         signals.push(format!(
-            "{:?} in the description points to {}",
+            "\"{}\" in the description points to {}",
             w.cue,
             w.tier.as_str()
         ));
@@ -427,12 +484,14 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
         Kind::Link => {
             signals.push("a link: following it normally only navigates".into());
             match &label_words {
-                Some(w) if w.tier > Read => {
+                // A link's label is usually a title ("Rust and WebAssembly book"); only a
+                // verb that opens it says the link acts.
+                Some(w) if w.tier > Read && w.first => {
                     // GET links can still do damage (one-click unsubscribe, delete links).
                     tier = w.tier;
                     confidence = 0.78;
                     tier_reason = format!(
-                        "a link, but its label says {:?}; links that act on GET exist, so the stricter tier",
+                        "a link, but its label says \"{}\"; links that act on GET exist, so the stricter tier",
                         w.cue
                     );
                 }
@@ -451,8 +510,14 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
             if let Some(w) = label_words.as_ref().filter(|w| w.tier > Read) {
                 tier = w.tier;
                 confidence = 0.7;
-                tier_reason = format!("a tab, but labelled {:?}", w.cue);
+                tier_reason = format!("a tab, but labelled \"{}\"", w.cue);
             }
+        }
+        Kind::Reset => {
+            signals.push("a reset button: clears the form's fields, sends nothing".into());
+            tier = ReversibleWrite;
+            confidence = 0.9;
+            tier_reason = "resetting a form only clears what was typed".into();
         }
         Kind::Toggle => {
             signals.push("a checkbox or switch outside any form".into());
@@ -461,7 +526,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                     tier = IrreversibleWrite;
                     confidence = 0.7;
                     tier_reason = format!(
-                        "a switch, but its label says {:?}; switching it may not be undoable",
+                        "a switch, but its label says \"{}\"; switching it may not be undoable",
                         w.cue
                     );
                 }
@@ -478,12 +543,12 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                 Some(w) if w.tier == Read => {
                     tier = Read;
                     confidence = 0.86;
-                    tier_reason = format!("choosing changes the view ({:?})", w.cue);
+                    tier_reason = format!("choosing changes the view (\"{}\")", w.cue);
                 }
                 Some(w) if w.tier == IrreversibleWrite => {
                     tier = IrreversibleWrite;
                     confidence = 0.7;
-                    tier_reason = format!("a choice labelled {:?}", w.cue);
+                    tier_reason = format!("a choice labelled \"{}\"", w.cue);
                 }
                 _ => {
                     tier = ReversibleWrite;
@@ -496,11 +561,9 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
             let form = ev.form.cloned().unwrap_or_default();
             let method = form.method.clone();
             match method.as_deref() {
-                Some("get") if !form.implicit => {
-                    signals.push("the form submits with GET".into())
-                }
+                Some("get") if !form.implicit => signals.push("the form submits with GET".into()),
                 Some(m) if !form.implicit => {
-                    signals.push(format!("the form submits with {}", m.to_uppercase()))
+                    signals.push(format!("the form submits with {}", m.to_ascii_uppercase()))
                 }
                 _ if form.implicit => {
                     signals.push("fields and a button grouped without a <form>".into())
@@ -517,7 +580,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                 (Some(w), Some("get")) if w.tier == Read && !form.implicit => {
                     tier = Read;
                     confidence = 0.95;
-                    tier_reason = format!("a GET form whose button says {:?}", w.cue);
+                    tier_reason = format!("a GET form whose button says \"{}\"", w.cue);
                 }
                 (None, Some("get")) if !form.implicit => {
                     tier = Read;
@@ -527,13 +590,13 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                 (Some(w), _) => {
                     tier = w.tier;
                     confidence = w.confidence;
-                    tier_reason = format!("the submit button says {:?}", w.cue);
+                    tier_reason = format!("the submit button says \"{}\"", w.cue);
                     if w.tier == Read && method.as_deref() == Some("post") {
                         // A POST that claims to read: trust the method more than the word.
                         tier = ReversibleWrite;
                         confidence = 0.7;
                         tier_reason =
-                            format!("the button says {:?} but the form POSTs data", w.cue);
+                            format!("the button says \"{}\" but the form POSTs data", w.cue);
                     }
                 }
                 (None, _) => {
@@ -547,7 +610,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
             if form.action_url.to_ascii_lowercase().contains("delete")
                 || form.action_url.to_ascii_lowercase().contains("destroy")
             {
-                signals.push(format!("the form's action URL {:?}", form.action_url));
+                signals.push(format!("the form's action URL \"{}\"", form.action_url));
                 if tier < IrreversibleWrite {
                     tier = IrreversibleWrite;
                     confidence = 0.8;
@@ -575,7 +638,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                 Some(w) => {
                     tier = w.tier;
                     confidence = w.confidence;
-                    tier_reason = format!("the label says {:?}", w.cue);
+                    tier_reason = format!("the label says \"{}\"", w.cue);
                 }
                 None => {
                     tier = IrreversibleWrite;
@@ -591,7 +654,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                     } else {
                         confidence.min(0.75)
                     };
-                    tier_reason = format!("the description says {:?}", d.cue);
+                    tier_reason = format!("the description says \"{}\"", d.cue);
                 }
             }
             if ev.kind == Kind::Clickable {
@@ -627,7 +690,7 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
                 tier.max(ReversibleWrite)
             };
             confidence = confidence.min(0.8);
-            tier_reason = format!("the link sends a {} request", m.to_uppercase());
+            tier_reason = format!("the link sends a {} request", m.to_ascii_uppercase());
         }
     }
     if ev.confirms {
@@ -635,7 +698,9 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
         if tier < IrreversibleWrite {
             tier = IrreversibleWrite;
             confidence = 0.75;
-            tier_reason = "the page asks for confirmation, which pages reserve for what cannot be undone".into();
+            tier_reason =
+                "the page asks for confirmation, which pages reserve for what cannot be undone"
+                    .into();
         } else {
             confidence = (confidence + 0.03).min(0.97);
         }
@@ -643,7 +708,8 @@ pub fn classify(ev: &Evidence<'_>) -> Verdict {
     if ev.danger {
         signals.push("danger styling".into());
         if tier < IrreversibleWrite {
-            tier_reason = format!("{tier_reason}; but it is styled as dangerous, so the stricter tier");
+            tier_reason =
+                format!("{tier_reason}; but it is styled as dangerous, so the stricter tier");
             tier = IrreversibleWrite;
             confidence = 0.7;
         } else {
@@ -724,7 +790,12 @@ fn is_dismiss(label: &str) -> bool {
     let w = words(label);
     matches!(
         w.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
-        ["cancel"] | ["close"] | ["dismiss"] | ["not", "now"] | ["no", "thanks"] | ["never", "mind"]
+        ["cancel"]
+            | ["close"]
+            | ["dismiss"]
+            | ["not", "now"]
+            | ["no", "thanks"]
+            | ["never", "mind"]
     )
 }
 

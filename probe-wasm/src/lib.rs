@@ -1,18 +1,36 @@
 //! The probe: turns a page snapshot into a [`PageCapture`] (actions with tiers and
-//! confidence, objects, context). Pure Rust in [`discover`]; this file is the narrow
-//! WebAssembly boundary the extension calls.
+//! confidence, objects, context), and later snapshot patches into deltas of it. Pure
+//! Rust in [`discover`] and the modules it drives; this file is the narrow WebAssembly
+//! boundary the extension calls.
 //!
-//! The boundary is one opaque handle, [`Probe`], configured with one serde value; a
-//! snapshot goes in as one JS value and a capture comes out as one. The probe never
-//! touches the network and never reads the DOM itself: the content script extracts the
-//! snapshot in one pass (crossing into wasm per node costs about 3× plain JS).
+//! The boundary is one opaque handle, [`Probe`], configured with one serde value. A
+//! snapshot crosses as one JSON string and the capture comes back as one: strings are
+//! copied once in each direction, where walking a JS object graph from wasm costs a
+//! call per property. The probe never touches the network and never reads the DOM: the
+//! content script extracts the snapshot in one pass.
 
+mod builtins;
+mod classify;
+mod confidence;
+mod controls;
+mod declared;
 pub mod discover;
+mod forms;
+mod lists;
+mod objects;
+mod page;
+mod rows;
+pub mod text;
 
-use nsp_protocol::snapshot::PageSnapshot;
-use nsp_protocol::{PageCapture, ProbeTier};
+use std::collections::BTreeMap;
+
+use nsp_protocol::snapshot::{PageSnapshot, SnapshotPatch};
+use nsp_protocol::{ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata, ProbeTier};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
+
+pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
 /// How the extension configures a probe.
 #[derive(Debug, Clone, Deserialize)]
@@ -21,33 +39,41 @@ struct ProbeConfig {
     tier: ProbeTier,
 }
 
-/// A probe instance, one per page (in-page tier) or one per extension (extension tier).
+/// A probe instance, one per page (in-page tier) or one per tab in the extension's
+/// service worker (extension tier). It keeps the last snapshot and capture, so a DOM
+/// change costs a patch and a delta instead of a full round trip.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct Probe {
     tier: ProbeTier,
+    snapshot: Option<PageSnapshot>,
+    last: Option<PageCapture>,
+    reuse: discover::Reuse,
 }
 
 #[wasm_bindgen]
 impl Probe {
-    /// `config` is `{tier: "wasm_in_page" | "wasm_extension"}`.
+    /// `config` is JSON text: `{"tier": "wasm_in_page" | "wasm_extension"}`.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: JsValue) -> Result<Probe, JsError> {
-        let config: ProbeConfig = serde_wasm_bindgen::from_value(config)
+    pub fn new(config: &str) -> Result<Probe, JsError> {
+        let config: ProbeConfig = serde_json::from_str(config)
             .map_err(|e| JsError::new(&format!("bad probe config: {e}")))?;
-        Ok(Probe { tier: config.tier })
+        Ok(Probe::with_tier(config.tier))
     }
 
-    /// Analyses one snapshot and returns the capture as a plain JS object.
-    pub fn analyze(&self, snapshot: JsValue) -> Result<JsValue, JsError> {
-        let snapshot: PageSnapshot = serde_wasm_bindgen::from_value(snapshot)
-            .map_err(|e| JsError::new(&format!("bad snapshot: {e}")))?;
-        let started = js_sys::Date::now();
-        let mut capture = discover::analyze(&snapshot, self.tier);
-        capture.probe_metadata.labeling_latency_ms = js_sys::Date::now() - started;
-        capture.probe_metadata.total_latency_ms =
-            capture.probe_metadata.capture_latency_ms + capture.probe_metadata.labeling_latency_ms;
-        to_js(&capture)
+    /// Analyses a snapshot (JSON text of a `PageSnapshot`) and returns the capture as
+    /// JSON text.
+    pub fn analyze(&mut self, snapshot_json: &str) -> Result<String, JsError> {
+        self.analyze_json(snapshot_json)
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// Applies a patch (JSON text of a `SnapshotPatch`) to the last snapshot and returns
+    /// what changed as JSON text of a `tab_delta` body, or "" when nothing an agent sees
+    /// changed. Throws when there is no snapshot or the patch does not fit; the caller
+    /// then sends a full snapshot.
+    pub fn update(&mut self, patch_json: &str) -> Result<String, JsError> {
+        self.update_json(patch_json).map_err(|e| JsError::new(&e))
     }
 
     /// The probe's version.
@@ -56,15 +82,212 @@ impl Probe {
     }
 }
 
-/// Maps become plain objects (not JS `Map`s), so the capture is ordinary JSON.
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsError> {
-    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .map_err(|e| JsError::new(&format!("cannot encode capture: {e}")))
+impl Probe {
+    pub fn with_tier(tier: ProbeTier) -> Probe {
+        Probe {
+            tier,
+            snapshot: None,
+            last: None,
+            reuse: discover::Reuse::default(),
+        }
+    }
+
+    pub fn analyze_json(&mut self, snapshot_json: &str) -> Result<String, String> {
+        let snapshot: PageSnapshot =
+            serde_json::from_str(snapshot_json).map_err(|e| format!("bad snapshot: {e}"))?;
+        let started = now_ms();
+        let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier);
+        stamp(&mut capture.probe_metadata, started);
+        let text =
+            serde_json::to_string(&capture).map_err(|e| format!("cannot encode capture: {e}"))?;
+        self.snapshot = Some(snapshot);
+        self.last = Some(capture);
+        self.reuse = reuse;
+        Ok(text)
+    }
+
+    pub fn update_json(&mut self, patch_json: &str) -> Result<String, String> {
+        let patch: SnapshotPatch =
+            serde_json::from_str(patch_json).map_err(|e| format!("bad patch: {e}"))?;
+        let (Some(snapshot), Some(last)) = (self.snapshot.as_mut(), self.last.as_ref()) else {
+            return Err("no snapshot to patch: send a full one".into());
+        };
+        let started = now_ms();
+        let text_only = text_only_changes(snapshot, &patch)
+            .filter(|changed| changed.iter().all(|i| self.reuse.text_keys.contains_key(i)));
+        if let Err(e) = snapshot.apply(patch) {
+            self.snapshot = None;
+            self.last = None;
+            return Err(format!("patch does not fit: {e}"));
+        }
+        let mut capture = match text_only {
+            // Only values changed: re-read them, keep everything else.
+            Some(changed) => {
+                let mut capture = last.clone();
+                for i in changed {
+                    for (key, how) in &self.reuse.text_keys[&i] {
+                        match objects::text_value(&snapshot.elements[i], *how) {
+                            Some(v) => capture.objects.insert(key.clone(), v),
+                            None => capture.objects.remove(key),
+                        };
+                    }
+                }
+                let state = confidence::state(snapshot, &self.reuse.coverage);
+                capture.confidence = state.value;
+                capture.probe_metadata.confidence_reason = Some(state.reason);
+                capture.probe_metadata.settled = !snapshot.unsettled;
+                capture.probe_metadata.capture_latency_ms = snapshot.extract_ms;
+                capture.probe_metadata.cache_hit = true;
+                capture.probe_metadata.filtered_object_count = capture.objects.len() as u64;
+                capture
+            }
+            None => {
+                let (capture, reuse) = discover::analyze_with_reuse(snapshot, self.tier);
+                self.reuse = reuse;
+                capture
+            }
+        };
+        stamp(&mut capture.probe_metadata, started);
+        let delta = diff(last, &capture);
+        self.last = Some(capture);
+        match delta {
+            Some(delta) => {
+                serde_json::to_string(&delta).map_err(|e| format!("cannot encode delta: {e}"))
+            }
+            None => Ok(String::new()),
+        }
+    }
 }
 
-/// Natively callable form of [`Probe::analyze`], for tests and tools.
+/// The records whose text alone a patch changes, or `None` when it changes anything
+/// else (structure, attributes, visibility, the URL or title): those need the full
+/// analysis.
+fn text_only_changes(snapshot: &PageSnapshot, patch: &SnapshotPatch) -> Option<Vec<usize>> {
+    if patch.url != snapshot.url || patch.title != snapshot.title || patch.tools.is_some() {
+        return None;
+    }
+    let mut changed = Vec::new();
+    for splice in &patch.splices {
+        if splice.delete as usize != splice.insert.len() {
+            return None;
+        }
+        let start = splice.start as usize;
+        for (k, new) in splice.insert.iter().enumerate() {
+            let old = snapshot.elements.get(start + k)?;
+            let same_but_text = old.tag == new.tag
+                && old.parent == new.parent
+                && old.selector == new.selector
+                && old.relative == new.relative
+                && old.attrs == new.attrs
+                && old.visible == new.visible
+                && old.disabled == new.disabled
+                && old.label == new.label
+                && old.clickable == new.clickable;
+            if !same_but_text {
+                return None;
+            }
+            if old.text != new.text {
+                changed.push(start + k);
+            }
+        }
+    }
+    Some(changed)
+}
+
+fn stamp(meta: &mut ProbeMetadata, started: f64) {
+    meta.labeling_latency_ms = round4(now_ms() - started);
+    meta.total_latency_ms = round4(meta.capture_latency_ms + meta.labeling_latency_ms);
+    meta.capture_latency_ms = round4(meta.capture_latency_ms);
+}
+
+/// The body of a `tab_delta` message (see `nsp_protocol::channel::ExtensionMessage`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Delta {
+    pub changed: BTreeMap<String, Value>,
+    pub removed: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actions: Option<BTreeMap<String, ActionSchema>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    pub probe_metadata: ProbeMetadata,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<BTreeMap<String, ActionExplain>>,
+}
+
+/// What differs between two captures, or `None` when nothing an agent sees changed
+/// (latencies alone do not make a new capture).
+pub fn diff(prev: &PageCapture, next: &PageCapture) -> Option<Delta> {
+    let mut changed = BTreeMap::new();
+    for (k, v) in &next.objects {
+        if prev.objects.get(k) != Some(v) {
+            changed.insert(k.clone(), v.clone());
+        }
+    }
+    let removed: Vec<String> = prev
+        .objects
+        .keys()
+        .filter(|k| !next.objects.contains_key(*k))
+        .cloned()
+        .collect();
+    let actions_changed = prev.actions != next.actions;
+    let explain_changed = prev.explain != next.explain;
+    let confidence_changed = prev.confidence != next.confidence;
+    let context_changed = prev.context != next.context;
+    let settled_changed = prev.probe_metadata.settled != next.probe_metadata.settled;
+    if changed.is_empty()
+        && removed.is_empty()
+        && !actions_changed
+        && !explain_changed
+        && !confidence_changed
+        && !context_changed
+        && !settled_changed
+    {
+        return None;
+    }
+    Some(Delta {
+        changed,
+        removed,
+        actions: (actions_changed || explain_changed).then(|| next.actions.clone()),
+        confidence: confidence_changed.then_some(next.confidence),
+        context: context_changed.then(|| next.context.clone()),
+        probe_metadata: next.probe_metadata.clone(),
+        explain: (actions_changed || explain_changed).then(|| next.explain.clone()),
+    })
+}
+
+/// Rounds to the 4 decimals the API promises.
+pub fn round4(x: f64) -> f64 {
+    if x.is_finite() {
+        (x * 10_000.0).round() / 10_000.0
+    } else {
+        0.0
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+#[cfg(target_arch = "wasm32")]
+fn now_ms() -> f64 {
+    performance_now()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn now_ms() -> f64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0)
+}
+
+/// Natively callable analysis, for tests and tools.
 pub fn analyze_snapshot(snapshot: &PageSnapshot, tier: ProbeTier) -> PageCapture {
     discover::analyze(snapshot, tier)
 }

@@ -24,7 +24,7 @@ pub struct Page<'a> {
     /// Nearest named region ancestor (landmark, section, form, dialog… with a name).
     pub region: Vec<Option<usize>>,
     /// The namespace slug of each named region.
-    pub region_name: HashMap<usize, String>,
+    pub region_name: Vec<Option<String>>,
     /// Inside a `<dialog>` or `role=dialog`.
     pub in_dialog: Vec<bool>,
     /// Nearest ancestor-or-self that declares row parameters (`data-nsp-param="a=1"`).
@@ -80,7 +80,7 @@ impl<'a> Page<'a> {
             end,
             form: vec![None; n],
             region: vec![None; n],
-            region_name: HashMap::new(),
+            region_name: vec![None; n],
             in_dialog: vec![false; n],
             row: vec![None; n],
             record: vec![None; n],
@@ -103,7 +103,7 @@ impl<'a> Page<'a> {
                 } else {
                     self.form[p]
                 };
-                self.region[i] = if self.region_name.contains_key(&p) {
+                self.region[i] = if self.region_name[p].is_some() {
                     Some(p)
                 } else {
                     self.region[p]
@@ -117,7 +117,10 @@ impl<'a> Page<'a> {
                 };
                 self.declared_scope[i] = self.declared_scope[p];
             }
-            if e.attrs.get("data-nsp-param").is_some_and(|v| v.contains('=')) {
+            if e.attrs
+                .get("data-nsp-param")
+                .is_some_and(|v| v.contains('='))
+            {
                 self.row[i] = Some(i);
             }
             if e.attrs.contains_key("data-nsp-key") {
@@ -132,7 +135,7 @@ impl<'a> Page<'a> {
                     } else {
                         format!("{name}_{seen}")
                     };
-                    self.region_name.insert(i, name);
+                    self.region_name[i] = Some(name);
                 }
             }
         }
@@ -147,7 +150,10 @@ impl<'a> Page<'a> {
                 return Some(s);
             }
         }
-        for candidate in [e.attrs.get("aria-label"), Some(&e.label)].into_iter().flatten() {
+        for candidate in [e.attrs.get("aria-label"), Some(&e.label)]
+            .into_iter()
+            .flatten()
+        {
             let s = slug(candidate);
             if !s.is_empty() {
                 return Some(s);
@@ -165,6 +171,15 @@ impl<'a> Page<'a> {
             "nav" | "header" | "footer" | "aside" => Some(e.tag.clone()),
             _ => None,
         })
+    }
+
+    /// The full selector of element `i` (records may continue their parent's).
+    pub fn selector(&self, i: usize) -> String {
+        let e = &self.els[i];
+        match self.parent[i] {
+            Some(p) if e.relative => format!("{} > {}", self.selector(p), e.selector),
+            _ => e.selector.clone(),
+        }
     }
 
     pub fn children(&self, i: usize) -> &[usize] {
@@ -187,24 +202,24 @@ impl<'a> Page<'a> {
 
     /// The namespace of element `i` (its nearest named region), if any.
     pub fn namespace(&self, i: usize) -> Option<&str> {
-        self.region[i]
-            .and_then(|r| self.region_name.get(&r))
-            .map(String::as_str)
+        self.region[i].and_then(|r| self.region_name[r].as_deref())
     }
 
     /// The namespace including `i` itself when it is a named region.
     pub fn namespace_incl(&self, i: usize) -> Option<&str> {
-        self.region_name
-            .get(&i)
-            .map(String::as_str)
-            .or_else(|| self.namespace(i))
+        self.region_name[i].as_deref().or_else(|| self.namespace(i))
     }
 
-    /// `ns.leaf`, or `leaf` without a namespace; no doubled prefix ("inbox.inbox_count").
+    /// `ns.leaf`, or `leaf` without a namespace. A leaf that repeats its namespace is
+    /// not prefixed twice: `#compose-status` in `compose` is `compose.status`.
     pub fn key_in(&self, ns: Option<&str>, leaf: &str) -> String {
         match ns {
-            Some(ns) if !ns.is_empty() && leaf != ns && !leaf.starts_with(&format!("{ns}_")) => {
-                format!("{ns}.{leaf}")
+            Some(ns) if !ns.is_empty() => {
+                match leaf.strip_prefix(ns).and_then(|r| r.strip_prefix('_')) {
+                    Some(rest) if !rest.is_empty() => format!("{ns}.{rest}"),
+                    _ if leaf == ns => leaf.to_owned(),
+                    _ => format!("{ns}.{leaf}"),
+                }
             }
             _ => leaf.to_owned(),
         }
@@ -239,12 +254,16 @@ pub trait ElementRecordExt {
             .unwrap_or("")
     }
 
-    /// Lowercase `type` of an input, `text` when absent.
-    fn input_type(&self) -> String {
-        self.attr("type")
-            .map(|t| t.trim().to_ascii_lowercase())
-            .filter(|t| !t.is_empty())
-            .unwrap_or_else(|| "text".into())
+    /// Lowercase `type` of an input, `text` when absent (borrowed unless the page
+    /// wrote it in capitals: this runs in every pass).
+    fn input_type(&self) -> std::borrow::Cow<'_, str> {
+        match self.attr("type").map(str::trim).filter(|t| !t.is_empty()) {
+            None => std::borrow::Cow::Borrowed("text"),
+            Some(t) if t.bytes().any(|b| b.is_ascii_uppercase()) => {
+                std::borrow::Cow::Owned(t.to_ascii_lowercase())
+            }
+            Some(t) => std::borrow::Cow::Borrowed(t),
+        }
     }
 
     fn classes(&self) -> &str {
@@ -290,29 +309,42 @@ pub fn is_dialog(e: &ElementRecord) -> bool {
 }
 
 fn is_declared_record(e: &ElementRecord) -> bool {
-    e.attr("data-nsp-key").is_some_and(|k| k.trim().ends_with("[]"))
+    e.attr("data-nsp-key")
+        .is_some_and(|k| k.trim().ends_with("[]"))
 }
 
-/// Elements that give their content a namespace.
+/// Elements that give their content a namespace. Custom elements count: a component
+/// (often a shadow host) is the unit its content belongs to.
 pub fn is_region(e: &ElementRecord) -> bool {
-    matches!(
-        e.tag.as_str(),
-        "section" | "main" | "nav" | "aside" | "form" | "article" | "header" | "footer" | "dialog" | "fieldset"
-    ) || matches!(
-        e.role(),
-        "region"
-            | "main"
-            | "navigation"
-            | "dialog"
-            | "alertdialog"
-            | "form"
-            | "complementary"
-            | "search"
-            | "tabpanel"
-            | "banner"
-            | "contentinfo"
-            | "group"
-    )
+    e.tag.contains('-')
+        || matches!(
+            e.tag.as_str(),
+            "section"
+                | "main"
+                | "nav"
+                | "aside"
+                | "form"
+                | "article"
+                | "header"
+                | "footer"
+                | "dialog"
+                | "fieldset"
+        )
+        || matches!(
+            e.role(),
+            "region"
+                | "main"
+                | "navigation"
+                | "dialog"
+                | "alertdialog"
+                | "form"
+                | "complementary"
+                | "search"
+                | "tabpanel"
+                | "banner"
+                | "contentinfo"
+                | "group"
+        )
 }
 
 /// Things a person clicks.
@@ -321,7 +353,7 @@ pub fn is_control(e: &ElementRecord) -> bool {
         "button" | "summary" => true,
         "a" => e.has("href"),
         "input" => matches!(
-            e.input_type().as_str(),
+            e.input_type().as_ref(),
             "submit" | "button" | "reset" | "image"
         ),
         _ => {
@@ -338,13 +370,20 @@ pub fn is_field(e: &ElementRecord) -> bool {
     match e.tag.as_str() {
         "textarea" | "select" => true,
         "input" => !matches!(
-            e.input_type().as_str(),
+            e.input_type().as_ref(),
             "submit" | "button" | "reset" | "image" | "hidden"
         ),
         _ => {
             matches!(
                 e.role(),
-                "textbox" | "searchbox" | "combobox" | "switch" | "checkbox" | "radio" | "slider" | "spinbutton"
+                "textbox"
+                    | "searchbox"
+                    | "combobox"
+                    | "switch"
+                    | "checkbox"
+                    | "radio"
+                    | "slider"
+                    | "spinbutton"
             ) || is_editable(e)
         }
     }
@@ -358,36 +397,82 @@ pub fn is_editable(e: &ElementRecord) -> bool {
 /// Password and payment fields: their values never enter the state. The content script
 /// already leaves their values out of the snapshot; this is the second wall.
 pub fn is_secret(e: &ElementRecord) -> bool {
-    if e.input_type() == "password" && e.tag == "input" {
+    // The extractor sends only a length for what it judged secret.
+    if (e.input_type() == "password" && e.tag == "input") || e.has("value_length") {
         return true;
     }
     if e.attr("autocomplete").is_some_and(|a| {
         a.split_whitespace().any(|t| {
             matches!(
                 t.to_ascii_lowercase().as_str(),
-                "cc-number" | "cc-csc" | "cc-exp" | "current-password" | "new-password" | "one-time-code"
+                "cc-number"
+                    | "cc-csc"
+                    | "cc-exp"
+                    | "current-password"
+                    | "new-password"
+                    | "one-time-code"
             )
         })
     }) {
         return true;
     }
+    // The same names extract.js treats as secret: a card holder's name is caught too,
+    // stricter is the safe side.
     let named = |s: &str| {
         let s = s.to_ascii_lowercase();
         s.contains("password")
             || s.contains("passwd")
             || s.contains("cvv")
             || s.contains("cvc")
-            || s.contains("card_number")
-            || s.contains("cardnumber")
-            || s.contains("card-number")
+            || s.contains("csc")
+            || s.contains("card")
             || s.contains("ccnum")
             || s.contains("cc-num")
+            || s.contains("security_code")
+            || s.contains("security-code")
+            || s.contains("securitycode")
             || s.contains("one-time")
             || s.contains("otp")
             || s == "pin"
             || s.contains("ssn")
     };
-    e.attr("name").is_some_and(named) || e.attr("id").is_some_and(named)
+    e.attr("name").is_some_and(named)
+        || e.attr("id").is_some_and(named)
+        || e.attr("value").is_some_and(looks_like_card_number)
+}
+
+/// 13–19 digits (spaces and dashes allowed) passing the Luhn check.
+pub fn looks_like_card_number(value: &str) -> bool {
+    if value.len() < 13
+        || value.len() > 25
+        || !value
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ' ' || c == '-')
+    {
+        return false;
+    }
+    let digits: Vec<u32> = value.chars().filter_map(|c| c.to_digit(10)).collect();
+    if digits.len() < 13 || digits.len() > 19 {
+        return false;
+    }
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, d)| {
+            if i % 2 == 1 {
+                let x = d * 2;
+                if x > 9 {
+                    x - 9
+                } else {
+                    x
+                }
+            } else {
+                *d
+            }
+        })
+        .sum();
+    sum % 10 == 0
 }
 
 /// Fields that take payment details.

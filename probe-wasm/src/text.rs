@@ -40,6 +40,21 @@ pub fn slug(text: &str) -> String {
     }
 }
 
+/// An action name from a control's label: its slug without number tokens, so "Cart (3)"
+/// stays `cart` when the count changes. Labels that are only numbers keep them ("2").
+pub fn name_slug(label: &str) -> String {
+    let full = slug(label);
+    let kept: Vec<&str> = full
+        .split('_')
+        .filter(|t| !t.is_empty() && !t.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    if kept.is_empty() {
+        full
+    } else {
+        kept.join("_")
+    }
+}
+
 /// Whether `name` is already a clean identifier we can keep as the page wrote it.
 pub fn is_identifier(name: &str) -> bool {
     !name.is_empty()
@@ -89,17 +104,24 @@ pub fn humanize(name: &str) -> String {
     let spaced = name.replace(['_', '-'], " ");
     let mut chars = spaced.trim().chars();
     match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
+        // Names are ASCII slugs; Unicode case tables would cost the wasm kilobytes.
+        Some(first) => std::iter::once(first.to_ascii_uppercase())
+            .chain(chars)
+            .collect(),
         None => String::new(),
     }
 }
 
 /// Lowercase words of a label, for the classifier.
 pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric() && c != '\'')
+    // ASCII word characters only: the lexicon is English, and Unicode letter tables
+    // would cost the wasm kilobytes.
+    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .take(24)
-        .map(|w| w.trim_matches('\'').to_lowercase())
+        // The lexicon is ASCII: ASCII lowercasing is enough and keeps Unicode case
+        // tables out of the wasm.
+        .map(|w| w.trim_matches('\'').to_ascii_lowercase())
         .collect()
 }
 
@@ -137,7 +159,9 @@ pub fn parse_number(text: &str) -> Option<serde_json::Value> {
         .chars()
         .all(|c| c.is_ascii_digit() || c == '.')
         && cleaned.chars().filter(|c| *c == '.').count() <= 1
-        && cleaned.trim_start_matches('-').starts_with(|c: char| c.is_ascii_digit());
+        && cleaned
+            .trim_start_matches('-')
+            .starts_with(|c: char| c.is_ascii_digit());
     if !valid {
         return None;
     }
@@ -158,7 +182,9 @@ pub fn declared_value(raw: &str) -> serde_json::Value {
         "true" => serde_json::Value::Bool(true),
         "false" => serde_json::Value::Bool(false),
         "null" => serde_json::Value::Null,
-        _ => parse_number(raw).unwrap_or_else(|| serde_json::Value::String(clip(raw, MAX_VALUE_LEN))),
+        _ => {
+            parse_number(raw).unwrap_or_else(|| serde_json::Value::String(clip(raw, MAX_VALUE_LEN)))
+        }
     }
 }
 
@@ -214,6 +240,9 @@ mod tests {
         assert_eq!(slug("unread-count"), "unread_count");
         assert_eq!(slug("日本語"), "");
         assert!(slug(&"ab ".repeat(10_000)).len() <= MAX_NAME_LEN);
+        assert_eq!(name_slug("Cart (3)"), "cart");
+        assert_eq!(name_slug("Inbox 12 new"), "inbox_new");
+        assert_eq!(name_slug("2"), "2");
     }
 
     #[test]

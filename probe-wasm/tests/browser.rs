@@ -1,59 +1,401 @@
-//! Browser tests of the probe's WebAssembly boundary, run in headless Chromium by
-//! `wasm-pack test --headless --chrome` (one binary, a module per area).
+//! Browser tests of the probe's in-page pieces, run in headless Chromium by
+//! `wasm-pack test --headless --chrome` (one binary, a module per area): the wasm
+//! boundary, the real extraction script on live DOM (shadow roots, iframes, hidden and
+//! disabled controls, secrets), incremental patches, and dispatch.
+//!
+//! The extension's scripts are loaded from their sources with a classic <script> element,
+//! exactly as the manifest's content scripts run; only the world differs.
 
 #![cfg(target_arch = "wasm32")]
 
+use serde_json::Value;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+const EXTRACT_JS: &str = include_str!("../../extension/extract.js");
+const BRIDGE_JS: &str = include_str!("../../extension/bridge.js");
+const DISPATCH_JS: &str = include_str!("../../extension/dispatch.js");
+const PAGE_WORLD_JS: &str = include_str!("../../extension/page-world.js");
+
+fn eval(src: &str) -> JsValue {
+    js_sys::eval(src).unwrap_or_else(|e| panic!("eval failed: {e:?}\n{src}"))
+}
+
+fn eval_string(src: &str) -> String {
+    eval(src)
+        .as_string()
+        .unwrap_or_else(|| panic!("not a string: {src}"))
+}
+
+/// Loads the extension's page scripts once.
+fn load_scripts() {
+    if eval("typeof NspExtract").as_string().as_deref() == Some("object") {
+        return;
+    }
+    for src in [PAGE_WORLD_JS, EXTRACT_JS, BRIDGE_JS, DISPATCH_JS] {
+        let doc = web_document();
+        let script = js_sys::Reflect::apply(
+            &js_sys::Function::from(js_sys::Reflect::get(&doc, &"createElement".into()).unwrap()),
+            &doc,
+            &js_sys::Array::of1(&"script".into()),
+        )
+        .unwrap();
+        js_sys::Reflect::set(&script, &"textContent".into(), &src.into()).unwrap();
+        let head = js_sys::Reflect::get(&doc, &"head".into()).unwrap();
+        let append =
+            js_sys::Function::from(js_sys::Reflect::get(&head, &"appendChild".into()).unwrap());
+        append.call1(&head, &script).unwrap();
+    }
+}
+
+fn web_document() -> JsValue {
+    js_sys::Reflect::get(&js_sys::global(), &"document".into()).unwrap()
+}
+
+/// Replaces the test fixture's DOM (a #fixture container in the body).
+fn mount(html: &str) {
+    load_scripts();
+    let html = serde_json::to_string(html).unwrap();
+    eval(&format!(
+        "(() => {{ let f = document.getElementById('fixture'); if (!f) {{ f = document.createElement('div'); f.id = 'fixture'; document.body.append(f); }} f.innerHTML = {html}; }})()"
+    ));
+}
+
+/// The snapshot of the current document, as the extension takes it.
+fn snapshot_json() -> String {
+    eval_string(
+        "(() => { globalThis.__ex = new NspExtract.Extractor(document); \
+         const b = globalThis.__b || (globalThis.__b = NspBridge.create({})); \
+         return JSON.stringify(b.snapshot(globalThis.__ex)); })()",
+    )
+}
+
+fn analyze(probe: &mut nsp_probe::Probe, snapshot: &str) -> Value {
+    let text = probe.analyze(snapshot).expect("capture");
+    serde_json::from_str(&text).expect("capture JSON")
+}
+
+fn probe() -> nsp_probe::Probe {
+    nsp_probe::Probe::new(r#"{"tier": "wasm_in_page"}"#).expect("probe")
+}
+
 pub mod boundary {
     use super::*;
-    use nsp_probe::Probe;
 
-    fn snapshot() -> JsValue {
-        let json = r##"{
-            "url": "http://127.0.0.1:9/#inbox",
-            "title": "Inbox — Demo Mail",
-            "site_name": "Demo Mail",
-            "elements": [
-                {"tag": "section", "parent": null, "selector": "#inbox", "text": "", "attrs": {"id": "inbox"}, "visible": true, "disabled": false},
-                {"tag": "span", "parent": 0, "selector": "#unread-count", "text": "3", "attrs": {"id": "unread-count"}, "visible": true, "disabled": false},
-                {"tag": "button", "parent": 0, "selector": "#inbox > button", "text": "Archive", "attrs": {"type": "button"}, "visible": true, "disabled": false}
-            ],
-            "extract_ms": 0.5,
-            "unsettled": false
-        }"##;
-        js_sys::JSON::parse(json).expect("valid JSON")
-    }
-
-    fn config(tier: &str) -> JsValue {
-        js_sys::JSON::parse(&format!(r#"{{"tier": "{tier}"}}"#)).expect("valid JSON")
-    }
+    const SNAPSHOT: &str = r##"{
+        "url": "http://127.0.0.1:9/#inbox",
+        "title": "Inbox — Demo Mail",
+        "site_name": "Demo Mail",
+        "elements": [
+            {"tag": "section", "selector": "#inbox", "attrs": {"id": "inbox"}, "visible": true},
+            {"tag": "span", "parent": 0, "selector": "#unread-count", "text": "3", "attrs": {"id": "unread-count"}, "visible": true},
+            {"tag": "button", "parent": 0, "selector": "#inbox > button", "text": "Archive", "attrs": {"type": "button"}, "visible": true}
+        ],
+        "extract_ms": 0.5
+    }"##;
 
     #[wasm_bindgen_test]
-    fn analyze_returns_a_plain_json_capture() {
-        let probe = Probe::new(config("wasm_in_page")).expect("probe");
-        let capture = probe.analyze(snapshot()).expect("capture");
-        // Plain objects, not JS Maps: JSON.stringify must see every field.
-        let text: String = js_sys::JSON::stringify(&capture).expect("stringify").into();
-        let value: serde_json::Value = serde_json::from_str(&text).expect("json");
-        assert_eq!(value["app_name"], "Demo Mail");
-        assert_eq!(value["objects"]["inbox.unread_count"], 3);
+    fn analyze_returns_a_json_capture_and_update_a_delta() {
+        let mut p = probe();
+        let capture = analyze(&mut p, SNAPSHOT);
+        assert_eq!(capture["app_name"], "Demo Mail");
+        assert_eq!(capture["objects"]["inbox.unread_count"], 3);
         assert_eq!(
-            value["actions"]["archive"]["reversibility"],
+            capture["actions"]["archive"]["reversibility"],
             "reversible_write"
         );
-        assert_eq!(value["probe_metadata"]["probe_tier"], "wasm_in_page");
-        assert_eq!(value["context"]["view"], "/#inbox");
+        assert_eq!(capture["probe_metadata"]["probe_tier"], "wasm_in_page");
+        assert_eq!(capture["context"]["view"], "/#inbox");
+
+        let patch = r##"{"url": "http://127.0.0.1:9/#inbox", "title": "Inbox — Demo Mail", "splices": [
+            {"start": 1, "delete": 1, "insert": [{"tag": "span", "parent": 0, "selector": "#unread-count", "text": "2", "attrs": {"id": "unread-count"}, "visible": true}]}
+        ]}"##;
+        let delta: Value = serde_json::from_str(&p.update(patch).expect("delta")).unwrap();
+        assert_eq!(
+            delta["changed"],
+            serde_json::json!({"inbox.unread_count": 2})
+        );
+        assert!(
+            delta.get("actions").is_none(),
+            "actions did not change: {delta}"
+        );
+        // Nothing changed: no delta at all.
+        let same = r##"{"url": "http://127.0.0.1:9/#inbox", "title": "Inbox — Demo Mail", "splices": []}"##;
+        assert_eq!(p.update(same).expect("no delta"), "");
     }
 
     #[wasm_bindgen_test]
     fn bad_input_is_an_error_not_a_panic() {
-        assert!(Probe::new(config("somewhere_else")).is_err());
-        let probe = Probe::new(config("wasm_extension")).expect("probe");
-        assert!(probe.analyze(JsValue::from_str("not a snapshot")).is_err());
-        assert!(probe.analyze(JsValue::NULL).is_err());
+        let cfg = |t: &str| format!(r#"{{"tier": "{t}"}}"#);
+        assert!(nsp_probe::Probe::new(&cfg("somewhere_else")).is_err());
+        assert!(nsp_probe::Probe::new("not json").is_err());
+        let mut p = nsp_probe::Probe::new(&cfg("wasm_extension")).expect("probe");
+        assert!(p.analyze("not a snapshot").is_err());
+        assert!(p.update("{}").is_err(), "no snapshot to patch yet");
+        let _ = analyze(&mut p, SNAPSHOT);
+        let outside =
+            r#"{"url": "u", "title": "t", "splices": [{"start": 9, "delete": 1, "insert": []}]}"#;
+        assert!(p.update(outside).is_err());
+    }
+}
+
+pub mod extraction {
+    use super::*;
+
+    const PAGE: &str = r##"
+        <section id="acct" aria-label="Account">
+          <p>Balance <span id="balance">1,250</span></p>
+          <form id="login" method="post" action="/session">
+            <label>Email <input name="email" type="email" value="sam@example.com"></label>
+            <label>Password <input name="password" type="password" id="pw"></label>
+            <label>Card <input name="plain" id="plain"></label>
+            <button type="submit">Sign in</button>
+          </form>
+          <button type="button" hidden>Delete everything</button>
+          <button type="button" disabled>Publish</button>
+          <button type="button" style="display:none">Wipe</button>
+          <div id="host"></div>
+          <iframe id="frame" srcdoc="<form id='inner' method='post'><input name='note'><button>Post note</button></form>"></iframe>
+        </section>"##;
+
+    fn settle_frame() -> js_sys::Promise {
+        eval("new Promise((resolve) => { const f = document.getElementById('frame'); \
+              if (f.contentDocument && f.contentDocument.readyState === 'complete' && f.contentDocument.getElementById('inner')) resolve(); \
+              else f.addEventListener('load', () => resolve(), { once: true }); })")
+        .into()
+    }
+
+    #[wasm_bindgen_test]
+    async fn live_dom_gives_actions_from_shadow_roots_and_frames_and_no_secrets() {
+        mount(PAGE);
+        eval(
+            "(() => { const root = document.getElementById('host').attachShadow({mode: 'open'}); \
+             root.innerHTML = '<button type=\"button\" id=\"star\">Star</button>'; \
+             document.getElementById('pw').value = 'hunter2-secret'; \
+             document.getElementById('plain').value = '4111 1111 1111 1111'; })()",
+        );
+        wasm_bindgen_futures::JsFuture::from(settle_frame())
+            .await
+            .unwrap();
+        let snap = snapshot_json();
+        assert!(!snap.contains("hunter2"), "the password left the page");
+        assert!(!snap.contains("4111"), "the card number left the page");
+        let capture = analyze(&mut probe(), &snap);
+        let actions = &capture["actions"];
+        assert_eq!(
+            actions["sign_in"]["reversibility"], "irreversible_write",
+            "{actions:#}"
+        );
+        assert_eq!(actions["sign_in"]["parameters"][0]["name"], "email");
+        assert_eq!(
+            actions["star"]["internal_target"], "dom:#host >>> #star",
+            "{actions:#}"
+        );
+        assert_eq!(
+            actions["post_note"]["reversibility"], "irreversible_write",
+            "{actions:#}"
+        );
+        assert!(actions["post_note"]["internal_target"]
+            .as_str()
+            .unwrap()
+            .starts_with("dom:#frame >>> "));
+        for hidden in ["delete_everything", "publish", "wipe"] {
+            assert!(
+                actions[hidden].is_null(),
+                "{hidden} is hidden or disabled: {actions:#}"
+            );
+        }
+        let objects = &capture["objects"];
+        assert_eq!(objects["acct.balance"], 1250, "{objects:#}");
+        assert_eq!(objects["login.email"], "sam@example.com");
+        assert_eq!(objects["login.password_length"], 14);
+        assert_eq!(objects["login.plain_length"], 19);
+        assert!(!capture.to_string().contains("hunter2"));
+    }
+
+    #[wasm_bindgen_test]
+    fn hostile_text_is_bounded() {
+        mount("<main><button id=\"b\">Send</button><p id=\"p\">x</p></main>");
+        eval(
+            "document.getElementById('b').textContent = 'Send \\u0007' + 'y'.repeat(100000); \
+              document.getElementById('p').textContent = '\\u0000\\u001b[2J' + 'z'.repeat(100000);",
+        );
+        let snap = snapshot_json();
+        assert!(snap.len() < 20_000, "snapshot of {} bytes", snap.len());
+        let capture = analyze(&mut probe(), &snap);
+        let text = capture.to_string();
+        assert!(!text.contains('\u{7}') && !text.contains('\u{1b}') && !text.contains('\u{0}'));
+        for (name, a) in capture["actions"].as_object().unwrap() {
+            assert!(name.len() <= 48, "{name}");
+            assert!(a["description"].as_str().unwrap().chars().count() <= 200);
+        }
+    }
+
+    #[wasm_bindgen_test]
+    fn a_dom_change_becomes_a_small_patch_and_a_delta() {
+        mount("<section id=\"inbox\" aria-label=\"Inbox\"><span id=\"unread\">3</span><ul id=\"list\"><li data-id=\"a\"><span class=\"subject\">Hi</span><button>Archive</button></li></ul></section>");
+        let mut p = probe();
+        let _ = analyze(&mut p, &snapshot_json());
+        let patch = eval_string(
+            "(() => { const el = document.getElementById('unread'); el.textContent = '2'; \
+             return JSON.stringify(globalThis.__ex.patch([el.firstChild])); })()",
+        );
+        let parsed: Value = serde_json::from_str(&patch).unwrap();
+        assert_eq!(parsed["splices"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            parsed["splices"][0]["insert"].as_array().unwrap().len(),
+            1,
+            "only the counter: {parsed}"
+        );
+        let delta: Value = serde_json::from_str(&p.update(&patch).unwrap()).unwrap();
+        assert_eq!(delta["changed"], serde_json::json!({"inbox.unread": 2}));
+
+        // A new row: the list's subtree is re-extracted, the row action gains a value.
+        let patch = eval_string(
+            "(() => { const ul = document.getElementById('list'); const li = ul.firstElementChild.cloneNode(true); \
+             li.dataset.id = 'b'; ul.append(li); return JSON.stringify(globalThis.__ex.patch([ul])); })()",
+        );
+        let delta: Value = serde_json::from_str(&p.update(&patch).unwrap()).unwrap();
+        assert_eq!(delta["changed"]["inbox.list[1].id"], "b", "{delta:#}");
+        let allowed = &delta["actions"]["archive"]["parameters"][0]["allowed_values"];
+        assert_eq!(allowed, &serde_json::json!(["a", "b"]), "{delta:#}");
+        // The JS table and the probe's agree: a full capture now says the same.
+        let full = analyze(&mut probe(), &snapshot_json());
+        assert_eq!(full["actions"]["archive"], delta["actions"]["archive"]);
+    }
+}
+
+pub mod dispatch {
+    use super::*;
+    use wasm_bindgen_futures::JsFuture;
+
+    async fn run(action: &str, params: &str, capture: &Value) -> Value {
+        let capture = serde_json::to_string(capture).unwrap();
+        let promise: js_sys::Promise = eval(&format!(
+            "NspDispatch.run({{action: {action:?}, parameters: {params}}}, {capture}, globalThis.__b)"
+        ))
+        .into();
+        let out = JsFuture::from(promise).await.expect("dispatch");
+        serde_json::from_str(&js_sys::JSON::stringify(&out).unwrap().as_string().unwrap()).unwrap()
+    }
+
+    /// A framework-like field: like React, it remembers the last value it set and only
+    /// reports a change when an input event sees a different DOM value.
+    const PAGE: &str = r##"
+        <form id="compose" method="post" action="/send" aria-label="Compose">
+          <label>To <input name="to" type="email" required></label>
+          <label>Subject <input name="subject" id="subject"></label>
+          <button type="submit">Send</button>
+        </form>
+        <p id="seen"></p>
+        <ul id="rows">
+          <li data-item-id="r1"><span class="name">One</span> <button class="remove">Archive</button></li>
+          <li data-item-id="r2"><span class="name">Two</span> <button class="remove">Archive</button></li>
+        </ul>
+        <p id="log"></p>
+        <button type="button" id="danger">Delete all</button>"##;
+
+    fn wire_page() {
+        eval(
+            "(() => { const subject = document.getElementById('subject'); let tracked = ''; \
+             subject.addEventListener('input', () => { if (subject.value !== tracked) { tracked = subject.value; document.getElementById('seen').textContent = 'changed:' + tracked; } }); \
+             document.getElementById('compose').addEventListener('submit', (e) => { e.preventDefault(); document.getElementById('log').textContent = 'sent ' + new FormData(e.target).get('to'); }); \
+             for (const b of document.querySelectorAll('#rows button')) b.addEventListener('click', () => { document.getElementById('log').textContent = 'archived ' + b.closest('li').dataset.itemId; }); \
+             document.getElementById('danger').addEventListener('click', () => { if (confirm('Really delete all?')) document.getElementById('log').textContent = 'deleted all'; }); })()",
+        );
+    }
+
+    #[wasm_bindgen_test]
+    async fn forms_rows_and_confirms_dispatch_like_a_person() {
+        mount(PAGE);
+        wire_page();
+        let capture = analyze(&mut probe(), &snapshot_json());
+        let out = run(
+            "send",
+            r#"{"to": "bob@example.com", "subject": "Hello"}"#,
+            &capture,
+        )
+        .await;
+        assert_eq!(out, serde_json::json!({"status": "done", "value": true}));
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            "sent bob@example.com"
+        );
+        assert_eq!(
+            eval_string("document.getElementById('seen').textContent"),
+            "changed:Hello"
+        );
+
+        // The page's own validation refuses a bad address; nothing is sent.
+        eval("document.getElementById('log').textContent = ''");
+        let out = run("send", r#"{"to": "not an address"}"#, &capture).await;
+        assert_eq!(out["code"], "bad_parameters", "{out}");
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            ""
+        );
+
+        let out = run("archive", r#"{"item_id": "r2"}"#, &capture).await;
+        assert_eq!(out["status"], "done", "{out}");
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            "archived r2"
+        );
+        let out = run("archive", r#"{"item_id": "r9"}"#, &capture).await;
+        assert_eq!(out["code"], "target_not_found", "{out}");
+
+        // confirm() raised by the action is answered no, and reported.
+        eval("document.getElementById('log').textContent = ''");
+        let out = run("delete_all", "{}", &capture).await;
+        assert_eq!(out["status"], "failed", "{out}");
+        assert!(
+            out["message"]
+                .as_str()
+                .unwrap()
+                .contains("Really delete all?"),
+            "{out}"
+        );
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            ""
+        );
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_changed_target_is_refused_and_builtins_answer() {
+        mount(PAGE);
+        wire_page();
+        let capture = analyze(&mut probe(), &snapshot_json());
+        // The page relabels the submit button: the schema no longer describes it.
+        eval("document.querySelector('#compose button').textContent = 'Delete account'");
+        let out = run("send", r#"{"to": "bob@example.com"}"#, &capture).await;
+        assert_eq!(out["code"], "target_changed", "{out}");
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            ""
+        );
+
+        let out = run(
+            "read_text",
+            r##"{"selector": "#rows li:nth-of-type(2) .name"}"##,
+            &capture,
+        )
+        .await;
+        assert_eq!(out, serde_json::json!({"status": "done", "value": "Two"}));
+        let out = run(
+            "type",
+            r##"{"selector": "#subject", "text": "abc"}"##,
+            &capture,
+        )
+        .await;
+        assert_eq!(out["status"], "done");
+        assert_eq!(
+            eval_string("document.getElementById('subject').value"),
+            "abc"
+        );
+        let out = run("read_text", r###"{"selector": "##"}"###, &capture).await;
+        assert_eq!(out["code"], "bad_parameters", "{out}");
     }
 }

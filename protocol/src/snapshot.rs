@@ -39,40 +39,86 @@ pub struct PageSnapshot {
 }
 
 /// One element worth the probe's attention.
+///
+/// On the wire the field names are one letter (`t`, `p`, `s`…): a 5,000-element page has
+/// thousands of records, and the names were a fifth of the bytes to stringify and parse.
+/// The long names are accepted too, for snapshots written by hand.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElementRecord {
     /// Lowercase tag name.
+    #[serde(rename = "t", alias = "tag")]
     pub tag: String,
     /// Index of the nearest recorded ancestor (always lower than this record's own).
-    #[serde(default)]
+    #[serde(
+        rename = "p",
+        alias = "parent",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub parent: Option<u32>,
     /// A selector that finds this element at extraction time: CSS, with ` >>> `
     /// stepping into a shadow root or a same-origin iframe's document. When `relative`
     /// is set it continues the parent record's selector (`parent > selector`), which
     /// keeps the snapshot small: most selectors share a long prefix.
+    #[serde(rename = "s", alias = "selector")]
     pub selector: String,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(
+        rename = "r",
+        alias = "relative",
+        default,
+        skip_serializing_if = "is_false"
+    )]
     pub relative: bool,
     /// Visible text, whitespace-collapsed and length-limited; empty for containers.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        rename = "x",
+        alias = "text",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub text: String,
     /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
     /// class, method, action, required, placeholder, autocomplete, value for non-secret
     /// fields, `value_length` for secret ones, `checked`, `options`).
-    #[serde(default, skip_serializing_if = "Attrs::is_empty")]
+    #[serde(
+        rename = "a",
+        alias = "attrs",
+        default,
+        skip_serializing_if = "Attrs::is_empty"
+    )]
     pub attrs: Attrs,
     /// Rendered (checkVisibility, inside a visible frame). Absent means visible.
-    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    #[serde(
+        rename = "v",
+        alias = "visible",
+        default = "yes",
+        skip_serializing_if = "is_true"
+    )]
     pub visible: bool,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(
+        rename = "d",
+        alias = "disabled",
+        default,
+        skip_serializing_if = "is_false"
+    )]
     pub disabled: bool,
     /// Accessible name of a form field or labelled control from `<label>`s or
     /// `aria-labelledby`, which the probe cannot resolve from the table alone.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        rename = "l",
+        alias = "label",
+        default,
+        skip_serializing_if = "String::is_empty"
+    )]
     pub label: String,
     /// The page attached a click handler (listener or `onclick`), so a non-semantic
     /// element may still be an action.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(
+        rename = "c",
+        alias = "clickable",
+        default,
+        skip_serializing_if = "is_false"
+    )]
     pub clickable: bool,
 }
 

@@ -13,6 +13,11 @@ pub fn run(root: &Path) -> Result<()> {
     report.push_str("## verify_expression: parse + evaluate, 1,000-key state\n\n");
     report.push_str(&verify);
     report.push('\n');
+    crate::stage("probe: full capture and incremental update vs Playwright ariaSnapshot");
+    let probe = crate::bench_probe::run(root)?;
+    println!("{probe}");
+    report.push_str(&probe);
+    report.push('\n');
     let dir = root.join("target/bench");
     std::fs::create_dir_all(&dir)?;
     let path = dir.join("report.md");

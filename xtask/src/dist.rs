@@ -41,6 +41,9 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
             .arg("--target")
             .arg("web")
             .arg("--no-typescript")
+            // The name section alone is ~115 KiB raw; browsers do not need it.
+            .arg("--remove-name-section")
+            .arg("--remove-producers-section")
             .arg("--out-name")
             .arg("nsp_probe")
             .arg("--out-dir")

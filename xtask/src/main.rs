@@ -3,6 +3,7 @@
 //! bundled demo app.
 
 mod bench;
+mod bench_probe;
 mod bench_verify;
 mod demo;
 mod dist;

@@ -103,6 +103,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
             .env("NSP_EXTENSION_DIR", &extension)
             .env("NSPD_BIN", root.join("target/debug/nspd"))
             .env("NSP_SDK_PYTHON", &python)
+            .env("CHROMEDRIVER", &chromedriver)
             .env("CHROME", &browser),
     )?;
 

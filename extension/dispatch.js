@@ -1,0 +1,525 @@
+// dispatch.js — the probe's hands. It exists because an action the daemon allowed must
+// be carried out the way a person would: fill each field the way framework-controlled
+// inputs expect (native value setter, then input/change events), then click the bound
+// control or submit its form. Before acting it checks that the target still is what the
+// schema described (same action, same target, same label); if not, it refuses rather
+// than acting on something else.
+//
+// A classic script defining `NspDispatch`, loaded before content.js. Every outcome is
+// `{status: "done", value}` or `{status: "failed", code, message}` with the codes of
+// the protocol's DispatchFailure.
+"use strict";
+
+(() => {
+  if (globalThis.NspDispatch) return;
+
+  const BUILTINS = new Set(["click", "type", "clear", "focus", "scroll", "press_key", "navigate", "read_text"]);
+  const READ_TEXT_LIMIT = 10000;
+  const FIELD_TAGS = new Set(["input", "select", "textarea"]);
+  // The protocol's DispatchFailure codes a page-side step may report.
+  const FAILURE_CODES = new Set(["target_not_found", "target_changed", "threw", "bad_parameters", "unsupported"]);
+
+  class Failure extends Error {
+    constructor(code, message) {
+      super(message);
+      this.code = code;
+    }
+  }
+  const fail = (code, message) => {
+    throw new Failure(code, message);
+  };
+
+  // --- finding elements ------------------------------------------------------------------
+
+  // Selectors may step into a shadow root or a same-origin iframe with " >>> "; a
+  // segment starting with "> " is anchored at the top of that shadow root.
+  function queryIn(root, seg) {
+    if (seg.startsWith("> ")) {
+      const rest = seg.slice(2);
+      const cut = rest.indexOf(" > ");
+      const first = cut < 0 ? rest : rest.slice(0, cut);
+      const tail = cut < 0 ? null : rest.slice(cut + 3);
+      const tops = Array.from(root.children).filter((c) => c.matches(first));
+      if (!tail) return tops;
+      const out = [];
+      for (const t of tops) out.push(...t.querySelectorAll(":scope > " + tail));
+      return out;
+    }
+    return Array.from(root.querySelectorAll(seg));
+  }
+
+  function resolveAll(path, doc) {
+    let roots = [doc || document];
+    const segs = String(path).split(" >>> ");
+    for (let k = 0; k < segs.length; k++) {
+      const seg = segs[k].trim();
+      if (!seg) return [];
+      const found = [];
+      for (const root of roots) {
+        try {
+          found.push(...queryIn(root, seg));
+        } catch (err) {
+          fail("bad_parameters", `${JSON.stringify(String(path).slice(0, 200))} is not a valid selector: ${err.message}`);
+        }
+      }
+      if (k === segs.length - 1) return found;
+      roots = [];
+      for (const el of found) {
+        if (el.shadowRoot) roots.push(el.shadowRoot);
+        else if (el.localName === "iframe" || el.localName === "frame") {
+          try {
+            if (el.contentDocument) roots.push(el.contentDocument);
+          } catch (_) {
+            // cross-origin frame: unreachable, like a missing element
+          }
+        }
+      }
+    }
+    return [];
+  }
+
+  function resolve(path) {
+    return resolveAll(path)[0] || null;
+  }
+
+  function norm(text) {
+    return globalThis.NspExtract ? globalThis.NspExtract.norm(text || "", 200) : String(text || "").replace(/\s+/g, " ").trim().slice(0, 200);
+  }
+
+  // The label the probe saw (its control_label order: aria-label, labels, text, value,
+  // title, alt).
+  function labelOf(el) {
+    const aria = el.getAttribute("aria-label");
+    if (aria && aria.trim()) return norm(aria);
+    if (el.labels && el.labels.length) {
+      const t = norm(Array.from(el.labels, (l) => l.textContent).join(" "));
+      if (t) return t;
+    }
+    const text = el.childElementCount <= 3 ? norm(el.textContent) : "";
+    if (text) return text;
+    if (el.localName === "input" && el.value) return norm(el.value);
+    return norm(el.getAttribute("title") || el.getAttribute("alt") || "");
+  }
+
+  // Labels are compared on their first 60 characters: explain texts are clipped.
+  function sameLabel(a, b) {
+    const cut = (s) => norm(s).replace(/…$/, "").slice(0, 60).toLowerCase();
+    const x = cut(a);
+    const y = cut(b);
+    return x === y || (x.length >= 20 && y.length >= 20 && (x.startsWith(y) || y.startsWith(x)));
+  }
+
+  // --- acting like a person ---------------------------------------------------------------
+
+  function valueSetter(el) {
+    const proto = el.localName === "textarea" ? HTMLTextAreaElement.prototype
+      : el.localName === "select" ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+    return Object.getOwnPropertyDescriptor(proto, "value").set;
+  }
+
+  function fire(el, type) {
+    el.dispatchEvent(new Event(type, { bubbles: true, composed: true }));
+  }
+
+  // Sets a field's value so frameworks notice: the native setter (React keeps its own
+  // copy of the last value and compares), then input and change.
+  function setValue(el, value) {
+    el.focus({ preventScroll: true });
+    if (el.isContentEditable) {
+      const sel = el.ownerDocument.getSelection();
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(range);
+      const ok = value === "" ? el.ownerDocument.execCommand("delete") : el.ownerDocument.execCommand("insertText", false, value);
+      if (!ok) {
+        el.textContent = value;
+        fire(el, "input");
+      }
+      return;
+    }
+    valueSetter(el).call(el, value);
+    fire(el, "input");
+    fire(el, "change");
+  }
+
+  function click(el) {
+    el.scrollIntoView({ block: "center", inline: "nearest" });
+    const rect = el.getBoundingClientRect();
+    const init = { bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0 };
+    const PointerCtor = el.ownerDocument.defaultView.PointerEvent || MouseEvent;
+    el.dispatchEvent(new PointerCtor("pointerdown", { ...init, pointerId: 1, isPrimary: true }));
+    el.dispatchEvent(new MouseEvent("mousedown", init));
+    if (typeof el.focus === "function") el.focus({ preventScroll: true });
+    el.dispatchEvent(new PointerCtor("pointerup", { ...init, pointerId: 1, isPrimary: true }));
+    el.dispatchEvent(new MouseEvent("mouseup", init));
+    el.click();
+  }
+
+  function fieldKind(el) {
+    if (el.isContentEditable) return "editable";
+    const tag = el.localName;
+    if (tag === "select") return el.multiple ? "multiselect" : "select";
+    if (tag === "textarea") return "text";
+    if (tag === "input") {
+      const t = (el.type || "text").toLowerCase();
+      if (t === "checkbox") return "checkbox";
+      if (t === "radio") return "radio";
+      return "text";
+    }
+    const role = el.getAttribute("role") || "";
+    if (role === "switch" || role === "checkbox") return "aria-checkbox";
+    return "text";
+  }
+
+  function fill(el, name, value) {
+    const kind = fieldKind(el);
+    switch (kind) {
+      case "checkbox":
+      case "aria-checkbox": {
+        if (Array.isArray(value)) {
+          // A group of checkboxes sharing a name: check exactly the listed values.
+          const group = groupOf(el);
+          for (const box of group) {
+            const want = value.map(String).includes(box.value);
+            if (box.checked !== want) click(box);
+          }
+          return;
+        }
+        const want = value === true || value === "true" || value === 1 || value === "on";
+        const now = kind === "checkbox" ? el.checked : el.getAttribute("aria-checked") === "true";
+        if (now !== want) click(el);
+        return;
+      }
+      case "radio": {
+        const group = groupOf(el);
+        const pick = group.find((r) => r.value === String(value));
+        if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of ${JSON.stringify(group.map((r) => r.value))}.`);
+        if (!pick.checked) click(pick);
+        return;
+      }
+      case "select": {
+        const values = Array.from(el.options, (o) => o.value);
+        if (!values.includes(String(value))) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the options ${JSON.stringify(values.slice(0, 50))}.`);
+        setValue(el, String(value));
+        return;
+      }
+      case "multiselect": {
+        const want = (Array.isArray(value) ? value : [value]).map(String);
+        for (const o of el.options) o.selected = want.includes(o.value);
+        fire(el, "input");
+        fire(el, "change");
+        return;
+      }
+      default:
+        setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
+    }
+  }
+
+  function groupOf(el) {
+    const name = el.name;
+    if (!name) return [el];
+    const scope = el.form || el.getRootNode();
+    return Array.from(scope.querySelectorAll(`input[type="${el.type}"]`)).filter((x) => x.name === name);
+  }
+
+  // Waits a little, so handlers that run after the event (React batches, microtask
+  // chains) have run. Not requestAnimationFrame: hidden tabs never paint.
+  function settle(ms) {
+    return new Promise((resolve) => setTimeout(resolve, ms === undefined ? 20 : ms));
+  }
+
+  // --- named actions ----------------------------------------------------------------------
+
+  function checkParameters(schema, params) {
+    const declared = new Map((schema.parameters || []).map((p) => [p.name, p]));
+    for (const key of Object.keys(params)) {
+      if (!declared.has(key)) fail("bad_parameters", `Unknown parameter ${JSON.stringify(key)}; the action takes ${JSON.stringify([...declared.keys()])}.`);
+    }
+    for (const p of declared.values()) {
+      if (p.required && (params[p.name] === undefined || params[p.name] === null)) {
+        fail("bad_parameters", `Missing required parameter ${JSON.stringify(p.name)}.`);
+      }
+    }
+  }
+
+  async function runDom(name, schema, explain, params) {
+    const target = schema.internal_target.slice(4);
+    const el = resolve(target);
+    if (!el) fail("target_not_found", `The element of ${name} (${target.slice(0, 200)}) is no longer on the page.`);
+    const bound = explain && explain.elements && explain.elements[0];
+    if (bound) {
+      if (bound.tag !== el.localName) fail("target_changed", `${name} was bound to a <${bound.tag}>, but ${target.slice(0, 200)} is now a <${el.localName}>.`);
+      if (bound.text && !sameLabel(bound.text, labelOf(el))) {
+        fail("target_changed", `${name} was bound to ${JSON.stringify(bound.text)}, but the element now says ${JSON.stringify(labelOf(el).slice(0, 80))}.`);
+      }
+    }
+    const fields = (explain && explain.parameters) || {};
+    const kind = FIELD_TAGS.has(el.localName) || el.getAttribute("role") === "switch" || el.getAttribute("role") === "checkbox" ? fieldKind(el) : null;
+    // An action bound to a switch or a choice list sets that control itself.
+    if (kind && kind !== "text" && (params.checked !== undefined || params.value !== undefined) && !fields.value) {
+      fill(el, name, params.checked !== undefined ? params.checked : params.value);
+      await settle();
+      return true;
+    }
+    for (const [pname, value] of Object.entries(params)) {
+      const selector = fields[pname];
+      if (!selector) continue;
+      const field = resolve(selector);
+      if (!field) fail("target_not_found", `The field for ${pname} (${selector.slice(0, 200)}) is no longer on the page.`);
+      fill(field, pname, value);
+    }
+    const form = el.localName === "form" ? el : el.form || null;
+    if (Object.keys(params).length) await settle();
+    if (form && (el === form || isSubmit(el))) {
+      if (!form.checkValidity()) {
+        const bad = Array.from(form.elements).find((f) => f.willValidate && !f.checkValidity());
+        const what = bad ? `${bad.name || bad.id || bad.localName}: ${bad.validationMessage}` : "the form is not valid";
+        fail("bad_parameters", `The page refused the values (${what}).`);
+      }
+      if (el !== form && el.disabled) fail("bad_parameters", `${JSON.stringify(labelOf(el))} stays disabled after filling the fields.`);
+      form.requestSubmit(el === form ? undefined : el);
+    } else {
+      if (el.disabled || el.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${JSON.stringify(labelOf(el))} is disabled.`);
+      click(el);
+    }
+    await settle();
+    return true;
+  }
+
+  function isSubmit(el) {
+    const tag = el.localName;
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    return (tag === "button" && (type === "" || type === "submit")) || (tag === "input" && (type === "submit" || type === "image"));
+  }
+
+  // row:<controls> | <rows> | <key>
+  async function runRow(name, schema, explain, params) {
+    const [controlsSel, rowsSel, keySpec] = schema.internal_target.slice(4).split(" | ");
+    if (!controlsSel || !rowsSel || !keySpec) fail("unsupported", `Cannot read the row target of ${name}.`);
+    const rowSel = rowsSel.split(" >>> ").pop().trim();
+    // The control's label is part of its identity when it is the same on every row (the
+    // probe grouped them by it); a declared control may be labelled per row (a subject).
+    const texts = explain && explain.elements ? explain.elements.map((e) => e.text) : [];
+    const expected = texts.length && texts.every((t) => t === texts[0]) ? texts[0] : null;
+    const names = (schema.parameters || []).map((p) => p.name);
+    const want = (pname) => (params[pname] === undefined || params[pname] === null ? null : String(params[pname]));
+    let rowsByIndex = null;
+    const matches = (row, control) => {
+      if (keySpec === "label") return sameLabel(labelOf(control), want(names[0]) || "") && norm(labelOf(control)) === norm(want(names[0]));
+      if (keySpec === "param") {
+        const pairs = new Map();
+        for (const part of (row.getAttribute("data-nsp-param") || "").split(";")) {
+          const eq = part.indexOf("=");
+          if (eq > 0) pairs.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+        }
+        return names.every((n) => pairs.get(n) === want(n));
+      }
+      if (keySpec.startsWith("@")) return row.getAttribute(keySpec.slice(1)) === want(names[0]);
+      if (keySpec.startsWith("text:")) {
+        const cell = row.querySelector(":scope > " + keySpec.slice(5));
+        return Boolean(cell) && norm(cell.textContent) === norm(want(names[0]));
+      }
+      if (keySpec === "index") {
+        rowsByIndex = rowsByIndex || resolveAll(rowsSel);
+        return rowsByIndex[Number(params.index)] === row;
+      }
+      return false;
+    };
+    let control = null;
+    let rowSeen = false;
+    for (const c of resolveAll(controlsSel)) {
+      const row = c.closest(rowSel);
+      if (!row || !matches(row, c)) continue;
+      rowSeen = true;
+      if (expected && !sameLabel(expected, labelOf(c))) continue;
+      control = c;
+      break;
+    }
+    if (!control) {
+      const what = names.map((n) => `${n}=${JSON.stringify(params[n])}`).join(", ");
+      if (rowSeen) fail("target_changed", `The row with ${what} no longer has a ${JSON.stringify(expected)} control.`);
+      fail("target_not_found", `No row with ${what} offers ${name} right now; read the state for current values.`);
+    }
+    if (control.disabled || control.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${name} is disabled on that row.`);
+    click(control);
+    await settle();
+    return true;
+  }
+
+  async function runNamed(msg, capture, page) {
+    const { action } = msg;
+    const params = msg.parameters || {};
+    const schema = capture && capture.actions ? capture.actions[action] : null;
+    if (!schema) fail("target_not_found", `${JSON.stringify(action)} is not among the page's current actions.`);
+    if (msg.internal_target && msg.internal_target !== schema.internal_target) {
+      fail("target_changed", `${action} now targets ${schema.internal_target.slice(0, 200)}, not ${String(msg.internal_target).slice(0, 200)}: the page changed; read the state again.`);
+    }
+    checkParameters(schema, params);
+    const explain = capture.explain ? capture.explain[action] : null;
+    const target = schema.internal_target;
+    if (target.startsWith("dom:")) return runDom(action, schema, explain, params);
+    if (target.startsWith("row:")) return runRow(action, schema, explain, params);
+    if (target.startsWith("webmcp:")) return page.callTool(target.slice(7), params);
+    fail("unsupported", `This extension cannot run targets like ${target.slice(0, 40)}.`);
+    return null;
+  }
+
+  // --- builtins ---------------------------------------------------------------------------
+
+  function need(params, key, type) {
+    const v = params[key];
+    if (typeof v !== type || (type === "string" && !v)) fail("bad_parameters", `${key} must be a ${type === "string" ? "non-empty string" : type}.`);
+    return v;
+  }
+
+  function element(params, required) {
+    if (params.selector === undefined && !required) return null;
+    const selector = need(params, "selector", "string");
+    const el = resolve(selector);
+    if (!el) fail("target_not_found", `No element matches ${JSON.stringify(selector)}.`);
+    return el;
+  }
+
+  function isTextField(el) {
+    return el.isContentEditable || el.localName === "textarea" || (el.localName === "input" && fieldKind(el) === "text");
+  }
+
+  async function runBuiltin(action, params) {
+    switch (action) {
+      case "read_text": {
+        const el = element(params, true);
+        const text = (el.innerText || el.textContent || "").trim();
+        return text.length > READ_TEXT_LIMIT ? text.slice(0, READ_TEXT_LIMIT) : text;
+      }
+      case "click": {
+        let el = element(params, false);
+        if (!el) {
+          const x = need(params, "x", "number");
+          const y = need(params, "y", "number");
+          el = document.elementFromPoint(x, y);
+          if (!el) fail("target_not_found", `Nothing is at (${x}, ${y}).`);
+        }
+        click(el);
+        await settle();
+        return true;
+      }
+      case "type": {
+        const el = element(params, true);
+        const text = need(params, "text", "string");
+        if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
+        if (el.isContentEditable) {
+          el.focus();
+          const sel = el.ownerDocument.getSelection();
+          sel.selectAllChildren(el);
+          sel.collapseToEnd();
+          if (!el.ownerDocument.execCommand("insertText", false, text)) {
+            el.textContent += text;
+            fire(el, "input");
+          }
+        } else {
+          setValue(el, String(el.value || "") + text);
+        }
+        await settle();
+        return true;
+      }
+      case "clear": {
+        const el = element(params, true);
+        if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
+        setValue(el, "");
+        await settle();
+        return true;
+      }
+      case "focus": {
+        const el = element(params, true);
+        el.focus();
+        return el.ownerDocument.activeElement === el;
+      }
+      case "scroll": {
+        const el = element(params, false);
+        if (el) el.scrollIntoView({ block: "center" });
+        else window.scrollTo(need(params, "x", "number"), need(params, "y", "number"));
+        await settle();
+        return { x: window.scrollX, y: window.scrollY };
+      }
+      case "press_key": {
+        const key = need(params, "key", "string");
+        const el = element(params, false) || document.activeElement || document.body;
+        pressKey(el, key);
+        await settle();
+        return true;
+      }
+      case "navigate": {
+        const raw = need(params, "url", "string");
+        let url;
+        try {
+          url = new URL(raw, location.href);
+        } catch (_) {
+          fail("bad_parameters", `${JSON.stringify(raw)} is not a URL.`);
+        }
+        if (url.protocol !== "http:" && url.protocol !== "https:") fail("bad_parameters", "navigate only goes to http(s) URLs.");
+        // Answer first: the page (and this script) is gone once the navigation starts.
+        setTimeout(() => location.assign(url.href), 50);
+        return { url: url.href };
+      }
+      default:
+        fail("unsupported", `${action} is not a builtin.`);
+    }
+    return null;
+  }
+
+  // Synthetic key events do not make browsers act, so the default actions an agent
+  // relies on are carried out here: Enter submits a form field's form or presses a
+  // button, printable keys type into text fields.
+  function pressKey(el, key) {
+    const init = { key, bubbles: true, cancelable: true, composed: true };
+    const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
+    if (key.length === 1) el.dispatchEvent(new KeyboardEvent("keypress", init));
+    if (proceed) {
+      if (key === "Enter") {
+        if (el.localName === "input" && el.form) el.form.requestSubmit();
+        else if (el.localName === "button" || el.localName === "a" || el.getAttribute("role") === "button") click(el);
+      } else if (key === " " && (el.localName === "button" || el.getAttribute("role") === "button")) {
+        click(el);
+      } else if (key.length === 1 && isTextField(el)) {
+        setValue(el, String(el.value || "") + key);
+      }
+    }
+    el.dispatchEvent(new KeyboardEvent("keyup", init));
+  }
+
+  // --- entry point ------------------------------------------------------------------------
+
+  // `page` is content.js's bridge to the main world: {armDialogs, disarmDialogs, callTool}.
+  async function run(msg, capture, page) {
+    const action = String(msg.action || "");
+    const schema = capture && capture.actions ? capture.actions[action] : null;
+    const builtin = BUILTINS.has(action) && (!schema || schema.internal_target.startsWith("builtin:"));
+    page.armDialogs(false);
+    let value;
+    try {
+      value = builtin ? await runBuiltin(action, msg.parameters || {}) : await runNamed(msg, capture, page);
+    } catch (err) {
+      const dialogs = page.disarmDialogs();
+      if (err instanceof Failure || (err && FAILURE_CODES.has(err.code))) return { status: "failed", code: err.code, message: String(err.message) };
+      return { status: "failed", code: "threw", message: `The page threw: ${String((err && err.message) || err).slice(0, 500)}${dialogNote(dialogs)}` };
+    }
+    const dialogs = page.disarmDialogs();
+    const declined = dialogs.filter((d) => d.type !== "alert" && !d.accepted);
+    if (declined.length) {
+      return {
+        status: "failed",
+        code: "threw",
+        message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].type}) and NSP answered no, so ${action} most likely did not complete. Look at the state before trying anything else.`,
+      };
+    }
+    if (dialogs.length) return { status: "done", value: { result: value === undefined ? null : value, dialogs } };
+    return { status: "done", value: value === undefined ? null : value };
+  }
+
+  function dialogNote(dialogs) {
+    return dialogs && dialogs.length ? ` (the page also showed: ${JSON.stringify(dialogs.map((d) => d.message))})` : "";
+  }
+
+  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, Failure };
+})();

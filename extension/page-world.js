@@ -1,0 +1,208 @@
+// page-world.js — the extension's only code in the page's own JavaScript world
+// (manifest content script with "world": "MAIN", at document_start). It exists because
+// three things are invisible from the isolated world content.js runs in:
+//
+// - WebMCP tools: a page registers them on navigator.modelContext / document.modelContext
+//   with JavaScript objects (and execute callbacks) that only this world can hold;
+// - window.confirm/alert/prompt raised by an action we dispatch: only a wrapper here can
+//   answer them (cancel by default) instead of blocking the page;
+// - click listeners added with addEventListener, which mark a <div> as a control;
+// - SPA navigations through history.pushState/replaceState.
+//
+// It talks to content.js with DOM CustomEvents whose detail is a JSON string (objects do
+// not cross worlds). The page can see and forge these events; everything coming from
+// here is therefore page data, exactly as trustworthy as the DOM itself.
+// Injected by the browser, it is not subject to the page's CSP.
+(() => {
+  "use strict";
+  if (window.__nspPageWorld) return;
+  Object.defineProperty(window, "__nspPageWorld", { value: true });
+
+  const TO_PAGE = "nsp:to-page";
+  const FROM_PAGE = "nsp:from-page";
+  const CLICKABLE = "nsp:clickable";
+  const MAX_TRACKED = 20000;
+
+  const emit = (msg) => {
+    document.dispatchEvent(new CustomEvent(FROM_PAGE, { detail: JSON.stringify(msg) }));
+  };
+
+  // --- WebMCP ---------------------------------------------------------------------------
+  const tools = new Map();
+
+  function describeTool(tool) {
+    const annotations = tool.annotations || {};
+    let schema = null;
+    try {
+      schema = tool.inputSchema ? JSON.parse(JSON.stringify(tool.inputSchema)) : null;
+    } catch (_) {
+      schema = null;
+    }
+    return {
+      name: String(tool.name).slice(0, 128),
+      description: String(tool.description || "").slice(0, 2000),
+      input_schema: schema,
+      read_only: typeof annotations.readOnlyHint === "boolean" ? annotations.readOnlyHint : null,
+      destructive: typeof annotations.destructiveHint === "boolean" ? annotations.destructiveHint : null,
+    };
+  }
+
+  function register(tool, options) {
+    if (!tool || typeof tool.name !== "string" || !tool.name || typeof tool.execute !== "function") {
+      throw new TypeError("registerTool needs {name, description, inputSchema, execute}");
+    }
+    tools.set(tool.name, tool);
+    const signal = options && options.signal;
+    if (signal && typeof signal.addEventListener === "function") {
+      signal.addEventListener("abort", () => unregister(tool.name), { once: true });
+    }
+    emit({ type: "tools_changed" });
+  }
+
+  function unregister(name) {
+    if (tools.delete(String(name))) emit({ type: "tools_changed" });
+  }
+
+  const existing = navigator.modelContext || document.modelContext || null;
+  const modelContext = existing || {};
+  const native = {};
+  for (const m of ["registerTool", "unregisterTool", "provideContext", "clearContext"]) {
+    if (existing && typeof existing[m] === "function") native[m] = existing[m].bind(existing);
+  }
+  const wrap = (name, ours) => {
+    const fn = function (...args) {
+      const result = native[name] ? native[name](...args) : undefined;
+      ours(...args);
+      return result;
+    };
+    try {
+      Object.defineProperty(modelContext, name, { value: fn, configurable: true, writable: true });
+    } catch (_) {
+      // A frozen native object: we still record through getters below if possible.
+    }
+  };
+  wrap("registerTool", (tool, options) => register(tool, options));
+  wrap("unregisterTool", (name) => unregister(name));
+  wrap("provideContext", (ctx) => {
+    tools.clear();
+    for (const tool of (ctx && ctx.tools) || []) register(tool);
+    emit({ type: "tools_changed" });
+  });
+  wrap("clearContext", () => {
+    tools.clear();
+    emit({ type: "tools_changed" });
+  });
+  if (!existing) {
+    // Pages that feature-detect WebMCP find an implementation that lets agents reach
+    // their tools through nspd.
+    for (const target of [navigator, document]) {
+      try {
+        Object.defineProperty(target, "modelContext", { value: modelContext, configurable: true });
+      } catch (_) {
+        // Already defined by the browser; nothing to add.
+      }
+    }
+  }
+
+  async function callTool(id, name, input) {
+    const tool = tools.get(name);
+    if (!tool) {
+      emit({ type: "tool_result", id, ok: false, code: "target_not_found", message: `No WebMCP tool named ${JSON.stringify(name)} is registered.` });
+      return;
+    }
+    try {
+      const client = { requestUserInteraction: async (cb) => (typeof cb === "function" ? cb() : undefined) };
+      const value = await tool.execute(input || {}, client);
+      let json;
+      try {
+        json = value === undefined ? null : JSON.parse(JSON.stringify(value));
+      } catch (_) {
+        json = String(value);
+      }
+      emit({ type: "tool_result", id, ok: true, value: json });
+    } catch (err) {
+      emit({ type: "tool_result", id, ok: false, code: "threw", message: String((err && err.message) || err).slice(0, 1000) });
+    }
+  }
+
+  // --- dialogs raised by a dispatched action ---------------------------------------------
+  let armed = null;
+  const original = { confirm: window.confirm, alert: window.alert, prompt: window.prompt };
+  const dialog = (kind, fallback) => function (message) {
+    if (!armed) return original[kind].apply(this, arguments);
+    armed.log.push({ type: kind, message: String(message === undefined ? "" : message).slice(0, 500), accepted: kind === "alert" ? true : armed.accept });
+    return fallback(armed);
+  };
+  window.confirm = dialog("confirm", (a) => a.accept);
+  window.alert = dialog("alert", () => undefined);
+  window.prompt = dialog("prompt", () => null);
+
+  // --- click listeners -------------------------------------------------------------------
+  const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart"]);
+  const tracked = [];
+  const seen = new WeakSet();
+  const addEventListener = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if (CLICK_TYPES.has(type) && this instanceof Element && !seen.has(this) && tracked.length < MAX_TRACKED) {
+      // Listeners on html/body delegate for the whole page; they mark nothing.
+      if (this !== document.documentElement && this !== document.body) {
+        seen.add(this);
+        tracked.push(new WeakRef(this));
+      }
+    }
+    return addEventListener.call(this, type, listener, options);
+  };
+
+  function markClickable() {
+    let live = 0;
+    for (let i = 0; i < tracked.length; i++) {
+      const el = tracked[i].deref();
+      if (!el) continue;
+      tracked[live++] = tracked[i];
+      // Dispatched on the element itself: the isolated world reads event.target, the
+      // one thing both worlds share.
+      if (el.isConnected) el.dispatchEvent(new CustomEvent(CLICKABLE, { bubbles: true, composed: true }));
+    }
+    tracked.length = live;
+  }
+
+  // --- SPA navigation --------------------------------------------------------------------
+  for (const m of ["pushState", "replaceState"]) {
+    const orig = history[m];
+    history[m] = function (...args) {
+      const result = orig.apply(this, args);
+      emit({ type: "navigated", how: m });
+      return result;
+    };
+  }
+
+  // --- requests from content.js -----------------------------------------------------------
+  document.addEventListener(TO_PAGE, (event) => {
+    let msg;
+    try {
+      msg = JSON.parse(event.detail);
+    } catch (_) {
+      return;
+    }
+    switch (msg && msg.type) {
+      case "tools":
+        emit({ type: "tools", tools: Array.from(tools.values(), describeTool) });
+        break;
+      case "mark_clickable":
+        markClickable();
+        break;
+      case "arm_dialogs":
+        armed = { accept: msg.accept === true, log: [] };
+        break;
+      case "disarm_dialogs":
+        emit({ type: "dialogs", log: armed ? armed.log : [] });
+        armed = null;
+        break;
+      case "call_tool":
+        callTool(msg.id, String(msg.name), msg.input);
+        break;
+      default:
+        break;
+    }
+  });
+})();

@@ -1,0 +1,48 @@
+// popup.js — renders the service worker's status in the toolbar popup. It exists so a
+// person can see at a glance whether nspd is connected and what agents can do on each
+// tab. Page text is inserted with textContent only: it is data, never markup.
+
+const $ = (id) => document.getElementById(id);
+
+function cell(row, text, className) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (className) td.className = className;
+  row.append(td);
+  return td;
+}
+
+function render(status) {
+  const conn = $("connection");
+  conn.textContent = status.connected ? "connected to nspd" : "nspd not connected";
+  conn.className = "pill " + (status.connected ? "ok" : "off");
+  conn.title = status.daemon_url || "";
+
+  const body = $("tabs").tBodies[0];
+  body.replaceChildren();
+  for (const t of status.tabs) {
+    const row = document.createElement("tr");
+    cell(row, t.title || t.url || `tab ${t.tab_id}`, "page").title = t.url || "";
+    const tier = t.status === "error" ? "error" : t.probe_tier === "wasm_extension" ? "extension" : t.probe_tier === "wasm_in_page" ? "in page" : t.status;
+    cell(row, tier).title = t.message || "";
+    const c = typeof t.confidence === "number" ? t.confidence : null;
+    cell(row, c === null ? "–" : c.toFixed(2) + (t.settled === false ? " (settling)" : ""), c === null ? "" : c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low");
+    cell(row, `${t.by_tier.read} / ${t.by_tier.reversible_write} / ${t.by_tier.irreversible_write}`);
+    body.append(row);
+  }
+  $("no-tabs").hidden = status.tabs.length > 0;
+
+  const list = $("recent");
+  list.replaceChildren();
+  for (const r of status.recent) {
+    const li = document.createElement("li");
+    const when = new Date(r.at).toLocaleTimeString();
+    li.textContent = `${when} tab ${r.tab_id}: ${r.action} — ${r.status}${r.message ? ` (${r.message.slice(0, 80)})` : ""}`;
+    list.append(li);
+  }
+  $("no-recent").hidden = status.recent.length > 0;
+}
+
+chrome.runtime.sendMessage({ type: "popup_status" }).then(render, (err) => {
+  $("connection").textContent = "no answer from the extension: " + err.message;
+});

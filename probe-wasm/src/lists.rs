@@ -1,0 +1,688 @@
+//! Lists: repeated rows that become indexed records in `objects`
+//! (`inbox.emails[0].subject`) and the rows that parameterized row actions select
+//! (`archive(email_id)`). Both passes must agree on which list a row is in and what
+//! keys it, so they share this one finding.
+//!
+//! Declared lists come from `data-nsp-key="path[]"` on each row. Other lists are found
+//! from structure: a list container (`ul`, `tbody`, `role=list`…) whose children are
+//! row-like elements.
+
+use std::collections::{BTreeSet, HashMap};
+
+use nsp_protocol::snapshot::ElementRecord;
+use serde_json::Value;
+
+use crate::page::{is_control, is_field, is_secret, stable_id, ElementRecordExt, Page};
+use crate::text::{declared_value, name_value_pairs, slug, typed_value};
+
+/// Most records one list contributes to `objects`; the rest are counted in
+/// `<list>_total`, so a 5,000-row table cannot inflate the state.
+pub const MAX_RECORDS: usize = 100;
+/// Most fields one record contributes.
+const MAX_FIELDS: usize = 12;
+
+/// One list on the page.
+#[derive(Debug, Clone)]
+pub struct List {
+    /// Dot path of the list, e.g. `inbox.emails`.
+    pub path: String,
+    pub declared: bool,
+    /// Row elements in document order.
+    pub rows: Vec<usize>,
+    /// How a row is told apart from its siblings, when it can be.
+    pub key: Option<RowKey>,
+    /// Classes that some rows have and others don't (`unread`), reported as booleans.
+    pub state_classes: Vec<String>,
+    /// Column names of a table, by cell position.
+    pub columns: Vec<String>,
+    /// Cell positions left out of records: unnamed columns with the same text on every
+    /// row ("Details" links) say nothing about the row.
+    pub dropped_cells: Vec<usize>,
+}
+
+/// What identifies a row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowKey {
+    /// An attribute of the row element (`data-email-id`), reported as field `field`.
+    Attr { attr: String, field: String },
+    /// The text of a cell, found by its position among the row's cells.
+    Text { cell: usize, field: String },
+}
+
+/// All lists, and for each row element which list and record it is.
+#[derive(Debug, Default)]
+pub struct Lists {
+    pub lists: Vec<List>,
+    /// For each row element: its list and record index.
+    pub row_of: Vec<Option<(usize, usize)>>,
+    /// For each element: the list, record index and row element it belongs to.
+    owner: Vec<Option<(usize, usize, usize)>>,
+}
+
+impl Lists {
+    /// The list and record index of the row `idx` belongs to (ancestor-or-self), and
+    /// that row.
+    pub fn record_of(&self, _page: &Page<'_>, idx: usize) -> Option<(usize, usize, usize)> {
+        self.owner.get(idx).copied().flatten()
+    }
+}
+
+pub fn find(page: &Page<'_>) -> Lists {
+    let mut lists = Lists {
+        row_of: vec![None; page.els.len()],
+        ..Lists::default()
+    };
+    let mut paths: HashMap<String, usize> = HashMap::new();
+
+    // Declared lists first: their paths are the page's own and must not be renamed.
+    let mut declared_rows: Vec<(String, usize)> = Vec::new();
+    for (i, e) in page.els.iter().enumerate() {
+        if let Some(key) = e.attr("data-nsp-key").map(str::trim) {
+            if let Some(path) = key.strip_suffix("[]") {
+                let path = resolve_declared_path(page, i, path);
+                if !path.is_empty() {
+                    declared_rows.push((path, i));
+                }
+            }
+        }
+    }
+    for (path, row) in declared_rows {
+        let list_idx = *paths.entry(path.clone()).or_insert_with(|| {
+            lists.lists.push(List {
+                path: path.clone(),
+                declared: true,
+                rows: Vec::new(),
+                key: None,
+                state_classes: Vec::new(),
+                columns: Vec::new(),
+                dropped_cells: Vec::new(),
+            });
+            lists.lists.len() - 1
+        });
+        let n = lists.lists[list_idx].rows.len();
+        lists.lists[list_idx].rows.push(row);
+        lists.row_of[row] = Some((list_idx, n));
+    }
+
+    for c in 0..page.els.len() {
+        if page.declared_scope[c] || !page.els[c].visible {
+            continue;
+        }
+        let container = is_list_container(&page.els[c]);
+        let rows: Vec<usize> = page
+            .children(c)
+            .iter()
+            .copied()
+            .filter(|r| {
+                let e = &page.els[*r];
+                let row_like = if container {
+                    is_row(e)
+                } else {
+                    // Outside list markup, repeated articles or siblings keyed by a data
+                    // attribute are rows (an id alone marks a thing, not a row).
+                    e.tag == "article"
+                        || e.role() == "article"
+                        || key_attrs(e).iter().any(|(a, _)| a != "id")
+                };
+                e.visible && row_like && !page.declared_scope[*r] && lists.row_of[*r].is_none()
+            })
+            .collect();
+        if rows.is_empty()
+            || (!container
+                && (rows.len() < 2
+                    || rows
+                        .iter()
+                        .any(|r| page.els[*r].tag != page.els[rows[0]].tag)))
+        {
+            continue;
+        }
+        let name = list_name(page, c);
+        let ns = page.namespace(c);
+        let mut path = page.key_in(ns, &name);
+        if paths.contains_key(&path) {
+            let mut n = 2;
+            while paths.contains_key(&format!("{path}_{n}")) {
+                n += 1;
+            }
+            path = format!("{path}_{n}");
+        }
+        let columns = table_columns(page, c);
+        let key = row_key(page, &rows, &columns);
+        let state_classes = state_classes(page, &rows);
+        let dropped_cells = constant_unnamed_cells(page, &rows, &columns);
+        let list_idx = lists.lists.len();
+        paths.insert(path.clone(), list_idx);
+        for (n, r) in rows.iter().enumerate() {
+            lists.row_of[*r] = Some((list_idx, n));
+        }
+        lists.lists.push(List {
+            path,
+            declared: false,
+            rows,
+            key,
+            state_classes,
+            columns,
+            dropped_cells,
+        });
+    }
+    // Ownership flows down the table: parents come before children.
+    lists.owner = vec![None; page.els.len()];
+    for i in 0..page.els.len() {
+        lists.owner[i] = match lists.row_of[i] {
+            Some((l, n)) => Some((l, n, i)),
+            None => page.parent[i].and_then(|p| lists.owner[p]),
+        };
+    }
+    lists
+}
+
+fn constant_unnamed_cells(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Vec<usize> {
+    if rows.len() < 2 {
+        return Vec::new();
+    }
+    let cells: Vec<Vec<(usize, String)>> = rows.iter().map(|r| text_cells(page, *r)).collect();
+    let width = cells.iter().map(Vec::len).min().unwrap_or(0);
+    (0..width)
+        .filter(|pos| {
+            let named = columns.get(*pos).is_some_and(|c| !c.starts_with("col"));
+            let first = &page.els[cells[0][*pos].0].text;
+            !named && cells.iter().all(|row| page.els[row[*pos].0].text == *first)
+        })
+        .collect()
+}
+
+/// A declared key relative to its declared ancestors: `.emails[]` inside
+/// `data-nsp-key="inbox"` is `inbox.emails`.
+pub fn resolve_declared_path(page: &Page<'_>, idx: usize, key: &str) -> String {
+    let key = key.trim();
+    if !key.starts_with('.') {
+        return key.to_owned();
+    }
+    for a in page.ancestors(idx) {
+        if let Some(outer) = page.els[a].attr("data-nsp-key").map(str::trim) {
+            if outer.ends_with("[]") {
+                // Relative keys inside a record resolve in `objects` with the index.
+                return String::new();
+            }
+            let outer = resolve_declared_path(page, a, outer);
+            if outer.is_empty() {
+                return String::new();
+            }
+            return format!("{outer}{key}");
+        }
+    }
+    key.trim_start_matches('.').to_owned()
+}
+
+fn is_list_container(e: &ElementRecord) -> bool {
+    matches!(
+        e.tag.as_str(),
+        "ul" | "ol" | "tbody" | "table" | "menu" | "dl"
+    ) || matches!(
+        e.role(),
+        "list" | "grid" | "listbox" | "table" | "rowgroup" | "feed" | "tree" | "treegrid" | "menu"
+    )
+}
+
+fn is_row(e: &ElementRecord) -> bool {
+    matches!(e.tag.as_str(), "li" | "tr" | "article")
+        || matches!(
+            e.role(),
+            "row" | "listitem" | "option" | "article" | "treeitem" | "menuitem"
+        )
+}
+
+fn list_name(page: &Page<'_>, c: usize) -> String {
+    let e = &page.els[c];
+    let own = e
+        .attr("id")
+        .filter(|id| stable_id(id))
+        .map(slug)
+        .or_else(|| e.attr("aria-label").map(slug))
+        .or_else(|| Some(slug(&e.label)))
+        .filter(|s| !s.is_empty());
+    if let Some(name) = own {
+        return name;
+    }
+    if e.tag == "tbody" {
+        if let Some(table) = page.parent[c].filter(|t| page.els[*t].tag == "table") {
+            let t = &page.els[table];
+            if let Some(name) = t
+                .attr("id")
+                .filter(|id| stable_id(id))
+                .map(slug)
+                .or_else(|| t.attr("aria-label").map(slug))
+                .or_else(|| Some(slug(&t.label)))
+                .filter(|s| !s.is_empty())
+            {
+                return name;
+            }
+            return "rows".into();
+        }
+    }
+    match e.tag.as_str() {
+        "table" | "tbody" => "rows".into(),
+        _ => "items".into(),
+    }
+}
+
+/// Column names of the table a row container belongs to, from its header cells.
+fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
+    let table = if page.els[c].tag == "table" {
+        Some(c)
+    } else {
+        page.parent[c].filter(|t| page.els[*t].tag == "table")
+    };
+    let Some(table) = table else {
+        return Vec::new();
+    };
+    for r in page.descendants(table) {
+        let e = &page.els[r];
+        if e.tag == "tr" {
+            let cells: Vec<usize> = page
+                .children(r)
+                .iter()
+                .copied()
+                .filter(|x| matches!(page.els[*x].tag.as_str(), "th" | "td"))
+                .collect();
+            if !cells.is_empty() && cells.iter().all(|x| page.els[*x].tag == "th") {
+                let mut seen = HashMap::new();
+                return cells
+                    .iter()
+                    .enumerate()
+                    .map(|(n, x)| {
+                        let s = slug(&page.els[*x].text);
+                        let s = if s.is_empty() {
+                            format!("col{}", n + 1)
+                        } else {
+                            s
+                        };
+                        unique(&mut seen, s)
+                    })
+                    .collect();
+            }
+            return Vec::new();
+        }
+    }
+    Vec::new()
+}
+
+fn unique(seen: &mut HashMap<String, usize>, name: String) -> String {
+    let count = seen.entry(name.clone()).or_insert(0);
+    *count += 1;
+    if *count == 1 {
+        name
+    } else {
+        format!("{name}_{count}")
+    }
+}
+
+/// Attributes that identify a row, best first.
+fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (name, value) in &e.attrs {
+        if value.trim().is_empty() {
+            continue;
+        }
+        let field = if let Some(rest) = name.strip_prefix("data-") {
+            if rest.starts_with("nsp-") {
+                continue;
+            }
+            if rest == "id"
+                || rest == "key"
+                || rest.ends_with("-id")
+                || rest.ends_with("_id")
+                || rest.ends_with("-key")
+            {
+                slug(rest)
+            } else {
+                continue;
+            }
+        } else if name == "id" {
+            "id".to_owned()
+        } else {
+            continue;
+        };
+        out.push((name.clone(), field));
+    }
+    // data-* ids before the element id, which is often generated.
+    out.sort_by_key(|(a, _)| a == "id");
+    out
+}
+
+fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey> {
+    let first = &page.els[rows[0]];
+    for (attr, field) in key_attrs(first) {
+        let values: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| page.els[*r].attr(&attr))
+            .collect();
+        let distinct: BTreeSet<&str> = values.iter().copied().collect();
+        if values.len() == rows.len()
+            && distinct.len() == rows.len()
+            && (attr != "id" || values.iter().all(|v| stable_id(v)))
+        {
+            return Some(RowKey::Attr { attr, field });
+        }
+    }
+    // A text cell whose values are all different: the first such cell.
+    let cells_of = |r: usize| text_cells(page, r);
+    let first_cells = cells_of(rows[0]);
+    for (pos, (_, name)) in first_cells.iter().enumerate().take(4) {
+        let values: Vec<String> = rows
+            .iter()
+            .filter_map(|r| {
+                cells_of(*r)
+                    .get(pos)
+                    .map(|(i, _)| page.els[*i].text.clone())
+            })
+            .collect();
+        let distinct: BTreeSet<&String> = values.iter().collect();
+        if values.len() == rows.len()
+            && distinct.len() == rows.len()
+            && values
+                .iter()
+                .all(|v| !v.trim().is_empty() && v.len() <= 120)
+        {
+            let field = columns.get(pos).cloned().unwrap_or_else(|| name.clone());
+            return Some(RowKey::Text { cell: pos, field });
+        }
+    }
+    None
+}
+
+/// The text-bearing cells of a row, in order, with a field name for each.
+pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut seen = HashMap::new();
+    for i in page.descendants(row) {
+        let e = &page.els[i];
+        let leaf = page.children(i).is_empty();
+        let cell = matches!(e.tag.as_str(), "td" | "th") || (leaf && !e.text.trim().is_empty());
+        if !cell || is_control(e) && e.tag != "a" || is_field(e) {
+            continue;
+        }
+        // A cell of buttons holds actions, not data.
+        if page
+            .descendants(i)
+            .any(|d| is_control(&page.els[d]) && page.els[d].tag != "a" || is_field(&page.els[d]))
+        {
+            continue;
+        }
+        // A cell inside a cell already taken (td > span): the outer one wins.
+        if out
+            .iter()
+            .any(|(o, _): &(usize, String)| page.ancestors(i).any(|a| a == *o))
+        {
+            continue;
+        }
+        let name = e
+            .attr("itemprop")
+            .map(slug)
+            .or_else(|| {
+                e.classes()
+                    .split_whitespace()
+                    .map(slug)
+                    .find(|s| !s.is_empty() && s.len() <= 24)
+            })
+            .unwrap_or_else(|| {
+                if e.tag == "a" {
+                    "link".into()
+                } else {
+                    e.tag.clone()
+                }
+            });
+        out.push((i, unique(&mut seen, name)));
+        if out.len() >= MAX_FIELDS {
+            break;
+        }
+    }
+    out
+}
+
+fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
+    if rows.len() < 2 {
+        // One row cannot show which classes vary; a lone `unread` still counts.
+        return page.els[rows[0]]
+            .classes()
+            .split_whitespace()
+            .filter(|c| is_state_word(c))
+            .map(str::to_owned)
+            .take(3)
+            .collect();
+    }
+    // String keys: one HashMap type for the whole probe keeps the wasm small.
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for r in rows {
+        let set: BTreeSet<&str> = page.els[*r].classes().split_whitespace().collect();
+        for c in set {
+            *counts.entry(c.to_owned()).or_insert(0) += 1;
+        }
+    }
+    let mut out: Vec<String> = counts
+        .into_iter()
+        .filter(|(c, n)| {
+            *n < rows.len()
+                && c.len() <= 16
+                && c.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-')
+        })
+        .map(|(c, _)| c)
+        .collect();
+    out.sort_unstable();
+    out.truncate(3);
+    out
+}
+
+fn is_state_word(c: &str) -> bool {
+    matches!(
+        c,
+        "unread"
+            | "read"
+            | "selected"
+            | "active"
+            | "done"
+            | "completed"
+            | "starred"
+            | "checked"
+            | "open"
+            | "closed"
+            | "pinned"
+            | "muted"
+    )
+}
+
+/// The fields of one record: `(field, value)` in a stable order.
+pub fn record_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Value)> {
+    record_fields_sourced(page, list, row)
+        .into_iter()
+        .map(|(n, v, _)| (n, v))
+        .collect()
+}
+
+/// A record's fields, each with the element whose text it was read from, when it was
+/// read from text (what a text-only change can update without a full analysis).
+pub type SourcedField = (String, Value, Option<(usize, TextSource)>);
+
+/// How a value was read from an element's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextSource {
+    /// `typed_value(text)`: numbers become numbers.
+    Typed,
+    /// The text as a bounded string.
+    Plain,
+    /// `declared_element_value`.
+    Declared,
+}
+
+pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<SourcedField> {
+    let e = &page.els[row];
+    let mut fields: Vec<SourcedField> = Vec::new();
+    let push_from = |fields: &mut Vec<SourcedField>,
+                     name: String,
+                     value: Value,
+                     src: Option<(usize, TextSource)>| {
+        if !name.is_empty()
+            && fields.len() < MAX_FIELDS
+            && !fields.iter().any(|(n, _, _)| *n == name)
+        {
+            fields.push((name, value, src));
+        }
+    };
+    let push = |fields: &mut Vec<SourcedField>, name: String, value: Value| {
+        push_from(fields, name, value, None)
+    };
+    if list.declared {
+        if let Some(pairs) = e.attr("data-nsp-fields") {
+            for (name, raw) in name_value_pairs(pairs) {
+                push(&mut fields, slug_key(&name), declared_value(&raw));
+            }
+        }
+        for i in page.descendants(row) {
+            let d = &page.els[i];
+            // Only this record's own keys: a nested record owns its subtree.
+            if page.record[i] != Some(row) {
+                continue;
+            }
+            if let Some(key) = d.attr("data-nsp-key").map(str::trim) {
+                if let Some(rel) = key.strip_prefix('.') {
+                    if let Some(v) = declared_element_value(d) {
+                        let src = (!d.has("data-nsp-value") && !is_field(d))
+                            .then_some((i, TextSource::Declared));
+                        push_from(&mut fields, rel.to_owned(), v, src);
+                    }
+                }
+                if let Some(pairs) = d.attr("data-nsp-fields") {
+                    let prefix = key.strip_prefix('.').unwrap_or("");
+                    for (name, raw) in name_value_pairs(pairs) {
+                        let name = if prefix.is_empty() {
+                            slug_key(&name)
+                        } else {
+                            format!("{prefix}.{}", slug_key(&name))
+                        };
+                        push(&mut fields, name, declared_value(&raw));
+                    }
+                }
+            }
+        }
+        return fields;
+    }
+    match &list.key {
+        Some(RowKey::Attr { attr, field }) => {
+            if let Some(v) = e.attr(attr) {
+                push(
+                    &mut fields,
+                    field.clone(),
+                    Value::String(crate::text::clip(v, 120)),
+                );
+            }
+        }
+        Some(RowKey::Text { .. }) | None => {}
+    }
+    let classes: BTreeSet<&str> = e.classes().split_whitespace().collect();
+    for c in &list.state_classes {
+        push(
+            &mut fields,
+            slug(c),
+            Value::Bool(classes.contains(c.as_str())),
+        );
+    }
+    for (attr, name) in [
+        ("aria-selected", "selected"),
+        ("aria-checked", "checked"),
+        ("aria-current", "current"),
+    ] {
+        if let Some(v) = e.attr(attr) {
+            push(&mut fields, name.into(), Value::Bool(v != "false"));
+        }
+    }
+    let cells = text_cells(page, row);
+    for (pos, (i, name)) in cells.iter().enumerate() {
+        if list.dropped_cells.contains(&pos) {
+            continue;
+        }
+        let name = list
+            .columns
+            .get(pos)
+            .cloned()
+            .unwrap_or_else(|| name.clone());
+        if let Some(v) = typed_value(&page.els[*i].text) {
+            let key_cell = matches!(&list.key, Some(RowKey::Text { cell, .. }) if *cell == pos);
+            push_from(
+                &mut fields,
+                name,
+                v,
+                (!key_cell).then_some((*i, TextSource::Typed)),
+            );
+        }
+    }
+    // Checkboxes in rows ("select this row", "done") are state too.
+    for i in page.descendants(row) {
+        let d = &page.els[i];
+        if d.tag == "input"
+            && matches!(d.input_type().as_ref(), "checkbox" | "radio")
+            && !is_secret(d)
+        {
+            let name = d
+                .attr("name")
+                .map(slug)
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "checked".into());
+            push(
+                &mut fields,
+                name,
+                Value::Bool(d.attr("checked") == Some("true")),
+            );
+        }
+    }
+    if fields.is_empty() {
+        if let Some(v) = typed_value(&e.text) {
+            push_from(
+                &mut fields,
+                "text".into(),
+                v,
+                Some((row, TextSource::Typed)),
+            );
+        }
+    }
+    fields
+}
+
+fn slug_key(name: &str) -> String {
+    let s = slug(name);
+    if s.is_empty() {
+        name.trim().to_owned()
+    } else {
+        s
+    }
+}
+
+/// The value an element with `data-nsp-key` reports: `data-nsp-value`, a field's value
+/// (never a secret's), or its text.
+pub fn declared_element_value(e: &ElementRecord) -> Option<Value> {
+    if let Some(raw) = e.attr("data-nsp-value") {
+        return Some(typed_as(e, raw));
+    }
+    if is_secret(e) {
+        return None;
+    }
+    if e.tag == "input" && matches!(e.input_type().as_ref(), "checkbox" | "radio") {
+        return Some(Value::Bool(e.attr("checked") == Some("true")));
+    }
+    if is_field(e) {
+        return Some(typed_as(e, e.attr("value").unwrap_or("")));
+    }
+    let text = e.text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    Some(typed_as(e, text))
+}
+
+fn typed_as(e: &ElementRecord, raw: &str) -> Value {
+    match e.attr("data-nsp-type").map(str::trim) {
+        Some("string") => Value::String(crate::text::clip(raw, crate::text::MAX_VALUE_LEN)),
+        Some("number") => crate::text::parse_number(raw.trim()).unwrap_or(Value::Null),
+        Some("boolean") => Value::Bool(matches!(raw.trim(), "true" | "1" | "yes" | "on")),
+        _ => declared_value(raw),
+    }
+}

@@ -1,0 +1,408 @@
+//! Objects: the page's state as flat dot paths that stay the same from capture to
+//! capture for the same page structure, so agents can write verify expressions
+//! against them (`inbox.unread_count`, `inbox.emails[0].subject`).
+//!
+//! Sources: `data-nsp-key` declarations (exact, trusted), lists (indexed records),
+//! elements with stable ids (counters and labelled values, namespaced by their
+//! region), form field values (never secrets: only their length), status messages,
+//! `<dl>` pairs, meters, microdata and JSON-LD.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::lists::{
+    declared_element_value, record_fields_sourced, resolve_declared_path, Lists, TextSource,
+    MAX_RECORDS,
+};
+use crate::page::{
+    is_control, is_field, is_heading, is_region, is_secret, stable_id, ElementRecordExt, Page,
+};
+use crate::text::{
+    clip, declared_value, name_value_pairs, parse_number, slug, typed_value, MAX_VALUE_LEN,
+};
+
+/// Most keys one capture reports.
+pub const MAX_OBJECTS: usize = 1500;
+/// Most keys one JSON-LD block contributes.
+const MAX_JSON_LD_KEYS: usize = 60;
+
+#[derive(Debug, Default)]
+pub struct Objects {
+    pub values: BTreeMap<String, Value>,
+    /// Keys found before the caps applied.
+    pub raw_count: usize,
+    /// Keys read from one element's text, and how: a change of that text alone can be
+    /// applied to these keys without a full analysis.
+    pub text_sources: Vec<(usize, String, TextSource)>,
+}
+
+impl Objects {
+    fn put(&mut self, key: String, value: Value) {
+        self.put_from(key, value, None);
+    }
+
+    fn put_from(&mut self, key: String, value: Value, src: Option<(usize, TextSource)>) {
+        if key.is_empty() || key.len() > 200 {
+            return;
+        }
+        self.raw_count += 1;
+        if self.values.contains_key(&key) {
+            // The first writer of a key wins: declarations run first.
+            return;
+        }
+        if self.values.len() < MAX_OBJECTS {
+            if let Some((i, how)) = src {
+                self.text_sources.push((i, key.clone(), how));
+            }
+            self.values.insert(key, value);
+        }
+    }
+}
+
+/// The value an element's text gives under `how` (see [`TextSource`]).
+pub fn text_value(e: &nsp_protocol::snapshot::ElementRecord, how: TextSource) -> Option<Value> {
+    match how {
+        TextSource::Typed => typed_value(&e.text),
+        TextSource::Plain => {
+            let t = e.text.trim();
+            (!t.is_empty()).then(|| Value::String(clip(t, MAX_VALUE_LEN)))
+        }
+        TextSource::Declared => declared_element_value(e),
+    }
+}
+
+pub fn extract(page: &Page<'_>, lists: &Lists) -> Objects {
+    let mut out = Objects::default();
+    declared(page, &mut out);
+    for list in &lists.lists {
+        for (n, row) in list.rows.iter().take(MAX_RECORDS).enumerate() {
+            for (field, value, src) in record_fields_sourced(page, list, *row) {
+                out.put_from(format!("{}[{n}].{field}", list.path), value, src);
+            }
+        }
+        if list.rows.len() > MAX_RECORDS {
+            out.put(format!("{}_total", list.path), Value::from(list.rows.len()));
+        }
+    }
+    heuristics(page, lists, &mut out);
+    microdata(page, &mut out);
+    json_ld(page, &mut out);
+    out
+}
+
+fn declared(page: &Page<'_>, out: &mut Objects) {
+    for (i, e) in page.els.iter().enumerate() {
+        let Some(key) = e.attr("data-nsp-key").map(str::trim) else {
+            continue;
+        };
+        if key.ends_with("[]") || (key.starts_with('.') && page.record[i].is_some()) {
+            // Records and their fields come with the lists.
+            continue;
+        }
+        let path = resolve_declared_path(page, i, key);
+        if path.is_empty() {
+            continue;
+        }
+        if let Some(pairs) = e.attr("data-nsp-fields") {
+            for (name, raw) in name_value_pairs(pairs) {
+                out.put(format!("{path}.{}", slug_or(&name)), declared_value(&raw));
+            }
+        }
+        let is_container = page.descendants(i).any(|d| page.els[d].has("data-nsp-key"));
+        if is_container && !e.has("data-nsp-value") {
+            continue;
+        }
+        if let Some(v) = declared_element_value(e) {
+            let src =
+                (!e.has("data-nsp-value") && !is_field(e)).then_some((i, TextSource::Declared));
+            out.put_from(path, v, src);
+        }
+    }
+}
+
+fn slug_or(name: &str) -> String {
+    let s = slug(name);
+    if s.is_empty() {
+        name.trim().to_owned()
+    } else {
+        s
+    }
+}
+
+fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
+    let mut radio_done: HashMap<String, usize> = HashMap::new();
+    for (i, e) in page.els.iter().enumerate() {
+        if page.declared_scope[i] || lists.record_of(page, i).is_some() {
+            continue;
+        }
+        let ns = page.namespace(i);
+        if is_field(e) {
+            field_value(page, i, ns, &mut radio_done, out);
+            continue;
+        }
+        if !e.visible {
+            continue;
+        }
+        if let Some(id) = e.attr("id").filter(|id| stable_id(id)) {
+            // An element holding controls is a container, its text their labels.
+            let holds_controls = page
+                .descendants(i)
+                .any(|d| is_control(&page.els[d]) || is_field(&page.els[d]));
+            if !is_control(e) && !is_region(e) && !holds_controls && !e.text.trim().is_empty() {
+                let leaf = slug(id);
+                if !leaf.is_empty() {
+                    if let Some(v) = typed_value(&e.text) {
+                        out.put_from(page.key_in(ns, &leaf), v, Some((i, TextSource::Typed)));
+                    }
+                }
+                continue;
+            }
+        }
+        match e.role() {
+            "status" | "alert" if !e.text.trim().is_empty() => {
+                let leaf = if e.role() == "alert" {
+                    "alert"
+                } else {
+                    "status"
+                };
+                out.put_from(
+                    page.key_under(ns, leaf),
+                    Value::String(clip(&e.text, MAX_VALUE_LEN)),
+                    Some((i, TextSource::Plain)),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        match e.tag.as_str() {
+            "dd" => {
+                // The dt before it names it.
+                if let Some(p) = page.parent[i] {
+                    let siblings = page.children(p);
+                    if let Some(pos) = siblings.iter().position(|s| *s == i) {
+                        if let Some(dt) = siblings[..pos]
+                            .iter()
+                            .rev()
+                            .find(|s| page.els[**s].tag == "dt")
+                        {
+                            let leaf = slug(&page.els[*dt].text);
+                            if let (false, Some(v)) = (leaf.is_empty(), typed_value(&e.text)) {
+                                out.put_from(
+                                    page.key_in(ns, &leaf),
+                                    v,
+                                    Some((i, TextSource::Typed)),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            "meter" | "progress" => {
+                let leaf = e
+                    .attr("aria-label")
+                    .map(slug)
+                    .or_else(|| Some(slug(&e.label)))
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| e.tag.clone());
+                if let Some(v) = e.attr("value").and_then(|v| parse_number(v.trim())) {
+                    out.put(page.key_in(ns, &leaf), v);
+                }
+            }
+            "output" => {
+                let leaf = e
+                    .attr("name")
+                    .map(slug)
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "output".into());
+                if let Some(v) = typed_value(&e.text) {
+                    out.put(page.key_in(ns, &leaf), v);
+                }
+            }
+            _ if is_heading(e) && e.tag == "h1" && !e.text.trim().is_empty() => {
+                out.put(
+                    page.key_under(ns, "heading"),
+                    Value::String(clip(&e.text, MAX_VALUE_LEN)),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A form field's value under its form's namespace. Secrets report their length only.
+fn field_value(
+    page: &Page<'_>,
+    i: usize,
+    ns: Option<&str>,
+    radio_done: &mut HashMap<String, usize>,
+    out: &mut Objects,
+) {
+    let e = &page.els[i];
+    if e.disabled && !e.visible {
+        return;
+    }
+    let name = e
+        .attr("name")
+        .or_else(|| e.attr("id").filter(|id| stable_id(id)))
+        .map(slug)
+        .filter(|s| !s.is_empty())
+        .or_else(|| Some(slug(&crate::page::field_label(e))).filter(|s| !s.is_empty()));
+    let Some(name) = name else { return };
+    let key = page.key_under(ns, &name);
+    if is_secret(e) {
+        let len = e
+            .attr("value_length")
+            .and_then(|l| l.parse::<u64>().ok())
+            .unwrap_or(0);
+        out.put(format!("{key}_length"), Value::from(len));
+        return;
+    }
+    match (e.tag.as_str(), e.input_type().as_ref()) {
+        ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),
+        ("input", "radio") => {
+            if e.attr("checked") == Some("true") && radio_done.insert(key.clone(), 1).is_none() {
+                out.put(
+                    key,
+                    Value::String(clip(e.attr("value").unwrap_or("on"), MAX_VALUE_LEN)),
+                );
+            }
+        }
+        ("input", "file") => {}
+        ("input", "number" | "range") => {
+            let v = e.attr("value").unwrap_or("");
+            out.put(key, parse_number(v.trim()).unwrap_or(Value::Null));
+        }
+        _ if crate::page::is_editable(e) => {
+            out.put(key, Value::String(clip(&e.text, MAX_VALUE_LEN)))
+        }
+        _ if matches!(e.role(), "switch" | "checkbox") => {
+            out.put(key, Value::Bool(e.attr("aria-checked") == Some("true")))
+        }
+        _ => out.put(
+            key,
+            Value::String(clip(e.attr("value").unwrap_or(""), MAX_VALUE_LEN)),
+        ),
+    }
+}
+
+/// `itemscope`/`itemprop` → `<type>.<prop>` (indexed when a type repeats).
+fn microdata(page: &Page<'_>, out: &mut Objects) {
+    let scopes: Vec<usize> = (0..page.els.len())
+        .filter(|i| page.els[*i].has("itemscope"))
+        .collect();
+    if scopes.is_empty() {
+        return;
+    }
+    let type_of = |i: usize| {
+        let t = page.els[i].attr("itemtype").unwrap_or("");
+        let last = t.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+        let s = slug(last);
+        if s.is_empty() {
+            "item".to_owned()
+        } else {
+            s
+        }
+    };
+    let mut totals: HashMap<String, usize> = HashMap::new();
+    for s in &scopes {
+        *totals.entry(type_of(*s)).or_insert(0) += 1;
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for s in scopes {
+        let t = type_of(s);
+        let n = seen.entry(t.clone()).or_insert(0);
+        let base = if totals[&t] > 1 {
+            format!("{t}[{n}]")
+        } else {
+            t.clone()
+        };
+        *n += 1;
+        if *n > MAX_RECORDS {
+            continue;
+        }
+        for d in page.descendants(s) {
+            let e = &page.els[d];
+            let Some(prop) = e.attr("itemprop") else {
+                continue;
+            };
+            // Only this scope's own properties.
+            let owner = page.ancestors(d).find(|a| page.els[*a].has("itemscope"));
+            if owner != Some(s) || is_secret(e) {
+                continue;
+            }
+            let raw = e
+                .attr("content")
+                .or_else(|| e.attr("value"))
+                .or_else(|| e.attr("datetime"))
+                .map(str::to_owned)
+                .unwrap_or_else(|| e.text.clone());
+            if let Some(v) = typed_value(&raw) {
+                out.put(format!("{base}.{}", slug_or(prop)), v);
+            }
+        }
+    }
+}
+
+/// JSON-LD blocks flattened to `jsonld.<type>.<prop>`, two levels deep.
+fn json_ld(page: &Page<'_>, out: &mut Objects) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for block in &page.snap.json_ld {
+        let items: Vec<&Value> = match block {
+            Value::Array(a) => a.iter().collect(),
+            Value::Object(o) => match o.get("@graph") {
+                Some(Value::Array(g)) => g.iter().collect(),
+                _ => vec![block],
+            },
+            _ => Vec::new(),
+        };
+        for item in items.into_iter().take(10) {
+            let Value::Object(map) = item else { continue };
+            let t = match map.get("@type") {
+                Some(Value::String(s)) => slug(s),
+                Some(Value::Array(a)) => a
+                    .first()
+                    .and_then(Value::as_str)
+                    .map(slug)
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            let t = if t.is_empty() { "thing".to_owned() } else { t };
+            let n = seen.entry(t.clone()).or_insert(0);
+            let base = if *n == 0 {
+                format!("jsonld.{t}")
+            } else {
+                format!("jsonld.{t}_{}", *n + 1)
+            };
+            *n += 1;
+            let mut budget = MAX_JSON_LD_KEYS;
+            flatten(&base, item, 0, &mut budget, out);
+        }
+    }
+}
+
+fn flatten(prefix: &str, value: &Value, depth: usize, budget: &mut usize, out: &mut Objects) {
+    if *budget == 0 {
+        return;
+    }
+    match value {
+        Value::Object(map) if depth < 3 => {
+            for (k, v) in map {
+                if k.starts_with('@') {
+                    continue;
+                }
+                let leaf = slug_or(k);
+                flatten(&format!("{prefix}.{leaf}"), v, depth + 1, budget, out);
+            }
+        }
+        Value::String(s) if depth > 0 => {
+            *budget -= 1;
+            out.put(prefix.to_owned(), Value::String(clip(s, MAX_VALUE_LEN)));
+        }
+        Value::Number(_) | Value::Bool(_) if depth > 0 => {
+            *budget -= 1;
+            out.put(prefix.to_owned(), value.clone());
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,391 @@
+//! Repeated row controls → one parameterized action: the Archive button on every email
+//! row is `archive(email_id)`, not five buttons. The parameter is what tells rows apart
+//! (a `data-*-id` attribute, declared row parameters, a distinct text cell, or, failing
+//! all of those, the row's position), and its description says where agents find valid
+//! values (`inbox.emails[N].email_id`).
+//!
+//! The target is `row:<controls> | <rows> | <key>`: the dispatcher finds the controls,
+//! keeps the one whose row matches the parameters and whose label is the one the schema
+//! describes, and clicks it.
+
+use std::collections::HashMap;
+
+use nsp_protocol::ActionParameter;
+
+use crate::classify::{classify, is_danger_class, Evidence, Kind};
+use crate::declared::{action_name, scope_prefix, value_source};
+use crate::discover::{signature, Claims, FewValues, Found, Source};
+use crate::lists::{text_cells, Lists, RowKey};
+use crate::page::{control_label, is_control, ElementRecordExt, Page};
+use crate::text::{clip, humanize, name_value_pairs, slug};
+
+/// How the dispatcher tells rows apart for one group.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum KeySpec {
+    /// Declared `data-nsp-param` pairs.
+    Param,
+    Attr(String),
+    /// Text of the cell at this selector relative to the row.
+    Text(String),
+    /// The control's own label (links to different places: search results).
+    Label,
+    Index,
+}
+
+struct Group {
+    name: String,
+    label: String,
+    list: usize,
+    key: KeySpec,
+    param: String,
+    controls: Vec<usize>,
+    rows: Vec<usize>,
+}
+
+pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
+    let mut order: Vec<(String, String, String, KeySpec)> = Vec::new();
+    let mut groups: HashMap<(String, String, String, KeySpec), Group> = HashMap::new();
+    for (l, list) in lists.lists.iter().enumerate() {
+        for &row in &list.rows {
+            let (key, param) = key_for(page, lists, l, row);
+            for c in page.descendants(row) {
+                let e = &page.els[c];
+                if !is_control(e) || !e.visible || e.disabled || claims.is_claimed(c) {
+                    continue;
+                }
+                // Controls of a nested list belong to that list's rows.
+                if lists.record_of(page, c).map(|(_, _, r)| r) != Some(row) {
+                    continue;
+                }
+                let label = control_label(e);
+                let name = slug(&label);
+                if name.is_empty() {
+                    continue;
+                }
+                let shape = format!(
+                    "{}.{}",
+                    e.tag,
+                    e.classes().split_whitespace().collect::<Vec<_>>().join(".")
+                );
+                let gk = (name.clone(), shape, page.els[row].tag.clone(), key.clone());
+                let group = groups.entry(gk.clone()).or_insert_with(|| {
+                    order.push(gk.clone());
+                    Group {
+                        name: name.clone(),
+                        label: label.clone(),
+                        list: l,
+                        key: key.clone(),
+                        param: param.clone(),
+                        controls: Vec::new(),
+                        rows: Vec::new(),
+                    }
+                });
+                group.controls.push(c);
+                group.rows.push(row);
+            }
+        }
+    }
+    let mut singles: Vec<Group> = Vec::new();
+    for gk in order {
+        let Some(group) = groups.remove(&gk) else {
+            continue;
+        };
+        // One control is a row action only in a list of one keyed row (an inbox with a
+        // single email). Otherwise a control that does not repeat is its own thing: a
+        // title link, a link in a navigation list.
+        let keyed = matches!(group.key, KeySpec::Param | KeySpec::Attr(_));
+        let lone_row = lists.lists[group.list].rows.len() == 1;
+        if group.controls.len() < 2 && !(keyed && lone_row) {
+            singles.push(group);
+            continue;
+        }
+        if let Some(action) = build(page, lists, &group) {
+            for c in &group.controls {
+                claims.claim(*c);
+            }
+            found.push(action);
+        }
+    }
+    link_lists(page, lists, singles, claims, found);
+}
+
+/// Links of the same shape on the rows of one list, each to a different place (search
+/// results, a table of documents): one `open_<list>(title)` chosen by the link's text.
+fn link_lists(
+    page: &Page<'_>,
+    lists: &Lists,
+    singles: Vec<Group>,
+    claims: &mut Claims,
+    found: &mut Vec<Found>,
+) {
+    let mut order: Vec<(usize, String)> = Vec::new();
+    let mut merged: HashMap<(usize, String), Group> = HashMap::new();
+    for g in singles {
+        let c = g.controls[0];
+        let e = &page.els[c];
+        if e.tag != "a" || !e.has("href") {
+            continue;
+        }
+        let shape = format!("{}.{}", e.tag, e.classes());
+        let key = (g.list, shape);
+        match merged.get_mut(&key) {
+            Some(m) => {
+                m.controls.push(c);
+                m.rows.push(g.rows[0]);
+            }
+            None => {
+                order.push(key.clone());
+                // Named after the list, skipping generic segments: folders.items → folders.
+                let path = &lists.lists[g.list].path;
+                let segment = path
+                    .rsplit('.')
+                    .map(|s| s.split('[').next().unwrap_or(s))
+                    .find(|s| !matches!(*s, "items" | "rows"))
+                    .unwrap_or("items");
+                let name = format!("open_{}", slug(segment));
+                merged.insert(
+                    key,
+                    Group {
+                        name,
+                        label: String::new(),
+                        list: g.list,
+                        key: KeySpec::Label,
+                        param: "title".into(),
+                        controls: vec![c],
+                        rows: vec![g.rows[0]],
+                    },
+                );
+            }
+        }
+    }
+    for key in order {
+        let Some(group) = merged.remove(&key) else {
+            continue;
+        };
+        if group.controls.len() < 2 {
+            continue;
+        }
+        if let Some(action) = build(page, lists, &group) {
+            for c in &group.controls {
+                claims.claim(*c);
+            }
+            found.push(action);
+        }
+    }
+}
+
+/// How rows of list `l` are keyed, and the parameter's name.
+fn key_for(page: &Page<'_>, lists: &Lists, l: usize, row: usize) -> (KeySpec, String) {
+    if let Some(r) = page.row[row].filter(|r| *r == row || page.ancestors(row).any(|a| a == *r)) {
+        let names: Vec<String> = name_value_pairs(page.els[r].attr("data-nsp-param").unwrap_or(""))
+            .into_iter()
+            .map(|(n, _)| action_name(&n))
+            .collect();
+        return (KeySpec::Param, names.join(","));
+    }
+    let list = &lists.lists[l];
+    match &list.key {
+        Some(RowKey::Attr { attr, field }) => (KeySpec::Attr(attr.clone()), field.clone()),
+        Some(RowKey::Text { cell, field }) => {
+            let cells = text_cells(page, row);
+            let rel = cells.get(*cell).and_then(|(c, _)| {
+                page.selector(*c)
+                    .strip_prefix(&format!("{} > ", page.selector(row)))
+                    .map(str::to_owned)
+            });
+            match rel {
+                Some(rel) => (KeySpec::Text(rel), field.clone()),
+                None => (KeySpec::Index, "index".into()),
+            }
+        }
+        None => (KeySpec::Index, "index".into()),
+    }
+}
+
+fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
+    let first = group.controls[0];
+    let e = &page.els[first];
+    let list = &lists.lists[group.list];
+    let kind = if e.tag == "a"
+        && e.attr("href")
+            .is_some_and(|h| !h.starts_with("javascript:") && h != "#")
+    {
+        Kind::Link
+    } else if e.clickable && e.tag != "button" && e.role() != "button" {
+        Kind::Clickable
+    } else {
+        Kind::Button
+    };
+    let first_label = control_label(e);
+    let label = if group.label.is_empty() {
+        first_label.as_str()
+    } else {
+        group.label.as_str()
+    };
+    let mut ev = Evidence::new(kind, label);
+    ev.danger = is_danger_class(e.classes());
+    ev.confirms =
+        e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
+    ev.opens_popup = e.has("aria-haspopup");
+    ev.data_method = e
+        .attr("data-method")
+        .map(str::trim)
+        .filter(|m| !m.eq_ignore_ascii_case("get"));
+    let lowered;
+    if let Some(m) = ev.data_method {
+        lowered = m.to_ascii_lowercase();
+        ev.data_method = Some(&lowered);
+    }
+    let mut verdict = classify(&ev);
+    if group.key == KeySpec::Index {
+        verdict.confidence *= 0.85;
+        verdict
+            .signals
+            .push("rows have no identity; the parameter is a position, which shifts".into());
+    }
+
+    let first_selector = page.selector(first);
+    let scope = scope_prefix(&first_selector);
+    let row_tag = &page.els[group.rows[0]].tag;
+    let control_shape = {
+        let classes: Vec<String> = e
+            .classes()
+            .split_whitespace()
+            .filter(|c| {
+                c.chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_')
+            })
+            .filter(|c| !c.starts_with(|ch: char| ch.is_ascii_digit()))
+            .map(|c| format!(".{c}"))
+            .collect();
+        format!("{}{}", e.tag, classes.join(""))
+    };
+    let (row_sel, key_spec) = match &group.key {
+        KeySpec::Param => ("[data-nsp-param]".to_owned(), "param".to_owned()),
+        KeySpec::Attr(attr) => (format!("{row_tag}[{attr}]"), format!("@{attr}")),
+        KeySpec::Text(rel) => (row_tag.clone(), format!("text:{rel}")),
+        KeySpec::Label => (row_tag.clone(), "label".to_owned()),
+        KeySpec::Index => {
+            let container = page.parent[group.rows[0]]
+                .map(|c| page.selector(c))
+                .unwrap_or_default();
+            let rows = if container.is_empty() {
+                row_tag.clone()
+            } else {
+                format!("{container} > {row_tag}")
+            };
+            (rows, "index".to_owned())
+        }
+    };
+    let rows_selector = match &group.key {
+        KeySpec::Index => row_sel,
+        _ => format!("{scope}{row_sel}"),
+    };
+    let target = format!("row:{rows_selector} {control_shape} | {rows_selector} | {key_spec}");
+
+    let params: Vec<ActionParameter> = match &group.key {
+        KeySpec::Index => vec![ActionParameter {
+            name: "index".into(),
+            type_name: "number".into(),
+            required: true,
+            description: format!("0-based position of the row in {}[N]", list.path),
+            allowed_values: None,
+            default_value: None,
+        }],
+        _ => group
+            .param
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .map(|pname| {
+                let mut values = FewValues::default();
+                let mut sources: Vec<String> = Vec::new();
+                let mut seen_lists: Vec<usize> = Vec::new();
+                for row in &group.rows {
+                    let Some(v) = row_value(page, *row, &group.key, pname) else {
+                        continue;
+                    };
+                    // One source per list the rows are in ("inbox… or archived…").
+                    let list_of = lists.record_of(page, *row).map(|(l, _, _)| l);
+                    if let Some(l) = list_of.filter(|l| !seen_lists.contains(l)) {
+                        seen_lists.push(l);
+                        if let Some(src) = value_source(page, lists, *row, &v) {
+                            sources.push(src);
+                        }
+                    }
+                    values.push(&v);
+                }
+                let description = if sources.is_empty() {
+                    format!("{} of the row in {}", humanize(pname), list.path)
+                } else {
+                    format!("{} from {}", humanize(pname), sources.join(" or "))
+                };
+                ActionParameter {
+                    name: pname.to_owned(),
+                    type_name: "string".into(),
+                    required: true,
+                    description,
+                    allowed_values: values.allowed(),
+                    default_value: None,
+                }
+            })
+            .collect(),
+    };
+    if params.is_empty() {
+        return None;
+    }
+    let description = if group.key == KeySpec::Label {
+        format!(
+            "Follow one of the links in {}, chosen by its text",
+            list.path
+        )
+    } else {
+        format!(
+            "Press \"{}\" on one row of {} (chosen by {})",
+            clip(&group.label, 60),
+            list.path,
+            params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let mut action = Found::new(group.name.clone(), Source::Row, verdict, description);
+    action.ns = page.namespace(group.rows[0]).map(str::to_owned);
+    action.schema.signature = signature(&params, "bool");
+    action.schema.parameters = params;
+    action.schema.internal_target = target;
+    action.explain.signals.push(format!(
+        "the same control repeats on {} rows",
+        group.controls.len()
+    ));
+    for c in &group.controls {
+        action.bind(page, *c);
+    }
+    Some(action)
+}
+
+/// The value that selects `row` for parameter `pname`.
+fn row_value(page: &Page<'_>, row: usize, key: &KeySpec, pname: &str) -> Option<String> {
+    match key {
+        KeySpec::Param => {
+            let r = page.row[row]?;
+            name_value_pairs(page.els[r].attr("data-nsp-param").unwrap_or(""))
+                .into_iter()
+                .find(|(n, _)| action_name(n) == pname)
+                .map(|(_, v)| v)
+        }
+        KeySpec::Attr(attr) => page.els[row].attr(attr).map(str::to_owned),
+        KeySpec::Text(rel) => {
+            let want = format!("{} > {rel}", page.selector(row));
+            page.descendants(row)
+                .find(|i| page.selector(*i) == want)
+                .map(|i| page.els[i].text.trim().to_owned())
+        }
+        KeySpec::Label => page
+            .descendants(row)
+            .find(|i| is_control(&page.els[*i]) && page.els[*i].tag == "a")
+            .map(|i| control_label(&page.els[i])),
+        KeySpec::Index => None,
+    }
+}

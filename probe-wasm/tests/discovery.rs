@@ -1,0 +1,417 @@
+//! Native tests of discovery on small hand-built snapshots: what each source produces,
+//! the safety rules around tiers and secrets, bounds on hostile text, stable names, and
+//! that an incremental update always equals a full analysis of the patched page.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use nsp_probe::{analyze_snapshot, Probe};
+use nsp_protocol::snapshot::{Attrs, ElementRecord, PageSnapshot, SnapshotPatch, Splice};
+use nsp_protocol::{PageCapture, ProbeTier, Reversibility};
+use serde_json::{json, Value};
+
+fn el(tag: &str, parent: Option<u32>, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    ElementRecord {
+        tag: tag.into(),
+        parent,
+        selector: format!("{tag}:nth-of-type({})", parent.map_or(0, |p| p + 1)),
+        text: text.into(),
+        attrs: attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Attrs>(),
+        visible: true,
+        ..ElementRecord::default()
+    }
+}
+
+fn snap(elements: Vec<ElementRecord>) -> PageSnapshot {
+    PageSnapshot {
+        url: "http://127.0.0.1:1/mail#inbox".into(),
+        title: "Inbox".into(),
+        site_name: Some("Demo Mail".into()),
+        elements,
+        ..PageSnapshot::default()
+    }
+}
+
+fn analyze(s: &PageSnapshot) -> PageCapture {
+    analyze_snapshot(s, ProbeTier::WasmInPage)
+}
+
+fn mailbox() -> PageSnapshot {
+    snap(vec![
+        el(
+            "section",
+            None,
+            "",
+            &[("id", "inbox"), ("aria-label", "Inbox")],
+        ),
+        el("span", Some(0), "3", &[("id", "unread-count")]),
+        el("ul", Some(0), "", &[("id", "email-list")]),
+        el(
+            "li",
+            Some(2),
+            "",
+            &[("data-email-id", "e1"), ("class", "email unread")],
+        ),
+        el("span", Some(3), "Hello", &[("class", "subject")]),
+        el(
+            "button",
+            Some(3),
+            "Archive",
+            &[("type", "button"), ("class", "archive")],
+        ),
+        el(
+            "li",
+            Some(2),
+            "",
+            &[("data-email-id", "e2"), ("class", "email")],
+        ),
+        el("span", Some(6), "Lunch", &[("class", "subject")]),
+        el(
+            "button",
+            Some(6),
+            "Archive",
+            &[("type", "button"), ("class", "archive")],
+        ),
+        el(
+            "form",
+            None,
+            "",
+            &[
+                ("id", "compose"),
+                ("method", "post"),
+                ("aria-label", "Compose"),
+            ],
+        ),
+        el(
+            "input",
+            Some(9),
+            "",
+            &[
+                ("name", "to"),
+                ("type", "email"),
+                ("required", ""),
+                ("value", ""),
+            ],
+        ),
+        el(
+            "input",
+            Some(9),
+            "",
+            &[
+                ("id", "pw"),
+                ("name", "pw"),
+                ("type", "password"),
+                ("value_length", "7"),
+            ],
+        ),
+        el("button", Some(9), "Send", &[("type", "submit")]),
+    ])
+}
+
+#[test]
+fn forms_rows_and_objects_from_a_mailbox() {
+    let c = analyze(&mailbox());
+    let send = &c.actions["send"];
+    assert_eq!(send.reversibility, Reversibility::IrreversibleWrite);
+    assert_eq!(send.signature, "fn(to: string, pw?: string) -> bool");
+    let archive = &c.actions["archive"];
+    assert_eq!(archive.reversibility, Reversibility::ReversibleWrite);
+    assert_eq!(archive.signature, "fn(email_id: string) -> bool");
+    assert_eq!(
+        archive.parameters[0].allowed_values,
+        Some(vec![json!("e1"), json!("e2")])
+    );
+    assert_eq!(
+        archive.parameters[0].description,
+        "Email id from inbox.email_list[N].email_id"
+    );
+    assert!(archive.internal_target.starts_with("row:"));
+    assert_eq!(c.objects["inbox.unread_count"], json!(3));
+    assert_eq!(c.objects["inbox.email_list[0].email_id"], json!("e1"));
+    assert_eq!(c.objects["inbox.email_list[0].unread"], json!(true));
+    assert_eq!(c.objects["inbox.email_list[1].subject"], json!("Lunch"));
+    assert_eq!(c.objects["compose.pw_length"], json!(7));
+    assert!(!c.objects.contains_key("compose.pw"));
+    assert!(c.actions.contains_key("read_text") && c.actions.contains_key("click"));
+    assert_eq!(c.app_name, "Demo Mail");
+    assert_eq!(c.context.view.as_deref(), Some("/mail#inbox"));
+    assert!(c.confidence >= 0.95, "{}", c.confidence);
+}
+
+#[test]
+fn the_same_page_gives_the_same_names_and_state() {
+    let a = analyze(&mailbox());
+    let b = analyze(&mailbox());
+    assert_eq!(a, b);
+    // A page that adds an unrelated region does not rename what was there.
+    let mut more = mailbox();
+    more.elements
+        .push(el("button", None, "Help", &[("type", "button")]));
+    let c = analyze(&more);
+    for name in a.actions.keys() {
+        assert!(c.actions.contains_key(name), "{name} was renamed");
+    }
+}
+
+#[test]
+fn page_declarations_are_trusted_but_never_lower_a_strong_tier() {
+    let s = snap(vec![
+        el(
+            "button",
+            None,
+            "Delete forever",
+            &[
+                ("data-nsp-action", "purge"),
+                ("data-nsp-reversibility", "read"),
+            ],
+        ),
+        el(
+            "button",
+            None,
+            "Archive",
+            &[
+                ("data-nsp-action", "archive_all"),
+                ("data-nsp-reversibility", "reversible_write"),
+            ],
+        ),
+        el(
+            "button",
+            None,
+            "Click me",
+            &[
+                ("data-nsp-action", "click"),
+                ("data-nsp-reversibility", "read"),
+            ],
+        ),
+    ]);
+    let c = analyze(&s);
+    let purge = &c.actions["purge"];
+    assert_eq!(purge.reversibility, Reversibility::IrreversibleWrite);
+    assert!(purge.confidence <= 0.8);
+    assert_eq!(c.actions["archive_all"].confidence, 0.99);
+    // A page cannot shadow a builtin.
+    assert_eq!(c.actions["click"].internal_target, "builtin:click");
+    assert!(c.actions.contains_key("click_2"));
+}
+
+#[test]
+fn unknown_and_unlabelled_controls_lower_the_state_confidence() {
+    let mut elements = vec![el("main", None, "", &[])];
+    for _ in 0..8 {
+        let mut d = el("div", Some(0), "", &[("class", "tile")]);
+        d.clickable = true;
+        elements.push(d);
+    }
+    let c = analyze(&snap(elements));
+    assert!(c.confidence < 0.8, "{}", c.confidence);
+    let reason = c.probe_metadata.confidence_reason.unwrap_or_default();
+    assert!(reason.contains("not understood"), "{reason}");
+}
+
+#[test]
+fn hostile_text_is_trimmed_and_bounded() {
+    let long = "x".repeat(100_000);
+    let s = snap(vec![
+        el("button", None, &format!("Send\u{0}\u{7}{long}"), &[]),
+        el(
+            "span",
+            None,
+            &format!("\u{1b}[2J{long}"),
+            &[("id", "notice")],
+        ),
+    ]);
+    let c = analyze(&s);
+    for (name, action) in &c.actions {
+        assert!(name.len() <= 48, "{name}");
+        assert!(action.description.chars().count() <= 200);
+        assert!(!action.description.chars().any(char::is_control));
+    }
+    let text = serde_json::to_string(&c).unwrap();
+    assert!(text.len() < 20_000, "{} bytes", text.len());
+    assert!(!text.contains('\u{1b}') && !text.contains("\\u0000"));
+}
+
+#[test]
+fn parent_cycles_and_forward_links_do_not_hang() {
+    let mut a = el("div", Some(1), "", &[]);
+    a.parent = Some(1);
+    let b = el("button", Some(0), "Refresh", &[]);
+    let c = analyze(&snap(vec![a, b]));
+    assert!(c.actions.contains_key("refresh"));
+}
+
+#[test]
+fn hidden_and_disabled_controls_are_not_offered() {
+    let mut hidden = el("button", None, "Delete account", &[]);
+    hidden.visible = false;
+    let mut disabled = el("button", None, "Publish", &[]);
+    disabled.disabled = true;
+    let c = analyze(&snap(vec![
+        hidden,
+        disabled,
+        el("button", None, "Save", &[]),
+    ]));
+    assert!(!c.actions.contains_key("delete_account"));
+    assert!(!c.actions.contains_key("publish"));
+    assert!(c.actions.contains_key("save"));
+}
+
+#[test]
+fn webmcp_tools_become_declared_actions() {
+    let mut s = snap(vec![]);
+    s.tools = vec![nsp_protocol::snapshot::DeclaredTool {
+        name: "getOrderStatus".into(),
+        description: "Look up an order".into(),
+        input_schema: json!({"type": "object", "properties": {
+            "order": {"type": "string", "description": "Order number"},
+            "verbose": {"type": "boolean"}}, "required": ["order"]}),
+        read_only: Some(true),
+        destructive: None,
+    }];
+    let c = analyze(&s);
+    let tool = &c.actions["getOrderStatus"];
+    assert_eq!(tool.reversibility, Reversibility::Read);
+    assert_eq!(
+        tool.signature,
+        "fn(order: string, verbose?: boolean) -> object"
+    );
+    assert_eq!(tool.internal_target, "webmcp:getOrderStatus");
+}
+
+fn capture_after(probe: &mut Probe, patch: &SnapshotPatch, base: &PageSnapshot) -> Value {
+    let full = analyze(&{
+        let mut s = base.clone();
+        s.apply(patch.clone()).unwrap();
+        s
+    });
+    let delta: Value = match probe
+        .update_json(&serde_json::to_string(patch).unwrap())
+        .unwrap()
+    {
+        t if t.is_empty() => Value::Null,
+        t => serde_json::from_str(&t).unwrap(),
+    };
+    json!({"full": {"objects": full.objects, "actions": full.actions, "confidence": full.confidence}, "delta": delta})
+}
+
+#[test]
+fn updates_equal_full_analyses() {
+    let base = mailbox();
+    let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
+    let first: PageCapture = serde_json::from_str(
+        &probe
+            .analyze_json(&serde_json::to_string(&base).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    let mut objects = first.objects.clone();
+    let mut actions = first.actions.clone();
+
+    // A counter's text (the fast path), then a new row (the full path).
+    let mut counter = base.elements[1].clone();
+    counter.text = "2".into();
+    let text_patch = SnapshotPatch {
+        splices: vec![Splice {
+            start: 1,
+            delete: 1,
+            insert: vec![counter],
+        }],
+        url: base.url.clone(),
+        title: base.title.clone(),
+        ..SnapshotPatch::default()
+    };
+    let out = capture_after(&mut probe, &text_patch, &base);
+    assert_eq!(out["delta"]["changed"], json!({"inbox.unread_count": 2}));
+    for (k, v) in out["delta"]["changed"].as_object().unwrap() {
+        objects.insert(k.clone(), v.clone());
+    }
+    assert_eq!(json!(objects), out["full"]["objects"]);
+
+    let mut after_text = base.clone();
+    after_text.apply(text_patch).unwrap();
+    let mut list = after_text.elements[2..9].to_vec();
+    list.extend([
+        el(
+            "li",
+            Some(2),
+            "",
+            &[("data-email-id", "e3"), ("class", "email")],
+        ),
+        el("span", Some(9), "Invoice", &[("class", "subject")]),
+        el(
+            "button",
+            Some(9),
+            "Archive",
+            &[("type", "button"), ("class", "archive")],
+        ),
+    ]);
+    let row_patch = SnapshotPatch {
+        splices: vec![Splice {
+            start: 2,
+            delete: 7,
+            insert: list,
+        }],
+        url: base.url.clone(),
+        title: base.title.clone(),
+        ..SnapshotPatch::default()
+    };
+    let out = capture_after(&mut probe, &row_patch, &after_text);
+    let delta = &out["delta"];
+    for (k, v) in delta["changed"].as_object().unwrap() {
+        objects.insert(k.clone(), v.clone());
+    }
+    for k in delta["removed"].as_array().unwrap() {
+        objects.remove(k.as_str().unwrap());
+    }
+    assert_eq!(json!(objects), out["full"]["objects"]);
+    actions = serde_json::from_value(delta["actions"].clone()).unwrap_or(actions);
+    assert_eq!(json!(actions), out["full"]["actions"]);
+    assert_eq!(
+        actions["archive"].parameters[0].allowed_values,
+        Some(vec![json!("e1"), json!("e2"), json!("e3")])
+    );
+
+    // Nothing changed: no delta.
+    let nothing = SnapshotPatch {
+        url: base.url.clone(),
+        title: base.title.clone(),
+        ..SnapshotPatch::default()
+    };
+    assert_eq!(
+        probe
+            .update_json(&serde_json::to_string(&nothing).unwrap())
+            .unwrap(),
+        ""
+    );
+}
+
+#[test]
+fn settling_raises_the_confidence_through_a_delta() {
+    let mut base = mailbox();
+    base.unsettled = true;
+    let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
+    let first: PageCapture = serde_json::from_str(
+        &probe
+            .analyze_json(&serde_json::to_string(&base).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(first.confidence < 0.95 && !first.probe_metadata.settled);
+    let settle = SnapshotPatch {
+        url: base.url.clone(),
+        title: base.title.clone(),
+        unsettled: false,
+        ..SnapshotPatch::default()
+    };
+    let delta: Value = serde_json::from_str(
+        &probe
+            .update_json(&serde_json::to_string(&settle).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(delta["confidence"].as_f64().unwrap() >= 0.95, "{delta}");
+    assert_eq!(delta["probe_metadata"]["settled"], true);
+    assert_eq!(delta["changed"], json!({}));
+}

@@ -1,0 +1,287 @@
+//! The probe end to end: the real nspd launching headless Chromium with the built
+//! extension, pages from the demo app's corpus, ground truth from the page itself or the
+//! app's backend.
+
+use std::time::{Duration, Instant};
+
+use nsp_fixtures::{DemoOptions, DemoServer};
+use nsp_protocol::api::AppSummary;
+use nsp_protocol::ProbeStatus;
+use nsp_tests::{Nspd, NspdOptions};
+use serde_json::{json, Value};
+
+const TAB_TIMEOUT: Duration = Duration::from_secs(60);
+
+async fn open(url: &str, min_confidence: f64) -> (Nspd, AppSummary) {
+    let nspd = Nspd::launch(&NspdOptions {
+        url: url.to_owned(),
+        headless: true,
+    })
+    .expect("nspd");
+    let app = nspd
+        .wait_for_app(TAB_TIMEOUT, |a| {
+            a.probe_status == ProbeStatus::Active
+                && a.confidence >= min_confidence
+                && a.current_url.as_deref() == Some(url)
+        })
+        .await
+        .expect("the tab's probe settles");
+    (nspd, app)
+}
+
+async fn state(nspd: &Nspd, pid: u64) -> Value {
+    let (status, body) = nspd
+        .get(&format!("/substrate/v1/state/{pid}"))
+        .await
+        .expect("state");
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// Polls the (non-fresh) state until `pred` holds: only the page's own updates can
+/// make it hold.
+async fn wait_state(
+    nspd: &Nspd,
+    pid: u64,
+    timeout: Duration,
+    pred: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let s = state(nspd, pid).await;
+        if pred(&s) {
+            return s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "state never matched; last: {s:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The comparable part of a state: what an agent may do and see.
+fn agent_view(state: &Value) -> (Value, Value, Value) {
+    (
+        state["actions"].clone(),
+        state["objects"].clone(),
+        state["confidence"].clone(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_tiers_give_the_same_state_for_the_same_page() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/");
+    let strict = demo.url("/?csp=strict");
+    let (nspd, app) = open(&url, 0.95).await;
+    let in_page = state(&nspd, app.pid).await;
+    assert_eq!(in_page["probe_metadata"]["probe_tier"], "wasm_in_page");
+
+    // The same tab, the same page, now with a CSP that forbids WebAssembly in the page.
+    let (status, resp) = nspd
+        .post(
+            "/substrate/v1/action",
+            &json!({"pid": app.pid, "action": "navigate", "parameters": {"url": strict},
+                    "verify_expression": "context.url.includes('csp=strict')"}),
+        )
+        .await
+        .expect("navigate");
+    assert_eq!(status, 200, "{resp}");
+    let extension = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
+        s["probe_metadata"]["probe_tier"] == "wasm_extension"
+            && s["confidence"].as_f64().unwrap_or(0.0) >= 0.95
+    })
+    .await;
+    assert_eq!(extension["context"]["url"], strict.as_str());
+    let (a1, o1, c1) = agent_view(&in_page);
+    let (a2, o2, c2) = agent_view(&extension);
+    assert_eq!(a1, a2, "actions differ between the tiers");
+    assert_eq!(o1, o2, "objects differ between the tiers");
+    assert_eq!(c1, c2);
+    assert_eq!(
+        extension["actions"]["archive"]["parameters"][0]["name"],
+        "email_id"
+    );
+    assert!(demo.backend().events().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dom_change_reaches_the_daemon_as_changed_keys() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    // The page flips its build status by itself 10 s after loading. Its buttons are
+    // ambiguous ("Cancel build"), so its confidence stays below 0.95, which is right.
+    let url = demo.url("/pages/live.html?after=10000");
+    let (nspd, app) = open(&url, 0.5).await;
+    let before = state(&nspd, app.pid).await;
+    assert_eq!(before["objects"]["build.status"], "running", "{before:#}");
+    assert_eq!(before["objects"]["build.tests_passed"], 0);
+    assert!(before["actions"]["cancel_build"].is_object());
+
+    let after = wait_state(&nspd, app.pid, Duration::from_secs(20), |s| {
+        s["objects"]["build.status"] == "passed"
+    })
+    .await;
+    assert_ne!(after["capture_id"], before["capture_id"]);
+    assert_eq!(after["objects"]["build.tests_passed"], 128);
+    // The buttons swapped: the hidden one is gone from the actions, the shown one is there.
+    assert!(
+        after["actions"]["cancel_build"].is_null(),
+        "{:#}",
+        after["actions"]
+    );
+    assert!(
+        after["actions"]["retry_build"].is_object(),
+        "{:#}",
+        after["actions"]
+    );
+
+    let (status, diff) = nspd
+        .get(&format!("/substrate/v1/diff/{}", app.pid))
+        .await
+        .expect("diff");
+    assert_eq!(status, 200, "{diff}");
+    let changed: Vec<&str> = diff["diff"]
+        .as_array()
+        .expect("diff list")
+        .iter()
+        .filter_map(|d| d["path"].as_str())
+        .collect();
+    assert!(changed.contains(&"build.status"), "{diff:#}");
+    assert!(changed.contains(&"build.tests_passed"), "{diff:#}");
+    assert!(
+        !changed.contains(&"buildwatch.heading"),
+        "unchanged keys are not in the diff: {diff:#}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_passwords_and_card_numbers_never_reach_objects() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/pages/secrets.html");
+    let (nspd, app) = open(&url, 0.95).await;
+    let password = "hunter2-Orchid-77";
+    let card = "4111 1111 1111 1111";
+    // No autocomplete hint and an innocent name: only the value says it is a card.
+    let backup = "5555555555554444";
+    let cvc = "737";
+    let (status, resp) = nspd
+        .post(
+            "/substrate/v1/action",
+            &json!({"pid": app.pid, "action": "save_payment",
+                    "parameters": {"password": password, "cardnumber": card, "backup": backup, "cvc": cvc, "note": "for Q4"},
+                    "verify_expression": "billing.status == 'Saved'"}),
+        )
+        .await
+        .expect("action");
+    assert_eq!(status, 200, "{resp}");
+
+    let (status, fresh) = nspd
+        .get(&format!("/substrate/v1/state/{}?fresh=true", app.pid))
+        .await
+        .expect("fresh state");
+    assert_eq!(status, 200, "{fresh}");
+    let text = fresh.to_string();
+    for secret in [password, card, "4111111111111111", backup, "hunter2"] {
+        assert!(
+            !text.contains(secret),
+            "{secret:?} leaked into the state: {fresh:#}"
+        );
+    }
+    let objects = &fresh["objects"];
+    assert_eq!(objects["payment.password_length"], password.len());
+    assert_eq!(objects["payment.cardnumber_length"], card.len());
+    assert_eq!(objects["payment.backup_length"], backup.len());
+    assert_eq!(objects["payment.cvc_length"], cvc.len());
+    assert!(objects.get("payment.cvc").is_none() && objects.get("payment.password").is_none());
+    // Ordinary fields are still reported.
+    assert_eq!(objects["payment.note"], "for Q4");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webmcp_tools_are_discovered_and_run_in_the_page() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/pages/webmcp.html");
+    let (nspd, app) = open(&url, 0.95).await;
+    let s = state(&nspd, app.pid).await;
+    assert_eq!(s["actions"]["get_menu"]["reversibility"], "read");
+    assert_eq!(
+        s["actions"]["place_order"]["reversibility"],
+        "irreversible_write"
+    );
+    assert_eq!(
+        s["actions"]["add_to_basket"]["internal_target"],
+        "webmcp:add_to_basket"
+    );
+    assert_eq!(s["objects"]["basket.count"], 0);
+
+    let (status, resp) = nspd
+        .post(
+            "/substrate/v1/action",
+            &json!({"pid": app.pid, "action": "add_to_basket", "parameters": {"pizza": "diavola"},
+                    "verify_expression": "basket.count == 1"}),
+        )
+        .await
+        .expect("action");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(resp["raw_return"], json!({"count": 1}));
+    let (status, resp) = nspd
+        .post(
+            "/substrate/v1/action",
+            &json!({"pid": app.pid, "action": "get_menu", "parameters": {}}),
+        )
+        .await
+        .expect("action");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(resp["raw_return"]["pizzas"][1]["id"], "diavola");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_and_hash_navigation_make_new_captures() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/pages/spa.html");
+    let (nspd, app) = open(&url, 0.95).await;
+    let before = state(&nspd, app.pid).await;
+    assert_eq!(before["context"]["view"], "/pages/spa.html");
+
+    let (status, resp) = nspd
+        .post(
+            "/substrate/v1/action",
+            &json!({"pid": app.pid, "action": "open_reports", "parameters": {}}),
+        )
+        .await
+        .expect("action");
+    assert_eq!(status, 200, "{resp}");
+    let reports = wait_state(&nspd, app.pid, Duration::from_secs(10), |s| {
+        s["context"]["url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("?view=reports"))
+    })
+    .await;
+    assert_eq!(reports["objects"]["view.title"], "Reports");
+    assert_eq!(reports["context"]["view"], "/pages/spa.html");
+
+    let (status, resp) = nspd
+        .post(
+            "/substrate/v1/action",
+            &json!({"pid": app.pid, "action": "open_settings", "parameters": {}}),
+        )
+        .await
+        .expect("action");
+    assert_eq!(status, 200, "{resp}");
+    let settings = wait_state(&nspd, app.pid, Duration::from_secs(10), |s| {
+        s["context"]["view"] == "/pages/spa.html#settings"
+    })
+    .await;
+    assert_eq!(settings["objects"]["view.title"], "Settings");
+}
