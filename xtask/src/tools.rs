@@ -147,7 +147,7 @@ fn ensure_apt(packages: &[&str], what: &str) -> Result<()> {
     println!("  installing {} with apt-get…", packages.join(" "));
     run(Command::new("apt-get").args(["update", "-qq"]))?;
     run(Command::new("apt-get")
-        .args(["install", "-y", "-qq", "--no-install-recommends"])
+        .args(["install", "-y", "-qq"])
         .args(packages)
         .env("DEBIAN_FRONTEND", "noninteractive"))
     .with_context(|| format!("apt-get could not install {}", packages.join(" ")))
