@@ -17,7 +17,7 @@
   const READ_TEXT_LIMIT = 10000;
   const FIELD_TAGS = new Set(["input", "select", "textarea"]);
   // The protocol's DispatchFailure codes a page-side step may report.
-  const FAILURE_CODES = new Set(["target_not_found", "target_changed", "threw", "bad_parameters", "unsupported"]);
+  const FAILURE_CODES = new Set(["target_not_found", "target_changed", "threw", "bad_parameters", "unsupported", "dialog_declined"]);
 
   class Failure extends Error {
     constructor(code, message) {
@@ -509,7 +509,7 @@
     if (declined.length) {
       return {
         status: "failed",
-        code: "threw",
+        code: "dialog_declined",
         message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].type}) and NSP answered no, so ${action} most likely did not complete. Look at the state before trying anything else.`,
       };
     }

@@ -693,6 +693,9 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
         DispatchFailure::NoProbe => "The tab's probe is not running. Reload the page or wait for it to load.",
         DispatchFailure::BadParameters => "Fix the parameters as the message says.",
         DispatchFailure::Unsupported => "This extension version does not support the action.",
+        DispatchFailure::DialogDeclined => {
+            "The page asked for confirmation and NSP answered no, so the action most likely did not complete. Read the state before anything else."
+        }
     };
     ApiError::new(
         StatusCode::UNPROCESSABLE_ENTITY,

@@ -442,6 +442,24 @@ async fn action_failed_says_why() {
     r.assert_error(422, "action_failed");
     assert_eq!(r.body["failure"], "target_not_found");
     assert!(r.body["message"].as_str().unwrap_or("").contains("e2"));
+    ext.set(|p| {
+        p.on_dispatch = OnDispatch::Fail {
+            code: "dialog_declined".into(),
+            message: "The page asked \"Really delete?\" (confirm) and NSP answered no.".into(),
+        }
+    });
+    let r = d
+        .post(
+            "/substrate/v1/action",
+            json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}}),
+        )
+        .await;
+    r.assert_error(422, "action_failed");
+    assert_eq!(r.body["failure"], "dialog_declined");
+    assert!(r.body["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("answered no"));
 }
 
 #[tokio::test]

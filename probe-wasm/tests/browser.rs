@@ -350,6 +350,7 @@ pub mod dispatch {
         eval("document.getElementById('log').textContent = ''");
         let out = run("delete_all", "{}", &capture).await;
         assert_eq!(out["status"], "failed", "{out}");
+        assert_eq!(out["code"], "dialog_declined", "{out}");
         assert!(
             out["message"]
                 .as_str()

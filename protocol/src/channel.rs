@@ -140,4 +140,7 @@ pub enum DispatchFailure {
     BadParameters,
     /// The extension does not know this action.
     Unsupported,
+    /// The action raised a `confirm()`/`prompt()` dialog and NSP answered no (the
+    /// default), so the action most likely did not complete.
+    DialogDeclined,
 }
