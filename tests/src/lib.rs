@@ -348,3 +348,20 @@ impl Nspd {
             .collect()
     }
 }
+
+/// Launches nspd with a headless browser on `url` and waits until that tab's probe is
+/// active with at least `min_confidence` (60 s at most).
+pub async fn open_tab(url: &str, min_confidence: f64) -> Result<(Nspd, AppSummary)> {
+    let nspd = Nspd::launch(&NspdOptions {
+        url: url.to_owned(),
+        headless: true,
+    })?;
+    let app = nspd
+        .wait_for_app(Duration::from_secs(60), |a| {
+            a.probe_status == nsp_protocol::ProbeStatus::Active
+                && a.confidence >= min_confidence
+                && a.current_url.as_deref() == Some(url)
+        })
+        .await?;
+    Ok((nspd, app))
+}

@@ -6,27 +6,15 @@ use std::time::{Duration, Instant};
 
 use nsp_fixtures::{DemoOptions, DemoServer};
 use nsp_protocol::api::AppSummary;
-use nsp_protocol::ProbeStatus;
-use nsp_tests::{Nspd, NspdOptions};
+use nsp_tests::{open_tab, Nspd};
 use serde_json::{json, Value};
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
 
 async fn open(url: &str, min_confidence: f64) -> (Nspd, AppSummary) {
-    let nspd = Nspd::launch(&NspdOptions {
-        url: url.to_owned(),
-        headless: true,
-    })
-    .expect("nspd");
-    let app = nspd
-        .wait_for_app(TAB_TIMEOUT, |a| {
-            a.probe_status == ProbeStatus::Active
-                && a.confidence >= min_confidence
-                && a.current_url.as_deref() == Some(url)
-        })
+    open_tab(url, min_confidence)
         .await
-        .expect("the tab's probe settles");
-    (nspd, app)
+        .expect("the tab's probe settles")
 }
 
 async fn state(nspd: &Nspd, pid: u64) -> Value {

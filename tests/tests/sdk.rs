@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
 use nsp_protocol::ProbeStatus;
-use nsp_tests::{fetch_json, Nspd, NspdOptions};
+use nsp_tests::{fetch_json, open_tab, Nspd, NspdOptions};
 use serde_json::json;
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -17,16 +17,8 @@ async fn the_sdk_drives_demo_mail_through_the_gate() {
         .await
         .expect("demo app");
     let origin = demo.url("/");
-    let nspd = Nspd::launch(&NspdOptions {
-        url: origin.clone(),
-        headless: true,
-    })
-    .expect("nspd");
     let backend = demo.backend();
-    let app = nspd
-        .wait_for_app(TAB_TIMEOUT, |a| {
-            a.probe_status == ProbeStatus::Active && a.confidence >= 0.95
-        })
+    let (nspd, app) = open_tab(&origin, 0.95)
         .await
         .expect("the demo tab settles with a confident state");
 

@@ -2,11 +2,8 @@
 //! page's sent counter changes only after the first verification capture; nspd must
 //! keep polling until the expression holds, and must explain a failure with values.
 
-use std::time::Duration;
-
 use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
-use nsp_protocol::ProbeStatus;
-use nsp_tests::{Nspd, NspdOptions};
+use nsp_tests::open_tab;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -17,17 +14,7 @@ async fn verification_waits_for_a_late_page_and_explains_failures() {
     })
     .await
     .expect("demo app");
-    let nspd = Nspd::launch(&NspdOptions {
-        url: demo.url("/"),
-        headless: true,
-    })
-    .expect("nspd");
-    let app = nspd
-        .wait_for_app(Duration::from_secs(60), |a| {
-            a.probe_status == ProbeStatus::Active && a.confidence >= 0.95
-        })
-        .await
-        .expect("demo tab");
+    let (nspd, app) = open_tab(&demo.url("/"), 0.95).await.expect("demo tab");
     let backend = demo.backend();
 
     let (status, body) = nspd
