@@ -427,39 +427,36 @@ async fn verification_failed_explains_the_values() {
 #[tokio::test]
 async fn action_failed_says_why() {
     let (d, ext, pid) = setup().await;
-    ext.set(|p| {
-        p.on_dispatch = OnDispatch::Fail {
-            code: "target_not_found".into(),
-            message: "No row has email id e2.".into(),
-        }
-    });
-    let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e2"}}),
-        )
-        .await;
-    r.assert_error(422, "action_failed");
-    assert_eq!(r.body["failure"], "target_not_found");
-    assert!(r.body["message"].as_str().unwrap_or("").contains("e2"));
-    ext.set(|p| {
-        p.on_dispatch = OnDispatch::Fail {
-            code: "dialog_declined".into(),
-            message: "The page asked \"Really delete?\" (confirm) and NSP answered no.".into(),
-        }
-    });
-    let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}}),
-        )
-        .await;
-    r.assert_error(422, "action_failed");
-    assert_eq!(r.body["failure"], "dialog_declined");
-    assert!(r.body["message"]
-        .as_str()
-        .unwrap_or("")
-        .contains("answered no"));
+    let cases = [
+        ("target_not_found", "No row has email id e2.", "e2", "e2"),
+        (
+            "dialog_declined",
+            "The page asked \"Really delete?\" (confirm) and NSP answered no.",
+            "e1",
+            "answered no",
+        ),
+    ];
+    for (code, message, email_id, said) in cases {
+        ext.set(|p| {
+            p.on_dispatch = OnDispatch::Fail {
+                code: code.into(),
+                message: message.into(),
+            }
+        });
+        let r = d
+            .post(
+                "/substrate/v1/action",
+                json!({"pid": pid, "action": "archive", "parameters": {"email_id": email_id}}),
+            )
+            .await;
+        r.assert_error(422, "action_failed");
+        assert_eq!(r.body["failure"], code);
+        assert!(
+            r.body["message"].as_str().unwrap_or("").contains(said),
+            "{}",
+            r.body
+        );
+    }
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ use nsp_protocol::snapshot::DeclaredTool;
 use nsp_protocol::{ActionParameter, Reversibility};
 use serde_json::Value;
 
-use crate::classify::{classify, is_danger_class, Declared, Evidence, Kind};
+use crate::classify::{classify, is_danger_class, Declared, Evidence, Kind, Verdict};
 use crate::discover::{signature, Claims, FewValues, Found, Source};
 use crate::forms::{self, form_facts, is_submit};
 use crate::lists::{record_fields, Lists};
@@ -193,6 +193,17 @@ fn evidence<'a>(
     ev
 }
 
+/// The label of a declared action's first element and the classifier's verdict on it,
+/// with the page's declaration as evidence.
+fn classify_declared(page: &Page<'_>, idx: usize, declared: Option<Declared>) -> (String, Verdict) {
+    let e = &page.els[idx];
+    let label = control_label(e);
+    let mut ev = evidence(e, &label, page, idx);
+    ev.declared = declared;
+    let verdict = classify(&ev);
+    (label, verdict)
+}
+
 fn single_action(
     page: &Page<'_>,
     name: &str,
@@ -202,10 +213,7 @@ fn single_action(
 ) -> Found {
     let first = members[0];
     let e = &page.els[first];
-    let label = control_label(e);
-    let mut ev = evidence(e, &label, page, first);
-    ev.declared = declared;
-    let verdict = classify(&ev);
+    let (label, verdict) = classify_declared(page, first, declared);
     let description =
         desc.unwrap_or_else(|| format!("{} (declared by the page)", clip(&label, 100)));
     let mut action = Found::new(name.to_owned(), Source::Declared, verdict, description);
@@ -259,10 +267,7 @@ fn row_action(
 ) -> Found {
     let first = members[0];
     let e = &page.els[first];
-    let label = control_label(e);
-    let mut ev = evidence(e, &label, page, first);
-    ev.declared = declared;
-    let verdict = classify(&ev);
+    let (label, verdict) = classify_declared(page, first, declared);
 
     // Parameter names in first-seen order, values per name in row order.
     let mut names: Vec<String> = Vec::new();
