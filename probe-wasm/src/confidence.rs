@@ -49,7 +49,7 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
         if page
             .ancestors(i)
             .take(3)
-            .any(|a| is_control(&page.els[a]) && !page.els[a].clickable)
+            .any(|a| page.control(a) && !page.els[a].clickable)
         {
             continue;
         }

@@ -3,20 +3,19 @@
 //! elements the page attached click handlers to. Unlabelled ones are not offered: an
 //! agent could not tell them apart, and they lower the state's coverage instead.
 
-use std::collections::HashMap;
-
 use nsp_protocol::ActionParameter;
 use serde_json::Value;
 
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::discover::{signature, Claims, Found, Source};
-use crate::page::{control_label, field_label, is_control, ElementRecordExt, Page};
+use crate::page::{control_label, field_label, ElementRecordExt, Page};
 use crate::text::{clip, name_slug, slug};
+use crate::HashMap;
 
 pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
     // Keyed by "label\u{1}href" (one HashMap type across the probe keeps the wasm small).
-    let mut links: HashMap<String, usize> = HashMap::new();
-    let mut radios: HashMap<String, usize> = HashMap::new();
+    let mut links: HashMap<String, usize> = HashMap::default();
+    let mut radios: HashMap<String, usize> = HashMap::default();
     for i in 0..page.els.len() {
         let e = &page.els[i];
         if !e.visible || e.disabled || claims.is_claimed(i) {
@@ -27,7 +26,7 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             found.push(action);
             continue;
         }
-        if !is_control(e) {
+        if !page.control(i) {
             continue;
         }
         let label = control_label(e);

@@ -10,7 +10,7 @@
 //!   `data-nsp-param="email_id=e1"` on a row: every action inside the row takes that
 //!   parameter, and the action is offered once for all rows.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use nsp_protocol::snapshot::DeclaredTool;
 use nsp_protocol::{ActionParameter, Reversibility};
@@ -20,8 +20,9 @@ use crate::classify::{classify, is_danger_class, Declared, Evidence, Kind, Verdi
 use crate::discover::{signature, Claims, FewValues, Found, Source};
 use crate::forms::{self, form_facts, is_submit};
 use crate::lists::{record_fields, Lists};
-use crate::page::{control_label, is_field, ElementRecordExt, Page};
+use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, humanize, is_identifier, name_value_pairs, slug, MAX_DESCRIPTION_LEN};
+use crate::HashMap;
 
 pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
     for tool in &page.snap.tools {
@@ -37,10 +38,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 .map(action_name)
                 .filter(|n| !n.is_empty())
             {
-                let fields: Vec<usize> = page
-                    .descendants(f)
-                    .filter(|i| is_field(&page.els[*i]))
-                    .collect();
+                let fields: Vec<usize> = page.descendants(f).filter(|i| page.field(*i)).collect();
                 let submit = page
                     .descendants(f)
                     .find(|i| is_submit(&page.els[*i]) && page.els[*i].visible)
@@ -67,7 +65,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
 
     // data-nsp-action, grouped by name in document order.
     let mut order: Vec<String> = Vec::new();
-    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::default();
     for (i, e) in page.els.iter().enumerate() {
         let Some(raw) = e.attr("data-nsp-action") else {
             continue;
@@ -108,10 +106,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             } else {
                 first
             };
-            let fields: Vec<usize> = page
-                .descendants(form)
-                .filter(|i| is_field(&page.els[*i]))
-                .collect();
+            let fields: Vec<usize> = page.descendants(form).filter(|i| page.field(*i)).collect();
             let facts = form_facts(page, form, &fields, false, false);
             let label = control_label(&page.els[control]);
             let ns = page.namespace_incl(form).map(str::to_owned);
@@ -355,7 +350,9 @@ pub fn value_source(page: &Page<'_>, lists: &Lists, row: usize, value: &str) -> 
         .find(|(_, v)| match v {
             Value::String(s) => s == value,
             // Compared as numbers: formatting floats would pull float printing into the wasm.
-            Value::Number(n) => value.parse::<f64>().ok() == n.as_f64(),
+            Value::Number(n) => {
+                crate::text::parse_number(value).and_then(|v| v.as_f64()) == n.as_f64()
+            }
             Value::Bool(b) => (if *b { "true" } else { "false" }) == value,
             _ => false,
         })

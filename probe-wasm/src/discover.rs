@@ -10,7 +10,7 @@
 //! the same page structure: every pass walks the table in document order, and a name
 //! that collides is qualified by its namespace before any counter is added.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use nsp_protocol::snapshot::PageSnapshot;
 use nsp_protocol::{
@@ -21,10 +21,9 @@ use nsp_protocol::{
 use crate::classify::Verdict;
 use crate::confidence::Coverage;
 use crate::lists::TextSource;
-use crate::page::{
-    control_label, is_control, is_field, is_heading, is_region, ElementRecordExt, Page,
-};
+use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, host, slug, view_of, MAX_DESCRIPTION_LEN};
+use crate::HashMap;
 use crate::{builtins, confidence, controls, declared, forms, lists, objects, rows};
 
 /// Most elements one action's explanation lists.
@@ -222,11 +221,12 @@ pub fn analyze_with_reuse(snapshot: &PageSnapshot, tier: ProbeTier) -> (PageCapt
         .map(|s| clip(s, MAX_DESCRIPTION_LEN))
         .unwrap_or_else(|| host(&snapshot.url).to_owned());
     let raw_object_count = objects.raw_count as u64;
-    let mut text_keys: HashMap<usize, Vec<(String, TextSource)>> = HashMap::new();
+    let mut text_keys: HashMap<usize, Vec<(String, TextSource)>> = HashMap::default();
     for (i, key, how) in objects.text_sources {
-        let e = &page.els[i];
+        let _e = &page.els[i];
         // Text that also names or labels something needs the full analysis.
-        let plain_value = !is_control(e) && !is_field(e) && !is_heading(e) && !is_region(e);
+        let plain_value =
+            !page.control(i) && !page.field(i) && !page.heading(i) && !page.region_el(i);
         if plain_value {
             text_keys.entry(i).or_default().push((key, how));
         }

@@ -2,7 +2,7 @@
 //! Also the scripted kind of form most apps use: fields and a button grouped in one
 //! container without a `<form>` (a composer with a contenteditable and a "Post" button).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use nsp_protocol::snapshot::ElementRecord;
 use nsp_protocol::ActionParameter;
@@ -11,10 +11,10 @@ use serde_json::Value;
 use crate::classify::{classify, is_danger_class, Declared, Evidence, FormFacts, Kind};
 use crate::discover::{signature, Claims, Found, Source};
 use crate::page::{
-    control_label, field_label, is_editable, is_field, is_payment, is_region, is_secret,
-    ElementRecordExt, Page,
+    control_label, field_label, is_editable, is_payment, is_secret, ElementRecordExt, Page,
 };
 use crate::text::{clip, humanize, is_identifier, slug};
+use crate::HashMap;
 
 /// Labels that say nothing about which form they submit ("Save" on a settings page with
 /// three forms): the action name gets the form's namespace.
@@ -28,10 +28,7 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
         if form.tag != "form" || !form.visible || claims.is_claimed(f) {
             continue;
         }
-        let fields: Vec<usize> = page
-            .descendants(f)
-            .filter(|i| is_field(&page.els[*i]))
-            .collect();
+        let fields: Vec<usize> = page.descendants(f).filter(|i| page.field(*i)).collect();
         let submits: Vec<usize> = page
             .descendants(f)
             .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
@@ -99,7 +96,7 @@ pub fn discover_implicit(
         };
         let fields: Vec<usize> = page
             .descendants(group)
-            .filter(|i| is_field(&page.els[*i]) && page.form[*i].is_none())
+            .filter(|i| page.field(*i) && page.form[*i].is_none())
             .collect();
         let facts = form_facts(page, group, &fields, false, true);
         let ns = page.namespace_incl(group).map(str::to_owned);
@@ -118,12 +115,12 @@ fn field_group(page: &Page<'_>, b: usize) -> Option<usize> {
         }
         let has_fields = page.descendants(a).any(|i| {
             let e = &page.els[i];
-            is_field(e) && page.form[i].is_none() && e.visible && !e.disabled && !is_toggle(e)
+            page.field(i) && page.form[i].is_none() && e.visible && !e.disabled && !is_toggle(e)
         });
         if has_fields {
             return Some(a);
         }
-        if is_region(&page.els[a]) {
+        if page.region_el(a) {
             break;
         }
     }
@@ -281,7 +278,7 @@ pub fn field_params(
 ) -> (Vec<ActionParameter>, BTreeMap<String, String>) {
     let mut params: Vec<ActionParameter> = Vec::new();
     let mut targets = BTreeMap::new();
-    let mut groups: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::default();
     let mut order: Vec<String> = Vec::new();
     for &i in fields {
         let e = &page.els[i];

@@ -7,13 +7,14 @@
 //! from structure: a list container (`ul`, `tbody`, `role=list`…) whose children are
 //! row-like elements.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use nsp_protocol::snapshot::ElementRecord;
 use serde_json::Value;
 
-use crate::page::{is_control, is_field, is_secret, stable_id, ElementRecordExt, Page};
+use crate::page::{is_field, is_secret, stable_id, ElementRecordExt, Page};
 use crate::text::{declared_value, name_value_pairs, slug, typed_value};
+use crate::HashMap;
 
 /// Most records one list contributes to `objects`; the rest are counted in
 /// `<list>_total`, so a 5,000-row table cannot inflate the state.
@@ -72,7 +73,7 @@ pub fn find(page: &Page<'_>) -> Lists {
         row_of: vec![None; page.els.len()],
         ..Lists::default()
     };
-    let mut paths: HashMap<String, usize> = HashMap::new();
+    let mut paths: HashMap<String, usize> = HashMap::default();
 
     // Declared lists first: their paths are the page's own and must not be renamed.
     let mut declared_rows: Vec<(String, usize)> = Vec::new();
@@ -180,13 +181,13 @@ fn constant_unnamed_cells(page: &Page<'_>, rows: &[usize], columns: &[String]) -
     if rows.len() < 2 {
         return Vec::new();
     }
-    let cells: Vec<Vec<(usize, String)>> = rows.iter().map(|r| text_cells(page, *r)).collect();
+    let cells: Vec<Vec<usize>> = rows.iter().map(|r| cell_elements(page, *r)).collect();
     let width = cells.iter().map(Vec::len).min().unwrap_or(0);
     (0..width)
         .filter(|pos| {
             let named = columns.get(*pos).is_some_and(|c| !c.starts_with("col"));
-            let first = &page.els[cells[0][*pos].0].text;
-            !named && cells.iter().all(|row| page.els[row[*pos].0].text == *first)
+            let first = &page.els[cells[0][*pos]].text;
+            !named && cells.iter().all(|row| page.els[row[*pos]].text == *first)
         })
         .collect()
 }
@@ -286,7 +287,7 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
                 .filter(|x| matches!(page.els[*x].tag.as_str(), "th" | "td"))
                 .collect();
             if !cells.is_empty() && cells.iter().all(|x| page.els[*x].tag == "th") {
-                let mut seen = HashMap::new();
+                let mut seen = HashMap::default();
                 return cells
                     .iter()
                     .enumerate()
@@ -393,46 +394,54 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
 
 /// The text-bearing cells of a row, in order, with a field name for each.
 pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    let mut seen = HashMap::new();
+    let mut seen = HashMap::default();
+    cell_elements(page, row)
+        .into_iter()
+        .map(|i| {
+            let e = &page.els[i];
+            let name = e
+                .attr("itemprop")
+                .map(slug)
+                .or_else(|| {
+                    e.classes()
+                        .split_whitespace()
+                        .map(slug)
+                        .find(|s| !s.is_empty() && s.len() <= 24)
+                })
+                .unwrap_or_else(|| {
+                    if e.tag == "a" {
+                        "link".into()
+                    } else {
+                        e.tag.clone()
+                    }
+                });
+            (i, unique(&mut seen, name))
+        })
+        .collect()
+}
+
+/// The elements of [`text_cells`], without their names (what a caller comparing cells
+/// across rows needs: names cost a slug and an allocation each).
+fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    let action_or_field = |d: usize| page.control(d) && page.els[d].tag != "a" || page.field(d);
     for i in page.descendants(row) {
         let e = &page.els[i];
-        let leaf = page.children(i).is_empty();
-        let cell = matches!(e.tag.as_str(), "td" | "th") || (leaf && !e.text.trim().is_empty());
-        if !cell || is_control(e) && e.tag != "a" || is_field(e) {
+        let cell = matches!(e.tag.as_str(), "td" | "th")
+            || (page.children(i).is_empty() && !e.text.trim().is_empty());
+        if !cell || action_or_field(i) {
+            continue;
+        }
+        // A cell inside a cell already taken (td > span): the outer one wins. Cells come
+        // in document order, so only the last one taken can contain this one.
+        if out.last().is_some_and(|o| i < page.end[*o]) {
             continue;
         }
         // A cell of buttons holds actions, not data.
-        if page
-            .descendants(i)
-            .any(|d| is_control(&page.els[d]) && page.els[d].tag != "a" || is_field(&page.els[d]))
-        {
+        if page.descendants(i).any(action_or_field) {
             continue;
         }
-        // A cell inside a cell already taken (td > span): the outer one wins.
-        if out
-            .iter()
-            .any(|(o, _): &(usize, String)| page.ancestors(i).any(|a| a == *o))
-        {
-            continue;
-        }
-        let name = e
-            .attr("itemprop")
-            .map(slug)
-            .or_else(|| {
-                e.classes()
-                    .split_whitespace()
-                    .map(slug)
-                    .find(|s| !s.is_empty() && s.len() <= 24)
-            })
-            .unwrap_or_else(|| {
-                if e.tag == "a" {
-                    "link".into()
-                } else {
-                    e.tag.clone()
-                }
-            });
-        out.push((i, unique(&mut seen, name)));
+        out.push(i);
         if out.len() >= MAX_FIELDS {
             break;
         }
@@ -452,7 +461,7 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
             .collect();
     }
     // String keys: one HashMap type for the whole probe keeps the wasm small.
-    let mut counts: HashMap<String, usize> = HashMap::new();
+    let mut counts: HashMap<String, usize> = HashMap::default();
     for r in rows {
         let set: BTreeSet<&str> = page.els[*r].classes().split_whitespace().collect();
         for c in set {

@@ -7,7 +7,7 @@
 //! region), form field values (never secrets: only their length), status messages,
 //! `<dl>` pairs, meters, microdata and JSON-LD.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
@@ -15,12 +15,11 @@ use crate::lists::{
     declared_element_value, record_fields_sourced, resolve_declared_path, Lists, TextSource,
     MAX_RECORDS,
 };
-use crate::page::{
-    is_control, is_field, is_heading, is_region, is_secret, stable_id, ElementRecordExt, Page,
-};
+use crate::page::{is_field, is_heading, is_secret, stable_id, ElementRecordExt, Page};
 use crate::text::{
     clip, declared_value, name_value_pairs, parse_number, slug, typed_value, MAX_VALUE_LEN,
 };
+use crate::HashMap;
 
 /// Most keys one capture reports.
 pub const MAX_OBJECTS: usize = 1500;
@@ -131,13 +130,13 @@ fn slug_or(name: &str) -> String {
 }
 
 fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
-    let mut radio_done: HashMap<String, usize> = HashMap::new();
+    let mut radio_done: HashMap<String, usize> = HashMap::default();
     for (i, e) in page.els.iter().enumerate() {
         if page.declared_scope[i] || lists.record_of(page, i).is_some() {
             continue;
         }
         let ns = page.namespace(i);
-        if is_field(e) {
+        if page.field(i) {
             field_value(page, i, ns, &mut radio_done, out);
             continue;
         }
@@ -148,8 +147,12 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             // An element holding controls is a container, its text their labels.
             let holds_controls = page
                 .descendants(i)
-                .any(|d| is_control(&page.els[d]) || is_field(&page.els[d]));
-            if !is_control(e) && !is_region(e) && !holds_controls && !e.text.trim().is_empty() {
+                .any(|d| page.control(d) || page.field(d));
+            if !page.control(i)
+                && !page.region_el(i)
+                && !holds_controls
+                && !e.text.trim().is_empty()
+            {
                 let leaf = slug(id);
                 if !leaf.is_empty() {
                     if let Some(v) = typed_value(&e.text) {
@@ -304,11 +307,11 @@ fn microdata(page: &Page<'_>, out: &mut Objects) {
             s
         }
     };
-    let mut totals: HashMap<String, usize> = HashMap::new();
+    let mut totals: HashMap<String, usize> = HashMap::default();
     for s in &scopes {
         *totals.entry(type_of(*s)).or_insert(0) += 1;
     }
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::default();
     for s in scopes {
         let t = type_of(s);
         let n = seen.entry(t.clone()).or_insert(0);
@@ -346,7 +349,7 @@ fn microdata(page: &Page<'_>, out: &mut Objects) {
 
 /// JSON-LD blocks flattened to `jsonld.<type>.<prop>`, two levels deep.
 fn json_ld(page: &Page<'_>, out: &mut Objects) {
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<String, usize> = HashMap::default();
     for block in &page.snap.json_ld {
         let items: Vec<&Value> = match block {
             Value::Array(a) => a.iter().collect(),

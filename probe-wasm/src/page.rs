@@ -4,11 +4,15 @@
 //! discovery passes ask about structure is O(1) here, which keeps a capture linear in
 //! the size of the page.
 
-use std::collections::HashMap;
-
 use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
 
 use crate::text::{clip, slug};
+use crate::HashMap;
+
+const CONTROL: u8 = 1;
+const FIELD: u8 = 2;
+const REGION: u8 = 4;
+const HEADING: u8 = 8;
 
 /// The snapshot plus structure.
 #[derive(Debug)]
@@ -34,6 +38,9 @@ pub struct Page<'a> {
     /// Inside (or on) an element whose state the page declared with `data-nsp-key`;
     /// heuristics leave such subtrees alone.
     pub declared_scope: Vec<bool>,
+    /// What each element is (`CONTROL`, `FIELD`, `REGION`, `HEADING` bits), decided once:
+    /// the passes ask about every element many times, and each answer reads attributes.
+    kind: Vec<u8>,
     /// Children of each element, as ranges into `child_list`.
     child_start: Vec<usize>,
     child_list: Vec<usize>,
@@ -73,9 +80,20 @@ impl<'a> Page<'a> {
             }
         }
 
+        let kind = els
+            .iter()
+            .map(|e| {
+                let bit = |yes: bool, bit: u8| if yes { bit } else { 0 };
+                bit(is_control(e), CONTROL)
+                    | bit(is_field(e), FIELD)
+                    | bit(is_region(e), REGION)
+                    | bit(is_heading(e), HEADING)
+            })
+            .collect();
         let mut page = Page {
             snap,
             els,
+            kind,
             parent,
             end,
             form: vec![None; n],
@@ -93,7 +111,7 @@ impl<'a> Page<'a> {
     }
 
     fn derive_context(&mut self) {
-        let mut used_names: HashMap<String, usize> = HashMap::new();
+        let mut used_names: HashMap<String, usize> = HashMap::default();
         for i in 0..self.els.len() {
             let e = &self.els[i];
             if let Some(p) = self.parent[i] {
@@ -126,7 +144,7 @@ impl<'a> Page<'a> {
             if e.attrs.contains_key("data-nsp-key") {
                 self.declared_scope[i] = true;
             }
-            if is_region(e) {
+            if self.region_el(i) {
                 if let Some(name) = self.name_region(i) {
                     let seen = used_names.entry(name.clone()).or_insert(0);
                     *seen += 1;
@@ -164,7 +182,7 @@ impl<'a> Page<'a> {
             return None;
         }
         let heading = (i + 1..self.end[i].min(i + 60))
-            .find(|j| is_heading(&self.els[*j]))
+            .find(|j| self.heading(*j))
             .map(|j| slug(&self.els[j].text))
             .filter(|s| !s.is_empty());
         heading.or_else(|| match e.tag.as_str() {
@@ -173,13 +191,52 @@ impl<'a> Page<'a> {
         })
     }
 
-    /// The full selector of element `i` (records may continue their parent's).
+    /// [`is_control`] of element `i`.
+    pub fn control(&self, i: usize) -> bool {
+        self.kind[i] & CONTROL != 0
+    }
+
+    /// [`is_field`] of element `i`.
+    pub fn field(&self, i: usize) -> bool {
+        self.kind[i] & FIELD != 0
+    }
+
+    /// [`is_region`] of element `i`.
+    pub fn region_el(&self, i: usize) -> bool {
+        self.kind[i] & REGION != 0
+    }
+
+    /// [`is_heading`] of element `i`.
+    pub fn heading(&self, i: usize) -> bool {
+        self.kind[i] & HEADING != 0
+    }
+
+    /// The full selector of element `i` (records may continue their parent's): the
+    /// chain of records up to one that starts afresh, joined into one string.
     pub fn selector(&self, i: usize) -> String {
-        let e = &self.els[i];
-        match self.parent[i] {
-            Some(p) if e.relative => format!("{} > {}", self.selector(p), e.selector),
-            _ => e.selector.clone(),
+        use std::fmt::Write as _;
+        let mut chain = vec![i];
+        let mut cur = i;
+        while let Some(p) = self.parent[cur].filter(|_| {
+            let e = &self.els[cur];
+            e.nth > 0 || e.relative
+        }) {
+            chain.push(p);
+            cur = p;
         }
+        let mut out = String::new();
+        for (k, &j) in chain.iter().rev().enumerate() {
+            let e = &self.els[j];
+            if k > 0 {
+                out.push_str(" > ");
+            }
+            if e.nth > 0 {
+                let _ = write!(out, "{}:nth-of-type({})", e.tag, e.nth);
+            } else {
+                out.push_str(&e.selector);
+            }
+        }
+        out
     }
 
     pub fn children(&self, i: usize) -> &[usize] {
@@ -528,6 +585,31 @@ pub fn field_label(e: &ElementRecord) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_selectors_read_like_written_ones() {
+        let numbered: PageSnapshot = serde_json::from_str(
+            r#"{"url":"u","title":"t","elements":[
+                {"t":"html","s":"html"},
+                {"t":"body","n":1,"p":0},
+                {"t":"td","s":"div:nth-of-type(1) > td:nth-of-type(2)","r":true,"p":1},
+                {"t":"b","n":3,"p":2},
+                {"t":"p","n":2}]}"#,
+        )
+        .expect("parses");
+        let page = Page::new(&numbered);
+        let selectors: Vec<String> = (0..5).map(|i| page.selector(i)).collect();
+        assert_eq!(
+            selectors,
+            [
+                "html",
+                "html > body:nth-of-type(1)",
+                "html > body:nth-of-type(1) > div:nth-of-type(1) > td:nth-of-type(2)",
+                "html > body:nth-of-type(1) > div:nth-of-type(1) > td:nth-of-type(2) > b:nth-of-type(3)",
+                "p:nth-of-type(2)",
+            ]
+        );
+    }
 
     #[test]
     fn generated_ids_are_not_stable() {

@@ -8,7 +8,7 @@
 //! keeps the one whose row matches the parameters and whose label is the one the schema
 //! describes, and clicks it.
 
-use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use nsp_protocol::ActionParameter;
 
@@ -16,8 +16,9 @@ use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::declared::{action_name, scope_prefix, value_source};
 use crate::discover::{signature, Claims, FewValues, Found, Source};
 use crate::lists::{text_cells, Lists, RowKey};
-use crate::page::{control_label, is_control, ElementRecordExt, Page};
+use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, humanize, name_value_pairs, slug};
+use crate::HashMap;
 
 /// How the dispatcher tells rows apart for one group.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -43,14 +44,27 @@ struct Group {
 }
 
 pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
-    let mut order: Vec<(String, String, String, KeySpec)> = Vec::new();
-    let mut groups: HashMap<(String, String, String, KeySpec), Group> = HashMap::new();
+    // Groups in the order they were first seen, found again through a key written into
+    // one reused buffer: this loop sees every control of every row, and only a new group
+    // allocates. The key is the control's name and shape, the row's tag and how rows
+    // are told apart (an index into `specs`, which holds each distinct one once).
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::default();
+    let mut specs: Vec<KeySpec> = Vec::new();
+    let mut gk = String::new();
     for (l, list) in lists.lists.iter().enumerate() {
         for &row in &list.rows {
             let (key, param) = key_for(page, lists, l, row);
+            let spec = match specs.iter().position(|k| *k == key) {
+                Some(n) => n,
+                None => {
+                    specs.push(key.clone());
+                    specs.len() - 1
+                }
+            };
             for c in page.descendants(row) {
                 let e = &page.els[c];
-                if !is_control(e) || !e.visible || e.disabled || claims.is_claimed(c) {
+                if !page.control(c) || !e.visible || e.disabled || claims.is_claimed(c) {
                     continue;
                 }
                 // Controls of a nested list belong to that list's rows.
@@ -62,34 +76,40 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 if name.is_empty() {
                     continue;
                 }
-                let shape = format!(
-                    "{}.{}",
-                    e.tag,
-                    e.classes().split_whitespace().collect::<Vec<_>>().join(".")
-                );
-                let gk = (name.clone(), shape, page.els[row].tag.clone(), key.clone());
-                let group = groups.entry(gk.clone()).or_insert_with(|| {
-                    order.push(gk.clone());
-                    Group {
-                        name: name.clone(),
-                        label: label.clone(),
-                        list: l,
-                        key: key.clone(),
-                        param: param.clone(),
-                        controls: Vec::new(),
-                        rows: Vec::new(),
+                gk.clear();
+                let _ = write!(gk, "{name}\u{1}{}.", e.tag);
+                for (n, class) in e.classes().split_whitespace().enumerate() {
+                    if n > 0 {
+                        gk.push('.');
                     }
-                });
-                group.controls.push(c);
-                group.rows.push(row);
+                    // Page text: the separator must not come from it.
+                    gk.extend(class.chars().filter(|c| !c.is_control()));
+                }
+                let _ = write!(gk, "\u{1}{}\u{1}{spec}", page.els[row].tag);
+                let g = match index.get(gk.as_str()) {
+                    Some(&g) => g,
+                    None => {
+                        groups.push(Group {
+                            name,
+                            label,
+                            list: l,
+                            key: key.clone(),
+                            param: param.clone(),
+                            controls: Vec::new(),
+                            rows: Vec::new(),
+                        });
+                        index.insert(gk.clone(), groups.len() - 1);
+                        groups.len() - 1
+                    }
+                };
+                groups[g].controls.push(c);
+                groups[g].rows.push(row);
             }
         }
     }
+    drop(index);
     let mut singles: Vec<Group> = Vec::new();
-    for gk in order {
-        let Some(group) = groups.remove(&gk) else {
-            continue;
-        };
+    for group in groups {
         // One control is a row action only in a list of one keyed row (an inbox with a
         // single email). Otherwise a control that does not repeat is its own thing: a
         // title link, a link in a navigation list.
@@ -119,7 +139,7 @@ fn link_lists(
     found: &mut Vec<Found>,
 ) {
     let mut order: Vec<(usize, String)> = Vec::new();
-    let mut merged: HashMap<(usize, String), Group> = HashMap::new();
+    let mut merged: HashMap<(usize, String), Group> = HashMap::default();
     for g in singles {
         let c = g.controls[0];
         let e = &page.els[c];
@@ -384,7 +404,7 @@ fn row_value(page: &Page<'_>, row: usize, key: &KeySpec, pname: &str) -> Option<
         }
         KeySpec::Label => page
             .descendants(row)
-            .find(|i| is_control(&page.els[*i]) && page.els[*i].tag == "a")
+            .find(|i| page.control(*i) && page.els[*i].tag == "a")
             .map(|i| control_label(&page.els[i])),
         KeySpec::Index => None,
     }

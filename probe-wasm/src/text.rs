@@ -12,32 +12,44 @@ pub const MAX_VALUE_LEN: usize = 200;
 /// snake_case ASCII slug of page text, bounded. Letters outside ASCII are dropped, so
 /// the result may be empty; callers fall back to another source of names.
 pub fn slug(text: &str) -> String {
-    let mut out = String::new();
+    // Byte by byte: the output is ASCII, and a non-ASCII character is one separator
+    // (its continuation bytes are skipped). One allocation; this runs for every cell.
+    let mut out: Vec<u8> = Vec::with_capacity(text.len().min(MAX_NAME_LEN + 1));
     let mut prev_lower = false;
-    for ch in text.chars().take(4 * MAX_NAME_LEN) {
-        if ch.is_ascii_alphanumeric() {
+    let mut chars = 0usize;
+    for &b in text.as_bytes() {
+        if b & 0xC0 == 0x80 {
+            continue;
+        }
+        chars += 1;
+        if chars > 4 * MAX_NAME_LEN {
+            break;
+        }
+        if b.is_ascii_alphanumeric() {
             if out.len() >= MAX_NAME_LEN {
                 break;
             }
             // camelCase → camel_case, so tool and id names read like the rest.
-            if ch.is_ascii_uppercase() && prev_lower && !out.ends_with('_') {
-                out.push('_');
+            if b.is_ascii_uppercase() && prev_lower && out.last() != Some(&b'_') {
+                out.push(b'_');
             }
-            prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
-            out.push(ch.to_ascii_lowercase());
+            prev_lower = b.is_ascii_lowercase() || b.is_ascii_digit();
+            out.push(b.to_ascii_lowercase());
         } else {
             prev_lower = false;
-            if !out.is_empty() && !out.ends_with('_') {
-                out.push('_');
+            if !out.is_empty() && out.last() != Some(&b'_') {
+                out.push(b'_');
             }
         }
     }
-    let trimmed = out.trim_end_matches('_');
-    if trimmed.len() > MAX_NAME_LEN {
-        trimmed[..MAX_NAME_LEN].trim_end_matches('_').to_owned()
-    } else {
-        trimmed.to_owned()
+    if out.len() > MAX_NAME_LEN {
+        out.truncate(MAX_NAME_LEN);
     }
+    while out.last() == Some(&b'_') {
+        out.pop();
+    }
+    // Only ASCII was pushed.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// An action name from a control's label: its slug without number tokens, so "Cart (3)"
@@ -71,6 +83,13 @@ pub fn is_identifier(name: &str) -> bool {
 /// Whitespace collapsed, control characters removed, at most `max_chars` characters
 /// (an ellipsis marks a cut).
 pub fn clip(text: &str, max_chars: usize) -> String {
+    if is_clean(text, max_chars) {
+        return text.to_owned();
+    }
+    clip_slow(text, max_chars)
+}
+
+fn clip_slow(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
     let mut count = 0usize;
     let mut pending_space = false;
@@ -97,6 +116,24 @@ pub fn clip(text: &str, max_chars: usize) -> String {
         count += 1;
     }
     out
+}
+
+/// Whether `clip` would return `text` unchanged, decided in one pass over the bytes: the
+/// common case (short printable ASCII with single spaces) then costs one copy.
+fn is_clean(text: &str, max_chars: usize) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() > max_chars || bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
+        return false;
+    }
+    let mut prev_space = false;
+    for &b in bytes {
+        let space = b == b' ';
+        if !(space || (0x21..0x7f).contains(&b)) || (space && prev_space) {
+            return false;
+        }
+        prev_space = space;
+    }
+    true
 }
 
 /// "email_id" → "Email id".
@@ -140,11 +177,20 @@ pub fn typed_value(text: &str) -> Option<serde_json::Value> {
 
 /// "3", "-4.5", "1,234" → numbers; "3 unread", "$4", "1.2.3" → not.
 pub fn parse_number(text: &str) -> Option<serde_json::Value> {
-    if text.is_empty() || text.len() > 24 {
+    // Most page text is words: out before any allocation.
+    let starts_like_a_number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit());
+    if text.is_empty()
+        || text.len() > 24
+        || !starts_like_a_number(text.strip_prefix('-').unwrap_or(text))
+    {
         return None;
     }
     let grouped = text.contains(',');
-    let cleaned: String = text.chars().filter(|c| *c != ',').collect();
+    let cleaned: String = if grouped {
+        text.chars().filter(|c| *c != ',').collect()
+    } else {
+        text.to_owned()
+    };
     if grouped {
         // Thousands separators only in groups of three before any decimal point.
         let int_part = text.trim_start_matches('-').split('.').next().unwrap_or("");
@@ -170,7 +216,20 @@ pub fn parse_number(text: &str) -> Option<serde_json::Value> {
             return Some(serde_json::Value::from(i));
         }
     }
-    let f: f64 = cleaned.parse().ok()?;
+    // serde_json's own number parser, already in the wasm for the snapshot: core's
+    // `str::parse::<f64>` would add ~25 KB of tables and code. JSON wants no leading
+    // zeros and a digit after the point.
+    let (sign, digits) = match cleaned.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", cleaned.as_str()),
+    };
+    let (int_part, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if frac.is_empty() {
+        return None;
+    }
+    let int_part = int_part.trim_start_matches('0');
+    let int_part = if int_part.is_empty() { "0" } else { int_part };
+    let f: f64 = serde_json::from_str(&format!("{sign}{int_part}.{frac}")).ok()?;
     serde_json::Number::from_f64(f).map(serde_json::Value::Number)
 }
 
@@ -253,12 +312,108 @@ mod tests {
         assert_eq!(clip(&huge, 5).chars().count(), 6);
     }
 
+    // The character-by-character slug the byte version replaced, kept as its reference.
+    fn slug_by_chars(text: &str) -> String {
+        let mut out = String::new();
+        let mut prev_lower = false;
+        for ch in text.chars().take(4 * MAX_NAME_LEN) {
+            if ch.is_ascii_alphanumeric() {
+                if out.len() >= MAX_NAME_LEN {
+                    break;
+                }
+                if ch.is_ascii_uppercase() && prev_lower && !out.ends_with('_') {
+                    out.push('_');
+                }
+                prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+                out.push(ch.to_ascii_lowercase());
+            } else {
+                prev_lower = false;
+                if !out.is_empty() && !out.ends_with('_') {
+                    out.push('_');
+                }
+            }
+        }
+        let trimmed = out.trim_end_matches('_');
+        if trimmed.len() > MAX_NAME_LEN {
+            trimmed[..MAX_NAME_LEN].trim_end_matches('_').to_owned()
+        } else {
+            trimmed.to_owned()
+        }
+    }
+
+    const SAMPLES: &[&str] = &[
+        "",
+        " ",
+        "Send email",
+        "sendEmail",
+        "  Archive   all\tread ",
+        "Größe ändern",
+        "日本語のラベル",
+        "Cart (3)",
+        "a_b-c.d",
+        "__x__",
+        "ALLCAPS Word",
+        "x\u{0}y\u{7f}z",
+        "trailing ",
+        "é",
+        "a\u{200b}b",
+    ];
+
+    #[test]
+    fn byte_slug_matches_the_char_slug() {
+        let long = "Word ".repeat(60);
+        let long_mb = "ü".repeat(300) + "tail";
+        let long_id = "a".repeat(47) + "_bc";
+        for text in
+            SAMPLES
+                .iter()
+                .copied()
+                .chain([long.as_str(), long_mb.as_str(), long_id.as_str()])
+        {
+            assert_eq!(slug(text), slug_by_chars(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn clip_fast_path_matches_the_slow_path() {
+        let long = "Word ".repeat(60);
+        for text in SAMPLES
+            .iter()
+            .copied()
+            .chain([long.as_str(), "exactly10!", "a  b"])
+        {
+            for max in [1, 5, 10, 80, 160] {
+                assert_eq!(clip(text, max), clip_slow(text, max), "{text:?} {max}");
+            }
+        }
+    }
+
     #[test]
     fn numbers_are_recognised_strictly() {
         assert_eq!(parse_number("3"), Some(json!(3)));
         assert_eq!(parse_number("1,234"), Some(json!(1234)));
         assert_eq!(parse_number("-2.5"), Some(json!(-2.5)));
-        for not in ["3 unread", "$4", "1.2.3", "12,34", "", "-", ".5", "1e9"] {
+        assert_eq!(parse_number("1,234.50"), Some(json!(1234.5)));
+        assert_eq!(parse_number("007.25"), Some(json!(7.25)));
+        assert_eq!(parse_number("-0.1"), Some(json!(-0.1)));
+        // Correctly rounded, as core's parser would have it.
+        for text in [
+            "0.1",
+            "19.99",
+            "123456.789",
+            "3.141592653589793",
+            "0.000001",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            assert_eq!(
+                parse_number(text).and_then(|v| v.as_f64()),
+                Some(want),
+                "{text}"
+            );
+        }
+        for not in [
+            "3 unread", "$4", "1.2.3", "12,34", "", "-", ".5", "1e9", "1.", "-.",
+        ] {
             assert_eq!(parse_number(not), None, "{not}");
         }
     }
