@@ -43,6 +43,32 @@ function render(status) {
   $("no-recent").hidden = status.recent.length > 0;
 }
 
-chrome.runtime.sendMessage({ type: "popup_status" }).then(render, (err) => {
-  $("connection").textContent = "no answer from the extension: " + err.message;
-});
+function showError(message) {
+  const conn = $("connection");
+  conn.textContent = "no answer from the extension: " + message;
+  conn.className = "pill off";
+  conn.title = "";
+}
+
+// The popup stays open while a person reads it; nspd may come or go and probes settle
+// meanwhile, so it asks again every second and re-renders when the answer changed.
+const REFRESH_MS = 1000;
+let shown = null;
+
+async function refresh() {
+  try {
+    const status = await chrome.runtime.sendMessage({ type: "popup_status" });
+    if (!status) throw new Error("the service worker sent no status");
+    const json = JSON.stringify(status);
+    if (json !== shown) {
+      render(status);
+      shown = json;
+    }
+  } catch (err) {
+    showError(String((err && err.message) || err));
+    shown = null;
+  }
+  setTimeout(refresh, REFRESH_MS);
+}
+
+refresh();

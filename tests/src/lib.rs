@@ -1,7 +1,12 @@
 //! The harness shared by the end-to-end tests and `cargo xtask demo`: start the real
 //! `nspd` binary (which launches headless Chromium with the built extension), talk to
 //! its HTTP API, wait on conditions with bounded timeouts, and reap every process it
-//! started, even when a test fails.
+//! started, even when a test fails. `webdriver` drives a browser of its own for tests
+//! that need the browser rather than nspd's view of it.
+
+pub mod webdriver;
+
+pub use webdriver::{WebDriver, WebDriverOptions};
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ mod probe_support;
 use std::time::Duration;
 
 use nsp_fixtures::{corpus_dir, corpus_pages, DemoOptions, DemoServer};
-use probe_support::{read_script, Driver};
+use probe_support::{inject_probe_scripts, read_script, snapshot, start_driver};
 use serde_json::Value;
 
 /// The recorded snapshots use this origin, so they do not depend on the port.
@@ -32,7 +32,7 @@ async fn recorded_corpus_snapshots_are_what_the_extraction_produces() {
         .await
         .expect("demo app");
     let origin = demo.url("");
-    let driver = Driver::start().await.expect("chromedriver");
+    let driver = start_driver().await.expect("chromedriver");
     driver
         .add_init_script(&read_script("page-world.js"))
         .await
@@ -55,9 +55,8 @@ async fn recorded_corpus_snapshots_are_what_the_extraction_produces() {
         // Deferred scripts and custom elements have run by the load event; give
         // microtasks and a frame a moment, as the extension's quiet wait does.
         tokio::time::sleep(Duration::from_millis(150)).await;
-        driver.inject_probe_scripts().await.expect("scripts");
-        let text = driver
-            .snapshot()
+        inject_probe_scripts(&driver).await.expect("scripts");
+        let text = snapshot(&driver)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut value: Value = serde_json::from_str(&text).expect("snapshot JSON");
