@@ -68,6 +68,125 @@
     "iframe", "frame",
   ]);
   const HIDE_CLASS = /hidden|hide|collaps|invisible|sr-only|d-none|closed/i;
+  // The two class tests, remembered per class attribute: a page repeats a few class
+  // strings on every row. Bounded, and long strings are tested each time.
+  const C_CLICKY = 1;
+  const C_HIDE = 2;
+  const CLASS_BITS = new Map();
+  function classBits(cls) {
+    let b = CLASS_BITS.get(cls);
+    if (b === undefined) {
+      b = (CLICKY_CLASS.test(cls) ? C_CLICKY : 0) | (HIDE_CLASS.test(cls) ? C_HIDE : 0);
+      if (cls.length <= 100 && CLASS_BITS.size < 5000) CLASS_BITS.set(cls, b);
+    }
+    return b;
+  }
+  // A record's slots and flag bits (ElementRecord in protocol/src/snapshot.rs).
+  const R_PARENT = 1;
+  const R_TEXT = 4;
+  // Set on a record whose text is its subtree's textContent (a property, not a slot).
+  const TEXTY = Symbol("nspTexty");
+  const F_RELATIVE = 1;
+  const F_HIDDEN = 2;
+  const F_DISABLED = 4;
+  const F_CLICKABLE = 8;
+  // What ancestors decide for the elements below them (visit's `flags`): inside a row
+  // (ROW_TAGS, ROW_ROLES), inside a table cell, inside an inert subtree.
+  const ROW = 1;
+  const CELL = 2;
+  const INERT = 4;
+  // Attributes whose presence the record asks the DOM about (see note()).
+  const ASK_LABELLEDBY = 1;
+  const ASK_ARIA_DISABLED = 2;
+
+  // The only elements that can have a shadow root besides custom elements (a "-" in
+  // the name): the DOM's valid shadow host names. Others skip the shadowRoot read.
+  const SHADOW_HOSTS = new Set([
+    "article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3", "h4", "h5", "h6",
+    "header", "main", "nav", "p", "section", "span",
+  ]);
+  // Each tag's part in the sets above as bits, found with one lookup per element.
+  const T_SKIP = 1;
+  const T_ALWAYS = 2;
+  const T_NO_TEXT = 4;
+  const T_ROW = 8;
+  const T_FIELD = 16;
+  const T_CHECKED = 32;
+  const T_HOST = 64;
+  const TAG_BITS = new Map();
+  for (const [set, bit] of [
+    [SKIP, T_SKIP], [ALWAYS, T_ALWAYS], [NO_TEXT, T_NO_TEXT], [ROW_TAGS, T_ROW], [FIELD_TAGS, T_FIELD],
+    [CHECKED, T_CHECKED], [SHADOW_HOSTS, T_HOST],
+  ]) {
+    for (const tag of set) TAG_BITS.set(tag, (TAG_BITS.get(tag) || 0) | bit);
+  }
+  const NO_NAMES = [];
+
+  // The value of the k-th of an element's attributes, `names` being its
+  // getAttributeNames(). Asking getAttribute by name is cheaper than reading the Attr
+  // node, but finds that same attribute only when `byName`: all the names differ
+  // (attributes in different namespaces can share one; the first would answer) and this
+  // one is lowercase (an HTML element's getAttribute lowercases the name it is given,
+  // and setAttributeNS can make one that is not). The callers ask by name for the
+  // lowercase names they match literally, and check the case of data-* names.
+  function attrValue(el, names, k, byName) {
+    return byName ? el.getAttribute(names[k]) : el.attributes[k].value;
+  }
+
+  function allDifferent(names) {
+    for (let i = 1; i < names.length; i++) {
+      for (let j = 0; j < i; j++) if (names[i] === names[j]) return false;
+    }
+    return true;
+  }
+
+  // Ids that CSS.escape returns unchanged (letters, digits, "_" and "-", not starting
+  // with a digit or "-" and a digit, not a lone "-"): most ids, and the test is much
+  // cheaper than the call.
+  const PLAIN_ID = /^(?:-?[A-Za-z_]|--)[\w-]*$/;
+
+  // data-* attributes that name or key a record.
+  function isDataKey(n) {
+    return n.startsWith("data-nsp-") || n === "data-id" || n === "data-key" || n.endsWith("-id") || n.endsWith("_id") || n.endsWith("-key");
+  }
+
+  // Which ASK_* bit an attribute name sets: visit's pass notes aria-labelledby and
+  // aria-disabled so that record() asks the DOM (hasAttribute, getAttribute) only when
+  // one is there. Names differing in case only (which setAttributeNS can make) are
+  // noted too: the DOM's own answer then decides, exactly as before.
+  function note(n) {
+    if ((n.length !== 13 && n.length !== 15) || (n.charCodeAt(0) | 32) !== 97) return 0;
+    const low = n.toLowerCase();
+    if (low === "aria-labelledby") return ASK_LABELLEDBY;
+    if (low === "aria-disabled") return ASK_ARIA_DISABLED;
+    return 0;
+  }
+
+  // `tag:nth-of-type(n)` steps, each made once: a few of them (`td:nth-of-type(2)`)
+  // make up most selectors of a page, and one shared string is cheaper to build and to
+  // serialize than a new one per element. Bounded, for pages with endless tag names.
+  const STEPS = new Map();
+  let stepCount = 0;
+  // The steps made so far for a tag (indexed by n), to pass to stepOf.
+  function stepsOf(tag) {
+    let list = STEPS.get(tag);
+    if (list === undefined) {
+      list = [];
+      if (stepCount < 20000) STEPS.set(tag, list);
+    }
+    return list;
+  }
+  function stepOf(list, tag, n) {
+    let s = list[n];
+    if (s === undefined) {
+      s = `${tag}:nth-of-type(${n})`;
+      if (stepCount < 20000) {
+        list[n] = s;
+        stepCount++;
+      }
+    }
+    return s;
+  }
 
   function isSecret(el) {
     if (el.localName === "input" && (el.type || "").toLowerCase() === "password") return true;
@@ -98,8 +217,33 @@
   function norm(text, max) {
     if (!text) return "";
     let t = text.length > max * 8 ? text.slice(0, max * 8) : text;
-    t = t.replace(/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]+/g, " ").trim();
+    // Most texts (a button's label, a cell) are already clean; the scan below is much
+    // cheaper than the replace and trim it skips.
+    if (!isClean(t)) t = t.replace(/[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\ufeff]+/g, " ").trim();
     return t.length > max ? t.slice(0, max) : t;
+  }
+
+  // Whether norm's replace and trim would leave `t` as it is: no character of its class
+  // but single spaces, and those neither first nor last. Anything unusual says no and
+  // takes the regex path, so the answer only ever errs on the slow side.
+  function isClean(t) {
+    const n = t.length;
+    if (t.charCodeAt(0) === 32 || t.charCodeAt(n - 1) === 32) return false;
+    let space = false;
+    for (let i = 0; i < n; i++) {
+      const c = t.charCodeAt(i);
+      if (c > 32 && c < 127) {
+        space = false;
+      } else if (c === 32 && !space) {
+        space = true;
+      } else if (c > 160 && c < 0x1680) {
+        // Letters beyond ASCII (accents, Greek, Cyrillic...), none of them space-like.
+        space = false;
+      } else {
+        return false;
+      }
+    }
+    return true;
   }
 
   function clipAttr(v) {
@@ -153,7 +297,9 @@
     // offsetParent is the cheapest layout query (about half of checkVisibility); it is
     // null for hidden elements but also for fixed-position ones and table parts in
     // some cases, which the full check then tells apart.
-    if (el.offsetParent !== null && el.offsetParent !== undefined) return true;
+    // Read once: every read is a layout query of its own.
+    const parent = el.offsetParent;
+    if (parent !== null && parent !== undefined) return true;
     if (typeof el.checkVisibility === "function") return el.checkVisibility();
     return el.getClientRects().length > 0;
   }
@@ -172,6 +318,7 @@
       this.clickableCount = 0;
       this.onShadowRoot = null;
       this.onFrame = null;
+      this.indexed = true;
     }
 
     // A whole new table. Returns the PageSnapshot object.
@@ -183,11 +330,20 @@
       this.truncated = false;
       const root = this.doc.documentElement;
       if (root) {
-        const ctx = { root: this.doc, prefix: "", inRow: false, inert: false, frameVisible: true, depth: 0 };
-        this.visit(root, null, "html", null, ctx, this.recs, this.nodes, this.ends, 0, null);
+        const ctx = { root: this.doc, prefix: "", frameVisible: true };
+        this.visit(root, root.localName, null, "html", null, 0, null, ctx, 0, this.recs, this.nodes, this.ends, 0, null);
       }
-      for (let i = 0; i < this.nodes.length; i++) this.nodes[i][IDX] = i;
+      this.indexed = false;
       return this.snapshot(performance.now() - started);
+    }
+
+    // Marks each recorded node with its index, for recordedAncestor. Done by the first
+    // patch after a full extraction rather than by the extraction itself, whose time
+    // a capture waits for (and many captures are never patched).
+    index() {
+      if (this.indexed) return;
+      for (let i = 0; i < this.nodes.length; i++) this.nodes[i][IDX] = i;
+      this.indexed = true;
     }
 
     snapshot(extractMs) {
@@ -219,19 +375,30 @@
 
     // Depth-first over one element and its subtree, appending to `recs`/`nodes`/`ends`
     // with indexes offset by `base` (non-zero when re-extracting a subtree in place).
-    // `sel` is the element's full selector; `rel` the same path relative to the
-    // nearest recorded ancestor, or null when it starts afresh (an id, a shadow root).
-    // Both are built by concatenation, which V8 keeps as cheap rope strings.
-    visit(el, parentIdx, sel, rel, ctx, recs, nodes, ends, base, parentVisible) {
-      const tag = el.localName;
-      if (SKIP.has(tag) && tag !== "svg") return;
+    //
+    // The element's selector is `head + step` (its parent's selector and a combinator,
+    // then its own `tag:nth-of-type(n)`) unless an id names it on its own; a null `step`
+    // means `head` is the whole selector already (the root of a document or of a
+    // re-extracted subtree). `relHead` likewise leads the path relative to the nearest
+    // recorded ancestor ("" when that is the parent), or is null when the path starts
+    // afresh (an id, a shadow root). The parent builds `head` and `relHead` once for all
+    // its children, and the element its own selector only after its id is known; V8
+    // keeps the concatenations as cheap rope strings.
+    //
+    // `flags` holds what ancestors decide (ROW, CELL, INERT); `ctx` what changes only at
+    // a shadow root or a frame (root, prefix, frameVisible), so the walk makes no
+    // context object per element: extraction runs on every capture.
+    visit(el, tag, parentIdx, head, step, nth, relHead, ctx, flags, recs, nodes, ends, base, parentVisible) {
+      const bits = TAG_BITS.get(tag) | 0;
+      if ((bits & T_SKIP) !== 0 && tag !== "svg") return;
       if (base + recs.length >= MAX_RECORDS) {
         this.truncated = true;
         return;
       }
-      // One pass over the element's attributes decides everything below.
+      // One pass over the element's attributes decides everything below; record()
+      // reads the values it keeps from the same names.
       let role = "";
-      let inert = ctx.inert;
+      let inert = (flags & INERT) !== 0;
       let marked = false;
       let cls = null;
       let style = null;
@@ -239,23 +406,30 @@
       let onclick = false;
       let href = false;
       let ariaLabel = false;
+      let id = false;
+      // ASK_* bits: attributes record() must ask the DOM about (see note()).
+      let ask = 0;
+      let names = NO_NAMES;
+      let unique = true;
       if (el.hasAttributes()) {
-        const list = el.attributes;
-        for (let k = 0; k < list.length; k++) {
-          const n = list[k].name;
+        names = el.getAttributeNames();
+        const count = names.length;
+        unique = count < 2 || allDifferent(names);
+        for (let k = 0; k < count; k++) {
+          const n = names[k];
           switch (n) {
             case "role":
-              role = list[k].value;
+              role = attrValue(el, names, k, unique);
               marked = true;
               break;
             case "inert":
               inert = true;
               break;
             case "class":
-              cls = list[k].value;
+              cls = attrValue(el, names, k, unique);
               break;
             case "style":
-              style = list[k].value;
+              style = attrValue(el, names, k, unique);
               break;
             case "hidden":
               hidden = true;
@@ -270,67 +444,82 @@
               ariaLabel = true;
               marked = true;
               break;
+            case "id":
+              // Only an attribute named exactly "id" gives `el.id` a value.
+              id = true;
+              marked = true;
+              break;
             default:
-              if (!marked && (MARKS.has(n) || (n.startsWith("data-") && (n.startsWith("data-nsp-") || n === "data-id" || n === "data-key" || n.endsWith("-id") || n.endsWith("_id") || n.endsWith("-key"))))) {
-                marked = true;
-              }
+              if (!marked && (MARKS.has(n) || (n.startsWith("data-") && isDataKey(n)))) marked = true;
+              ask |= note(n);
           }
         }
       }
+      const clsBits = cls ? classBits(cls) : 0;
       let clickable = onclick || (this.clickableCount > 0 && this.clickable.has(el));
-      let record = marked || clickable || ALWAYS.has(tag) || (tag === "a" && href);
+      let record = marked || clickable || (bits & T_ALWAYS) !== 0 || (tag === "a" && href);
       if (!record && (tag === "div" || tag === "span" || tag === "li" || tag === "i" || tag === "img") &&
-          ((cls && CLICKY_CLASS.test(cls)) || (style && CLICKY_STYLE.test(style)))) {
+          ((clsBits & C_CLICKY) !== 0 || (style && CLICKY_STYLE.test(style)))) {
         clickable = true;
         record = true;
       }
+      const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it.
-      if (!record && ctx.inRow && cls !== null && el.childElementCount === 0 && !ctx.inCell && (el.textContent || "").trim()) {
+      if (!record && (flags & (ROW | CELL)) === ROW && cls !== null && first === null && (el.textContent || "").trim()) {
         record = true;
       }
       if (tag === "svg" && !ariaLabel && !clickable) return; // an icon's drawing
 
+      // Children are walked unless this is an svg (only its label matters); only some
+      // elements can host a shadow root at all (T_HOST).
+      const walk = tag !== "svg" && first !== null;
+      const shadow = tag !== "svg" && ((bits & T_HOST) !== 0 || tag.includes("-")) ? el.shadowRoot : null;
+      // The selector and relative path, made only when a record or a child uses them
+      // (most leaves that are not recorded have none).
+      let sel = head;
+      let rel = relHead;
+      if (step !== null && !record && !walk && shadow === null) {
+        sel = null;
+        rel = null;
+      } else if (step !== null) {
+        const byId = id ? this.idSelector(el, ctx) : null;
+        if (byId !== null) {
+          sel = byId;
+          rel = null;
+        } else {
+          sel = head + step;
+          if (rel !== null) rel += step;
+        }
+      }
+
       // Visibility: see CHECKED. Inside a hidden element everything is hidden.
-      const hint = hidden || style !== null || (cls !== null && HIDE_CLASS.test(cls));
+      const hint = hidden || style !== null || (clsBits & C_HIDE) !== 0;
       const vis = parentVisible === false ? false
-        : parentVisible === null || hint || (record && (clickable || CHECKED.has(tag) || role !== "")) ? visible(el, ctx)
+        : parentVisible === null || hint || (record && (clickable || (bits & T_CHECKED) !== 0 || role !== "")) ? visible(el, ctx)
           : parentVisible;
       let idx = parentIdx;
       if (record) {
         idx = base + recs.length;
-        recs.push(this.record(el, tag, role, parentIdx, rel === null || parentIdx === null ? sel : rel, rel !== null && parentIdx !== null, ctx, inert, clickable, vis));
+        // Its place in the table; the record itself is made after the children are
+        // walked, which counts them for it.
+        recs.push(null);
         nodes.push(el);
         ends.push(0);
       }
-      const cell = tag === "td" || tag === "th";
-      const childCtx = (ctx.inRow || ROW_TAGS.has(tag) || ROW_ROLES.has(role) || inert !== ctx.inert || cell)
-        ? { ...ctx, inRow: ctx.inRow || ROW_TAGS.has(tag) || ROW_ROLES.has(role), inCell: ctx.inCell || cell, inert, depth: ctx.depth + 1 }
-        : ctx;
+      let childFlags = flags;
+      if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
+      if (tag === "td" || tag === "th") childFlags |= CELL;
+      if (inert) childFlags |= INERT;
+      let children = 0;
       if (tag !== "svg") {
-        const counts = Object.create(null);
-        for (let child = el.firstElementChild; child; child = child.nextElementSibling) {
-          const ct = child.localName;
-          const n = (counts[ct] = (counts[ct] || 0) + 1);
-          const byId = this.idSelector(child, childCtx);
-          if (byId) {
-            this.visit(child, idx, byId, null, childCtx, recs, nodes, ends, base, vis);
-          } else {
-            const seg = `${ct}:nth-of-type(${n})`;
-            const childRel = record ? seg : rel === null ? null : `${rel} > ${seg}`;
-            this.visit(child, idx, `${sel} > ${seg}`, childRel, childCtx, recs, nodes, ends, base, vis);
-          }
+        if (walk) {
+          children = this.visitChildren(first, idx, sel + " > ", record ? "" : rel === null ? null : rel + " > ", ctx, childFlags, recs, nodes, ends, base, vis);
         }
-        const shadow = el.shadowRoot;
         if (shadow) {
           if (this.onShadowRoot) this.onShadowRoot(shadow);
-          const sctx = { ...childCtx, root: shadow, prefix: sel + " >>> " };
-          const scounts = Object.create(null);
-          for (let child = shadow.firstElementChild; child; child = child.nextElementSibling) {
-            const ct = child.localName;
-            const n = (scounts[ct] = (scounts[ct] || 0) + 1);
-            const csel = this.idSelector(child, sctx) || `${sctx.prefix}> ${ct}:nth-of-type(${n})`;
-            this.visit(child, idx, csel, null, sctx, recs, nodes, ends, base, null);
-          }
+          const sctx = { root: shadow, prefix: sel + " >>> ", frameVisible: ctx.frameVisible };
+          const sfirst = shadow.firstElementChild;
+          if (sfirst !== null) this.visitChildren(sfirst, idx, sctx.prefix + "> ", null, sctx, childFlags, recs, nodes, ends, base, null);
         }
         if ((tag === "iframe" || tag === "frame") && record) {
           let inner = null;
@@ -341,55 +530,108 @@
           }
           if (inner && inner.documentElement) {
             if (this.onFrame) this.onFrame(el, inner);
-            const fctx = {
-              root: inner, prefix: sel + " >>> ", inRow: false, inert,
-              frameVisible: ctx.frameVisible && recs[idx - base].v !== false, depth: ctx.depth + 1,
-            };
-            this.visit(inner.documentElement, idx, sel + " >>> html", null, fctx, recs, nodes, ends, base, null);
+            const fctx = { root: inner, prefix: sel + " >>> ", frameVisible: ctx.frameVisible && vis };
+            const html = inner.documentElement;
+            this.visit(html, html.localName, idx, sel + " >>> html", null, 0, null, fctx, inert ? INERT : 0, recs, nodes, ends, base, null);
           }
         }
       }
-      if (record) ends[idx - base] = base + recs.length;
+      if (record) {
+        const relative = rel !== null && parentIdx !== null;
+        // A relative selector that is this element's own step travels as its number.
+        const where = !relative ? sel : rel === step ? nth : rel;
+        recs[idx - base] = this.record(el, tag, bits, role, cls, parentIdx, where, relative && rel !== step,
+          inert, clickable, vis, names, unique, ask, tag === "svg" ? el.childElementCount : children);
+        ends[idx - base] = base + recs.length;
+      }
+    }
+
+    // Visits `child` and the siblings after it, each with its `tag:nth-of-type(n)`
+    // step, and returns how many there were. While all children so far share one tag
+    // (rows of a table, items of a list, most small containers) a running count gives
+    // n; a Map counts per tag only once they differ.
+    visitChildren(child, idx, head, relHead, ctx, flags, recs, nodes, ends, base, vis) {
+      let tag = null;
+      let run = 0;
+      let counts = null;
+      let count = 0;
+      // The steps list of the last child's tag: siblings mostly repeat it.
+      let steps = null;
+      let stepsTag = null;
+      for (; child !== null; child = child.nextElementSibling) {
+        const ct = child.localName;
+        let n;
+        if (counts === null) {
+          if (ct === tag || tag === null) {
+            tag = ct;
+            n = ++run;
+          } else {
+            counts = new Map();
+            counts.set(tag, run);
+            counts.set(ct, 1);
+            n = 1;
+          }
+        } else {
+          n = (counts.get(ct) || 0) + 1;
+          counts.set(ct, n);
+        }
+        if (ct !== stepsTag) {
+          steps = stepsOf(ct);
+          stepsTag = ct;
+        }
+        this.visit(child, ct, idx, head, stepOf(steps, ct, n), n, relHead, ctx, flags, recs, nodes, ends, base, vis);
+        count++;
+      }
+      return count;
     }
 
     idSelector(el, ctx) {
       const id = el.id;
       if (id && ctx.root.getElementById && ctx.root.getElementById(id) === el) {
-        return ctx.prefix + "#" + CSS.escape(id);
+        return ctx.prefix + "#" + (PLAIN_ID.test(id) ? id : CSS.escape(id));
       }
       return null;
     }
 
-    record(el, tag, role, parentIdx, selector, relative, ctx, inert, clickable, vis) {
-      // One-letter names (see ElementRecord in protocol/src/snapshot.rs): t tag,
-      // s selector, r relative, p parent, a attrs, x text, l label, v visible,
-      // d disabled, c clickable.
-      const rec = { t: tag, s: selector };
-      if (relative) rec.r = true;
-      if (parentIdx !== null) rec.p = parentIdx;
-      const attrs = {};
-      // One pass over the element's own attributes (usually one to three).
-      const list = el.attributes;
-      for (let k = 0; k < list.length; k++) {
-        const a = list[k];
-        const n = a.name;
+    // `names`, `unique`, `ask`: see visit; `children` is el.childElementCount.
+    // `where` is the selector, or the nth-of-type number of a relative one-step selector;
+    // `relative` says a selector string continues the parent's.
+    record(el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children) {
+      // Positional (see ElementRecord in protocol/src/snapshot.rs): [tag, parent, where,
+      // flags, text, attrs?, label?]; the R_* constants name the slots.
+      let recFlags = relative ? F_RELATIVE : 0;
+      const field = (bits & T_FIELD) !== 0;
+      // Created with the first attribute worth keeping: most records have none.
+      let attrs = null;
+      for (let k = 0; k < names.length; k++) {
+        const n = names[k];
         if (ATTRS.has(n)) {
-          attrs[n] = clipAttr(a.value);
+          // A field's value is read below as a property and goes last, as the
+          // markup's would after being replaced.
+          if (field && n === "value") continue;
+          if (attrs === null) attrs = {};
+          // The role visit read is this one's value (or, if the name repeats, the
+          // last one's, which is what the last assignment leaves here anyway).
+          attrs[n] = clipAttr(n === "role" ? role : attrValue(el, names, k, unique));
         } else if (n === "class") {
-          attrs.class = a.value.length > CLASS_LIMIT ? a.value.slice(0, CLASS_LIMIT) : a.value;
+          // Likewise the class.
+          if (attrs === null) attrs = {};
+          attrs.class = cls.length > CLASS_LIMIT ? cls.slice(0, CLASS_LIMIT) : cls;
         } else if (n.startsWith("data-")) {
-          if (n.startsWith("data-nsp-") || n === "data-id" || n === "data-key" || n.endsWith("-id") || n.endsWith("_id") || n.endsWith("-key")) {
-            attrs[n] = clipAttr(a.value);
+          if (isDataKey(n)) {
+            if (attrs === null) attrs = {};
+            attrs[n] = clipAttr(attrValue(el, names, k, unique && n.toLowerCase() === n));
           }
         } else if (n === "onclick") {
           // Only whether it asks for confirmation matters.
-          attrs.onclick = /confirm\s*\(/.test(a.value) ? "confirm()" : "handler";
+          if (attrs === null) attrs = {};
+          attrs.onclick = /confirm\s*\(/.test(attrValue(el, names, k, unique)) ? "confirm()" : "handler";
         }
       }
-      const secret = FIELD_TAGS.has(tag) && isSecret(el);
-      if (FIELD_TAGS.has(tag)) {
+      const secret = field && isSecret(el);
+      if (field) {
         // Values are read as properties: that is what the user typed, not the markup.
-        delete attrs.value;
+        if (attrs === null) attrs = {};
         if (secret) {
           attrs.value_length = String((el.value || "").length);
         } else if (tag === "input" && (el.type === "checkbox" || el.type === "radio")) {
@@ -404,23 +646,21 @@
           attrs.value = clipAttr(String(el.value || ""));
         }
       }
-      for (const _ in attrs) {
-        rec.a = attrs;
-        break;
-      }
-      if (!secret && !NO_TEXT.has(tag) && el.childElementCount <= 3) {
-        const text = norm(el.textContent, TEXT_LIMIT);
-        if (text) rec.x = text;
-      }
-      if (FIELD_TAGS.has(tag) || el.hasAttribute("aria-labelledby")) {
-        const label = labelOf(el);
-        if (label) rec.l = label;
-      }
-      if (!vis) rec.v = false;
-      const disabled = inert || el.getAttribute("aria-disabled") === "true" ||
-        ((FIELD_TAGS.has(tag) || tag === "button" || tag === "fieldset") && el.matches(":disabled"));
-      if (disabled) rec.d = true;
-      if (clickable) rec.c = true;
+      let text = "";
+      const texty = !secret && (bits & T_NO_TEXT) === 0 && children <= 3;
+      if (texty) text = norm(el.textContent, TEXT_LIMIT);
+      let label = "";
+      if (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby"))) label = labelOf(el);
+      if (!vis) recFlags |= F_HIDDEN;
+      const disabled = inert || ((ask & ASK_ARIA_DISABLED) !== 0 && el.getAttribute("aria-disabled") === "true") ||
+        ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));
+      if (disabled) recFlags |= F_DISABLED;
+      if (clickable) recFlags |= F_CLICKABLE;
+      const rec = [tag, parentIdx, where, recFlags, text];
+      if (label) rec.push(attrs, label);
+      else if (attrs !== null) rec.push(attrs);
+      // Kept beside the slots, where JSON.stringify does not look: patch() needs it.
+      if (texty) rec[TEXTY] = true;
       return rec;
     }
 
@@ -468,6 +708,33 @@
       return prefix + parts.join(" > ");
     }
 
+    // Where the root of a re-extracted subtree sits, in the terms a full extraction's
+    // visit() gets from its parent: the head and step of its selector, its
+    // nth-of-type, and its path from the parent record (null when an id or a shadow
+    // root starts the path afresh). The patched record then reads exactly like the
+    // full extraction's, which lets the probe see a text change as only that.
+    placeOf(el, parentIdx, ctx) {
+      const parentEl = el.parentElement;
+      if (!parentEl) return { head: this.selectorOf(el), step: null, nth: 0, relHead: null };
+      const tag = el.localName;
+      let nth = 1;
+      for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === tag) nth++;
+      let relHead = null;
+      if (parentIdx !== null) {
+        const parentRecord = this.nodes[parentIdx];
+        let path = "";
+        let node = parentEl;
+        while (node && node !== parentRecord && !(node.id && this.idSelector(node, ctx))) {
+          let n = 1;
+          for (let s = node.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === node.localName) n++;
+          path = stepOf(stepsOf(node.localName), node.localName, n) + " > " + path;
+          node = node.parentElement;
+        }
+        if (node === parentRecord) relHead = path;
+      }
+      return { head: this.selectorOf(parentEl) + " > ", step: stepOf(stepsOf(tag), tag, nth), nth, relHead };
+    }
+
     contextOf(el) {
       const root = el.getRootNode();
       let prefix = "";
@@ -478,25 +745,42 @@
         prefix = this.selectorOf(frame) + " >>> ";
         frameVisible = visible(frame, { frameVisible: true });
       }
-      let inRow = false;
-      let inert = false;
-      for (let a = el.parentElement; a; a = a.parentElement) {
-        if (ROW_TAGS.has(a.localName) || ROW_ROLES.has(a.getAttribute("role") || "")) inRow = true;
-        if (a.hasAttribute("inert")) inert = true;
+      // The flags a full extraction hands down to this element: from its ancestors in
+      // its own tree and, through shadow hosts, in the trees around it (a frame's
+      // document starts afresh, as in visit).
+      let flags = 0;
+      const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
+      for (let a = up(el); a; a = up(a)) {
+        const t = a.localName;
+        if (ROW_TAGS.has(t) || ROW_ROLES.has(a.getAttribute("role") || "")) flags |= ROW;
+        if (t === "td" || t === "th") flags |= CELL;
+        if (a.hasAttribute("inert")) flags |= INERT;
       }
-      return { root, prefix, inRow, inert, frameVisible, depth: 0 };
+      return { root, prefix, frameVisible, flags };
     }
 
     // Splices for the subtrees around changed nodes, applied to this extractor's own
     // table too. Returns null when a full extraction is the better answer.
     patch(changed) {
       const started = performance.now();
+      this.index();
       const roots = new Set();
       for (const node of changed) {
         let i = this.recordedAncestor(node);
         if (i < 0) return null;
-        // Records whose text contains this one's (a leafish parent) are re-read too.
-        for (let p = this.recs[i].p; p !== undefined && this.recs[p].x; p = this.recs[p].p) i = p;
+        // A record above whose text is read from its whole subtree (TEXTY) may now read
+        // differently: the highest one that does, up to the nearest landmark or list
+        // (NO_TEXT), is re-extracted with it. Above a landmark the text of a wrapper
+        // stays as it was until the next full capture: re-reading it would turn every
+        // change on the page into a full capture.
+        for (let p = this.recs[i][R_PARENT]; p !== null; p = this.recs[p][R_PARENT]) {
+          const rec = this.recs[p];
+          if (rec[TEXTY] !== true) {
+            if (NO_TEXT.has(rec[0])) break;
+            continue;
+          }
+          if (norm(this.nodes[p].textContent, TEXT_LIMIT) !== rec[R_TEXT]) i = p;
+        }
         roots.add(i);
       }
       // Drop roots inside other roots; handle the rest from the end of the table, so
@@ -515,13 +799,14 @@
         const i = kept[k];
         const el = this.nodes[i];
         const oldEnd = this.ends[i];
-        const parentIdx = this.recs[i].p === undefined ? null : this.recs[i].p;
+        const parentIdx = this.recs[i][R_PARENT];
         const recs = [];
         const nodes = [];
         const ends = [];
         if (el.isConnected) {
           const ctx = this.contextOf(el);
-          this.visit(el, parentIdx, this.selectorOf(el), null, ctx, recs, nodes, ends, i, null);
+          const at = this.placeOf(el, parentIdx, ctx);
+          this.visit(el, el.localName, parentIdx, at.head, at.step, at.nth, at.relHead, ctx, ctx.flags, recs, nodes, ends, i, null);
         }
         this.splice(i, oldEnd - i, recs, nodes, ends);
         splices.push({ start: i, delete: oldEnd - i, insert: recs });
@@ -540,15 +825,15 @@
       const oldEnd = start + deleteCount;
       if (delta !== 0) {
         for (let j = oldEnd; j < this.recs.length; j++) {
-          const p = this.recs[j].p;
-          if (p !== undefined && p >= oldEnd) this.recs[j].p = p + delta;
+          const p = this.recs[j][R_PARENT];
+          if (p !== null && p >= oldEnd) this.recs[j][R_PARENT] = p + delta;
           this.ends[j] += delta;
         }
         // Ancestors of the subtree grow or shrink with it.
-        let p = start < this.recs.length ? this.recs[start].p : undefined;
-        while (p !== undefined && p !== null) {
+        let p = start < this.recs.length ? this.recs[start][R_PARENT] : null;
+        while (p !== null) {
           this.ends[p] += delta;
-          p = this.recs[p].p;
+          p = this.recs[p][R_PARENT];
         }
       }
       this.recs.splice(start, deleteCount, ...recs);

@@ -267,6 +267,79 @@ pub mod extraction {
     }
 }
 
+/// A patched table must be the table a full extraction makes of the same DOM, wherever
+/// the change is: inside a table cell, inside a shadow root, in an inert subtree.
+pub mod patch_equals_full {
+    use super::*;
+
+    /// The fixture's records after `change` (a JS function returning the changed
+    /// nodes): patched into the last table, and from a full extraction. (The test
+    /// runner's own output above the fixture changes as tests run.)
+    fn table_after(change: &str) -> (String, String) {
+        let _ = snapshot_json();
+        let fixture =
+            "(recs) => JSON.stringify(recs.slice(recs.findIndex((r) => r[2] === '#fixture')))";
+        let patched = eval_string(&format!(
+            "(() => {{ const changed = ({change})(); const p = globalThis.__ex.patch(changed); \
+             if (!p) throw new Error('no patch'); return ({fixture})(globalThis.__ex.recs); }})()"
+        ));
+        let full = eval_string(&format!(
+            "({fixture})(new NspExtract.Extractor(document).full().elements)"
+        ));
+        (patched, full)
+    }
+
+    #[wasm_bindgen_test]
+    fn inside_a_table_cell() {
+        mount(
+            // Cells of more than three elements have no text of their own, so a change
+            // below re-extracts from the control inside the cell, not from the cell. (The
+            // spacers keep the test's own container from reading all the text.)
+            "<i></i><i></i><i></i><table><tbody><tr data-id=\"r1\"><td><button id=\"cell-b\"><span class=\"lbl\">Refund</span></button><i></i><i></i><i></i></td>\
+             <td><a href=\"/x\" id=\"cell-a\"><b class=\"n\">7</b> items</a><i></i><i></i><i></i></td></tr></tbody></table>",
+        );
+        let (patched, full) = table_after(
+            "() => { const s = document.querySelector('#cell-b .lbl'); s.textContent = 'Refunded'; return [s.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+        let (patched, full) = table_after(
+            "() => { const b = document.querySelector('#cell-a .n'); b.textContent = '8'; return [b.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+    }
+
+    #[wasm_bindgen_test]
+    fn text_read_from_a_whole_subtree_follows_a_change_deep_inside() {
+        // The row reads its text from its subtree; the change is three records down,
+        // below a container of more than three elements that has no text of its own.
+        mount(
+            "<i></i><i></i><i></i><ul><li data-id=\"r\"><div class=\"cols\"><i></i><i></i><i></i>\
+             <button><span class=\"lbl\">Star</span></button></div></li></ul>",
+        );
+        let (patched, full) = table_after(
+            "() => { const s = document.querySelector('.lbl'); s.textContent = 'Unstar'; return [s.firstChild]; }",
+        );
+        assert!(full.contains("Unstar"), "{full}");
+        assert_eq!(patched, full);
+    }
+
+    #[wasm_bindgen_test]
+    fn inside_a_shadow_root_in_a_row() {
+        mount(
+            "<i></i><i></i><i></i><ul><li data-id=\"x\" inert><span id=\"host\"></span></li></ul>",
+        );
+        eval(
+            "(() => { const r = document.getElementById('host').attachShadow({mode: 'open'}); \
+             r.innerHTML = '<div role=\"group\" aria-label=\"g\"><em class=\"v\">1</em><button>Go</button></div>'; })()",
+        );
+        let (patched, full) = table_after(
+            "() => { const root = document.getElementById('host').shadowRoot; const b = root.querySelector('button'); \
+             b.textContent = 'Went'; return [b.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+    }
+}
+
 pub mod dispatch {
     use super::*;
     use wasm_bindgen_futures::JsFuture;

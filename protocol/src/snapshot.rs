@@ -40,102 +40,238 @@ pub struct PageSnapshot {
 
 /// One element worth the probe's attention.
 ///
-/// On the wire the field names are one letter (`t`, `p`, `s`…): a 5,000-element page has
-/// thousands of records, and the names were a fifth of the bytes to stringify and parse.
-/// The long names are accepted too, for snapshots written by hand.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// On the wire a record is an array, positional: a 5,000-element page has thousands of
+/// records, and as objects their keys were a quarter of the bytes to stringify and
+/// parse. The array is `[tag, parent, where, flags, text, attrs?, label?]`:
+///
+/// - `parent`: the parent record's index, or `null`;
+/// - `where`: a number is [`ElementRecord::nth`], a string is
+///   [`ElementRecord::selector`];
+/// - `flags`: bit 1 `relative`, 2 hidden (not `visible`), 4 `disabled`, 8 `clickable`;
+/// - `attrs`: an object of attributes, or `null`; it and `label` may be left off.
+///
+/// An object with one-letter keys (`t`, `p`, `s`, `n`, `r`, `x`, `a`, `v`, `d`, `l`, `c`)
+/// or the long field names is accepted too, for snapshots written by hand; records
+/// serialize as such objects.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ElementRecord {
     /// Lowercase tag name.
-    #[serde(rename = "t", alias = "tag")]
+    #[serde(rename = "t")]
     pub tag: String,
     /// Index of the nearest recorded ancestor (always lower than this record's own).
-    #[serde(
-        rename = "p",
-        alias = "parent",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "p", skip_serializing_if = "Option::is_none")]
     pub parent: Option<u32>,
     /// A selector that finds this element at extraction time: CSS, with ` >>> `
     /// stepping into a shadow root or a same-origin iframe's document. When `relative`
     /// is set it continues the parent record's selector (`parent > selector`), which
     /// keeps the snapshot small: most selectors share a long prefix.
-    #[serde(
-        rename = "s",
-        alias = "selector",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "s", skip_serializing_if = "String::is_empty")]
     pub selector: String,
     /// The commonest relative selector, as a number: the element is the `nth` (1-based)
     /// of its tag among the children of the parent record's element, that is
     /// `parent > tag:nth-of-type(nth)`. Zero when `selector` says where it is. Most
     /// records of a big page are table cells and list items; as a number their
     /// selectors cost a quarter of the bytes to stringify and parse.
-    #[serde(rename = "n", alias = "nth", default, skip_serializing_if = "is_zero")]
+    #[serde(rename = "n", skip_serializing_if = "is_zero")]
     pub nth: u32,
-    #[serde(
-        rename = "r",
-        alias = "relative",
-        default,
-        skip_serializing_if = "is_false"
-    )]
+    #[serde(rename = "r", skip_serializing_if = "is_false")]
     pub relative: bool,
     /// Visible text, whitespace-collapsed and length-limited; empty for containers.
-    #[serde(
-        rename = "x",
-        alias = "text",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "x", skip_serializing_if = "String::is_empty")]
     pub text: String,
     /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
     /// class, method, action, required, placeholder, autocomplete, value for non-secret
     /// fields, `value_length` for secret ones, `checked`, `options`).
-    #[serde(
-        rename = "a",
-        alias = "attrs",
-        default,
-        skip_serializing_if = "Attrs::is_empty"
-    )]
+    #[serde(rename = "a", skip_serializing_if = "Attrs::is_empty")]
     pub attrs: Attrs,
     /// Rendered (checkVisibility, inside a visible frame). Absent means visible.
-    #[serde(
-        rename = "v",
-        alias = "visible",
-        default = "yes",
-        skip_serializing_if = "is_true"
-    )]
+    #[serde(rename = "v", skip_serializing_if = "is_true")]
     pub visible: bool,
-    #[serde(
-        rename = "d",
-        alias = "disabled",
-        default,
-        skip_serializing_if = "is_false"
-    )]
+    #[serde(rename = "d", skip_serializing_if = "is_false")]
     pub disabled: bool,
     /// Accessible name of a form field or labelled control from `<label>`s or
     /// `aria-labelledby`, which the probe cannot resolve from the table alone.
-    #[serde(
-        rename = "l",
-        alias = "label",
-        default,
-        skip_serializing_if = "String::is_empty"
-    )]
+    #[serde(rename = "l", skip_serializing_if = "String::is_empty")]
     pub label: String,
     /// The page attached a click handler (listener or `onclick`), so a non-semantic
     /// element may still be an action.
-    #[serde(
-        rename = "c",
-        alias = "clickable",
-        default,
-        skip_serializing_if = "is_false"
-    )]
+    #[serde(rename = "c", skip_serializing_if = "is_false")]
     pub clickable: bool,
 }
 
-fn yes() -> bool {
-    true
+const RELATIVE: u64 = 1;
+const HIDDEN: u64 = 2;
+const DISABLED: u64 = 4;
+const CLICKABLE: u64 = 8;
+
+impl<'de> Deserialize<'de> for ElementRecord {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RecordVisitor)
+    }
+}
+
+struct RecordVisitor;
+
+impl<'de> serde::de::Visitor<'de> for RecordVisitor {
+    type Value = ElementRecord;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an element record: [tag, parent, where, flags, text, attrs?, label?]")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<ElementRecord, A::Error> {
+        use serde::de::Error;
+        let missing = |what: &str| A::Error::custom(format!("an element record lacks its {what}"));
+        let tag: String = seq.next_element()?.ok_or_else(|| missing("tag"))?;
+        let parent: Option<u32> = seq.next_element()?.ok_or_else(|| missing("parent"))?;
+        let place: Place = seq.next_element()?.ok_or_else(|| missing("selector"))?;
+        let flags: u64 = seq.next_element()?.ok_or_else(|| missing("flags"))?;
+        let text: String = seq.next_element()?.unwrap_or_default();
+        let attrs: Option<Attrs> = seq.next_element()?.flatten();
+        let label: String = seq
+            .next_element::<Option<String>>()?
+            .flatten()
+            .unwrap_or_default();
+        // Fields a later extension may add are skipped, not refused.
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        let (selector, nth) = match place {
+            Place::Nth(n) => (String::new(), n),
+            Place::Selector(s) => (s, 0),
+        };
+        Ok(ElementRecord {
+            tag,
+            parent,
+            selector,
+            nth,
+            relative: flags & RELATIVE != 0,
+            text,
+            attrs: attrs.unwrap_or_default(),
+            visible: flags & HIDDEN == 0,
+            disabled: flags & DISABLED != 0,
+            label,
+            clickable: flags & CLICKABLE != 0,
+        })
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<ElementRecord, A::Error> {
+        let mut rec = ElementRecord {
+            visible: true,
+            ..ElementRecord::default()
+        };
+        let mut tag = false;
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Tag => {
+                    rec.tag = map.next_value()?;
+                    tag = true;
+                }
+                Field::Parent => rec.parent = map.next_value()?,
+                Field::Selector => rec.selector = map.next_value()?,
+                Field::Nth => rec.nth = map.next_value()?,
+                Field::Relative => rec.relative = map.next_value()?,
+                Field::Text => rec.text = map.next_value()?,
+                Field::Attrs => rec.attrs = map.next_value()?,
+                Field::Visible => rec.visible = map.next_value()?,
+                Field::Disabled => rec.disabled = map.next_value()?,
+                Field::Label => rec.label = map.next_value()?,
+                Field::Clickable => rec.clickable = map.next_value()?,
+                Field::Other => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        if !tag {
+            return Err(serde::de::Error::missing_field("t"));
+        }
+        Ok(rec)
+    }
+}
+
+/// The third element of a record array: a number for `nth`, a string for `selector`.
+enum Place {
+    Nth(u32),
+    Selector(String),
+}
+
+impl<'de> Deserialize<'de> for Place {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Place;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a selector string or an nth-of-type number")
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Place, E> {
+                u32::try_from(n)
+                    .map(Place::Nth)
+                    .map_err(|_| E::custom("nth-of-type number out of range"))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Place, E> {
+                Ok(Place::Selector(s.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Place, E> {
+                Ok(Place::Selector(s))
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
+}
+
+/// A record object's key: one letter on the wire, the field's name when written by hand.
+enum Field {
+    Tag,
+    Parent,
+    Selector,
+    Nth,
+    Relative,
+    Text,
+    Attrs,
+    Visible,
+    Disabled,
+    Label,
+    Clickable,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = Field;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an element record field")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Field, E> {
+                Ok(match key {
+                    "t" | "tag" => Field::Tag,
+                    "p" | "parent" => Field::Parent,
+                    "s" | "selector" => Field::Selector,
+                    "n" | "nth" => Field::Nth,
+                    "r" | "relative" => Field::Relative,
+                    "x" | "text" => Field::Text,
+                    "a" | "attrs" => Field::Attrs,
+                    "v" | "visible" => Field::Visible,
+                    "d" | "disabled" => Field::Disabled,
+                    "l" | "label" => Field::Label,
+                    "c" | "clickable" => Field::Clickable,
+                    _ => Field::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Visit)
+    }
 }
 
 fn is_true(b: &bool) -> bool {
@@ -383,6 +519,55 @@ mod tests {
             tag: tag.into(),
             parent,
             ..ElementRecord::default()
+        }
+    }
+
+    #[test]
+    fn record_arrays_objects_and_long_names_agree() {
+        let arrays: Vec<ElementRecord> = serde_json::from_str(
+            r##"[["main",null,"#app",0,""],
+                ["a",0,2,9,"Open",{"href":"/x","class":"btn"}],
+                ["input",0,"form > input",7,"",null,"Email"],
+                ["td",1,1,0,"x",null,null,"later field"]]"##,
+        )
+        .expect("arrays parse");
+        let objects: Vec<ElementRecord> = serde_json::from_str(
+            r##"[{"t":"main","s":"#app"},
+                {"t":"a","p":0,"n":2,"r":true,"c":true,"x":"Open","a":{"href":"/x","class":"btn"}},
+                {"tag":"input","parent":0,"selector":"form > input","relative":true,
+                 "visible":false,"disabled":true,"label":"Email","unknown":[1]},
+                {"t":"td","p":1,"n":1,"x":"x"}]"##,
+        )
+        .expect("objects parse");
+        assert_eq!(arrays, objects);
+        assert_eq!(arrays[1].nth, 2);
+        assert!(arrays[1].relative && arrays[1].clickable && arrays[1].visible);
+        assert_eq!(
+            arrays[1].attrs.get("class").map(String::as_str),
+            Some("btn")
+        );
+        assert!(!arrays[2].visible && arrays[2].disabled && arrays[2].relative);
+        // What a record serializes to reads back the same.
+        let text = serde_json::to_string(&arrays).expect("serializes");
+        let again: Vec<ElementRecord> = serde_json::from_str(&text).expect("reads back");
+        assert_eq!(again, arrays);
+    }
+
+    #[test]
+    fn broken_records_say_what_is_missing() {
+        for (bad, says) in [
+            (r#"[["td",null]]"#, "selector"),
+            (r#"[{"x":"no tag"}]"#, "t"),
+            (
+                r#"[["td",null,-1,0]]"#,
+                "selector string or an nth-of-type number",
+            ),
+            (r#"[["td",null,"a","0"]]"#, "u64"),
+        ] {
+            let err = serde_json::from_str::<Vec<ElementRecord>>(bad)
+                .expect_err(bad)
+                .to_string();
+            assert!(err.contains(says), "{bad}: {err}");
         }
     }
 

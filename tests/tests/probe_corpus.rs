@@ -11,6 +11,7 @@ mod probe_support;
 use std::time::Duration;
 
 use nsp_fixtures::{corpus_dir, corpus_pages, DemoOptions, DemoServer};
+use nsp_protocol::snapshot::PageSnapshot;
 use probe_support::{inject_probe_scripts, read_script, snapshot, start_driver};
 use serde_json::Value;
 
@@ -59,7 +60,11 @@ async fn recorded_corpus_snapshots_are_what_the_extraction_produces() {
         let text = snapshot(&driver)
             .await
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut value: Value = serde_json::from_str(&text).expect("snapshot JSON");
+        // Recorded as the probe reads them, in the readable object form of the records
+        // (the wire's positional arrays would be one number per line).
+        let snap: PageSnapshot = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{name}: the probe cannot read the snapshot: {e}"));
+        let mut value = serde_json::to_value(&snap).expect("snapshot value");
         normalize(&mut value, &origin);
         let pretty = serde_json::to_string_pretty(&value).expect("json") + "\n";
         let path = dir.join(format!("{name}.json"));
