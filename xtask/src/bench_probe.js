@@ -15,7 +15,11 @@ const { chromium } = require(path.join(process.cwd(), "node_modules", "playwrigh
 const [extDir, browserPath, sizesArg] = process.argv.slice(2);
 const SIZES = (sizesArg || "600,1700,5000,12000,35000").split(",").map(Number);
 const RUNS = 7;
+// Warm-up: at least this many captures and this much time spent capturing. V8 moves
+// wasm and JS to its optimizing tier by the work done, not by the number of calls, so
+// a small page needs more captures than a big one to reach the state agents get.
 const WARMUP = 10;
+const WARMUP_MS = 300;
 const ORIGIN = "http://bench.test";
 
 // A realistic app page of about `n` elements: a header with navigation, a sidebar with a
@@ -101,8 +105,14 @@ async function main() {
     // V8 first runs wasm and JS from its baseline compilers and optimizes hot code in
     // the background; the extension captures a page again on every change, so the
     // steady state is what agents see. Warm up both contestants the same way.
-    for (let w = 0; w < WARMUP; w++) await capture();
-    for (let w = 0; w < 2; w++) await tab.locator("body").ariaSnapshot();
+    let warmed = 0;
+    for (let w = 0; w < WARMUP || warmed < WARMUP_MS; w++) warmed += (await capture()).total;
+    warmed = 0;
+    for (let w = 0; w < 2 || warmed < WARMUP_MS; w++) {
+      const t0 = performance.now();
+      await tab.locator("body").ariaSnapshot();
+      warmed += performance.now() - t0;
+    }
     const ours = [];
     const oursOuter = [];
     for (let r = 0; r < RUNS; r++) {

@@ -26,7 +26,8 @@ const CAPTURE_TARGETS: [(u64, f64); 2] = [(600, 5.0), (5000, 15.0)];
 const INCREMENTAL_TARGET_MS: f64 = 2.0;
 const SPEEDUP_TARGET: f64 = 3.0;
 const SIZE_RATIO_TARGET: f64 = 3.0;
-const WASM_GZ_TARGET: u64 = 150 * 1024;
+/// The issue says 150 KB; checked as 150,000 bytes, the stricter reading.
+const WASM_GZ_TARGET: u64 = 150_000;
 
 pub fn run(root: &Path) -> Result<String> {
     let extension = match std::env::var_os("NSP_EXTENSION_DIR") {
@@ -115,9 +116,10 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
         md,
         "Headless Chromium {chromium}, one run, generated app pages (navigation, a filter \
          form, an orders table with a link, a badge and two buttons per row). Median of 7 \
-         runs after 10 warm-up captures (V8 optimizes wasm and JS once they are hot; the \
-         extension re-captures on every change, so the warm state is what agents get; the \
-         first, cold capture is in the \"cold\" column). \"in page\" is extraction + \
+         runs after a warm-up of at least 10 captures and 300 ms of capturing, and of at \
+         least 2 aria snapshots and 300 ms (V8 optimizes wasm and JS by the work they do; \
+         the extension re-captures on every change, so the warm state is what agents get; \
+         the first, cold capture is in the \"cold\" column). \"in page\" is extraction + \
          JSON + wasm analysis + JSON back, timed in the page; \"via CDP\" is the same as seen from node, which is how \
          `ariaSnapshot()` is timed. Incremental: one counter's text changes; the time from \
          the mutated node to the parsed delta (patch of the changed subtree, wasm update).\n"
@@ -197,7 +199,8 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
     }
     let _ = writeln!(
         md,
-        "| wasm ≤ 150 KiB gzipped | {:.1} KiB | {} |",
+        "| wasm ≤ 150 KB gzipped | {:.1} KB ({:.1} KiB) | {} |",
+        gz as f64 / 1000.0,
         gz as f64 / 1024.0,
         mark(gz <= WASM_GZ_TARGET)
     );
@@ -230,7 +233,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| wasm ≤ 150 KiB gzipped | 136.7 KiB | met |"),
+            md.contains("| wasm ≤ 150 KB gzipped | 140.0 KB (136.7 KiB) | met |"),
             "{md}"
         );
     }
