@@ -68,6 +68,27 @@ pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf, LaunchError> {
     Err(LaunchError::NoBrowser)
 }
 
+/// Makes `cmd` a child this process owns: no stdio, its own process group (so the whole
+/// tree of a browser can be killed at once), and killed by the kernel if this process
+/// dies without closing it.
+pub fn owned_child(cmd: &mut Command) -> &mut Command {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // SAFETY: prctl with PR_SET_PDEATHSIG is async-signal-safe; it only asks the kernel
+    // to SIGKILL the child when its parent dies.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
 impl Browser {
     pub fn launch(opts: &LaunchOptions) -> Result<Browser, LaunchError> {
         let path = find_browser(opts.browser.as_deref())?;
@@ -123,21 +144,8 @@ impl Browser {
         );
 
         let mut cmd = Command::new(&path);
-        cmd.args(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0);
-        // SAFETY: prctl with PR_SET_PDEATHSIG is async-signal-safe; it only asks the
-        // kernel to SIGKILL the browser if nspd dies without closing it.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        cmd.args(&args);
+        owned_child(&mut cmd);
         let child = cmd.spawn().map_err(|source| LaunchError::Spawn {
             browser: path.clone(),
             source,

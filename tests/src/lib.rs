@@ -79,11 +79,16 @@ pub struct Nspd {
     client: Client<HttpConnector, Full<Bytes>>,
 }
 
+/// An empty temporary data dir for one nspd, removed when dropped.
+pub fn fresh_data_dir() -> Result<tempfile::TempDir> {
+    Ok(tempfile::Builder::new().prefix("nspd-test-").tempdir()?)
+}
+
 impl Nspd {
     /// Starts `nspd run --launch` on a free port and waits until it listens and its
     /// browser has started.
     pub fn launch(opts: &NspdOptions) -> Result<Nspd> {
-        let data_dir = tempfile::Builder::new().prefix("nspd-test-").tempdir()?;
+        let data_dir = fresh_data_dir()?;
         let mut args: Vec<std::ffi::OsString> = vec![
             "--launch".into(),
             "--extension".into(),
@@ -168,10 +173,7 @@ impl Nspd {
     /// Stops nspd and hands back its data dir (to start another nspd on it).
     pub fn stop_keep_data(mut self) -> tempfile::TempDir {
         self.stop();
-        let placeholder = tempfile::Builder::new()
-            .prefix("nspd-test-")
-            .tempdir()
-            .expect("tempdir");
+        let placeholder = fresh_data_dir().expect("tempdir");
         std::mem::replace(&mut self.data_dir, placeholder)
     }
 

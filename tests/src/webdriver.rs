@@ -8,9 +8,8 @@
 //! page's own (as the extension's main-world script does).
 
 use std::net::TcpListener;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -132,20 +131,8 @@ impl WebDriver {
 
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let mut cmd = Command::new(&chromedriver);
-        cmd.arg(format!("--port={port}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0);
-        // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe; chromedriver dies with us.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        cmd.arg(format!("--port={port}"));
+        nsp_daemon::launch::owned_child(&mut cmd);
         let child = cmd
             .spawn()
             .with_context(|| format!("starting {}", chromedriver.display()))?;

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use nsp_fixtures::{DemoOptions, DemoServer};
 use nsp_protocol::{builtins, ProbeStatus, EXTENSION_ID};
-use nsp_tests::{extension_dir, Nspd, WebDriver, WebDriverOptions};
+use nsp_tests::{extension_dir, fresh_data_dir, Nspd, WebDriver, WebDriverOptions};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -307,10 +307,7 @@ async fn the_popup_and_badge_show_what_nspd_knows_and_when_it_is_gone() {
     let demo = DemoServer::start(DemoOptions::default())
         .await
         .expect("demo app");
-    let data_dir = tempfile::Builder::new()
-        .prefix("nspd-test-")
-        .tempdir()
-        .expect("tempdir");
+    let data_dir = fresh_data_dir().expect("tempdir");
     let mut nspd = Nspd::serve(0, data_dir).expect("nspd");
     let ws_url = format!("ws://127.0.0.1:{}/substrate/v1/extension", nspd.port());
     // Headless Chromium with the built extension naming this nspd.

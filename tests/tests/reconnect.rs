@@ -7,17 +7,14 @@ use std::time::Duration;
 use nsp_daemon::launch::{Browser, LaunchOptions};
 use nsp_fixtures::{DemoOptions, DemoServer};
 use nsp_protocol::ProbeStatus;
-use nsp_tests::{extension_dir, Nspd};
+use nsp_tests::{extension_dir, fresh_data_dir, Nspd};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_extension_reconnects_and_reannounces_after_nspd_restarts() {
     let demo = DemoServer::start(DemoOptions::default())
         .await
         .expect("demo app");
-    let data_dir = tempfile::Builder::new()
-        .prefix("nspd-test-")
-        .tempdir()
-        .expect("tempdir");
+    let data_dir = fresh_data_dir().expect("tempdir");
     let first = Nspd::serve(0, data_dir).expect("first nspd");
     let port = first.port();
     let mut browser = Browser::launch(&LaunchOptions {
