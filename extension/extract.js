@@ -85,7 +85,10 @@
   const R_PARENT = 1;
   const R_TEXT = 4;
   // Set on a record whose text is its subtree's textContent (a property, not a slot).
+  // TEXT_ALL: its textContent; TEXT_OUTSIDE: textOutside (see there).
   const TEXTY = Symbol("nspTexty");
+  const TEXT_ALL = 1;
+  const TEXT_OUTSIDE = 2;
   const F_RELATIVE = 1;
   const F_HIDDEN = 2;
   const F_DISABLED = 4;
@@ -246,6 +249,24 @@
     return true;
   }
 
+  // An element's text without the text inside the lists, tables, landmarks and forms
+  // below it (NO_TEXT): theirs is read by their own records, and a wrapper around
+  // <main> must not read the whole page. It also keeps a change inside such a block from
+  // reaching any record above it, which is what lets patch() stop there. Bounded like
+  // norm's input.
+  function textOutside(el) {
+    let out = "";
+    const limit = TEXT_LIMIT * 8;
+    const walk = (node) => {
+      for (let c = node.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
+        if (c.nodeType === 3 || c.nodeType === 4) out += c.data;
+        else if (c.nodeType === 1 && ((TAG_BITS.get(c.localName) | 0) & T_NO_TEXT) === 0) walk(c);
+      }
+    };
+    walk(el);
+    return out;
+  }
+
   function clipAttr(v) {
     return v.length > ATTR_LIMIT ? v.slice(0, ATTR_LIMIT) : v;
   }
@@ -390,10 +411,10 @@
     // context object per element: extraction runs on every capture.
     visit(el, tag, parentIdx, head, step, nth, relHead, ctx, flags, recs, nodes, ends, base, parentVisible) {
       const bits = TAG_BITS.get(tag) | 0;
-      if ((bits & T_SKIP) !== 0 && tag !== "svg") return;
+      if ((bits & T_SKIP) !== 0 && tag !== "svg") return false;
       if (base + recs.length >= MAX_RECORDS) {
         this.truncated = true;
-        return;
+        return false;
       }
       // One pass over the element's attributes decides everything below; record()
       // reads the values it keeps from the same names.
@@ -468,7 +489,7 @@
       if (!record && (flags & (ROW | CELL)) === ROW && cls !== null && first === null && (el.textContent || "").trim()) {
         record = true;
       }
-      if (tag === "svg" && !ariaLabel && !clickable) return; // an icon's drawing
+      if (tag === "svg" && !ariaLabel && !clickable) return false; // an icon's drawing
 
       // Children are walked unless this is an svg (only its label matters); only some
       // elements can host a shadow root at all (T_HOST).
@@ -511,9 +532,13 @@
       if (tag === "td" || tag === "th") childFlags |= CELL;
       if (inert) childFlags |= INERT;
       let children = 0;
+      // Whether a list, table, landmark or form (NO_TEXT) is among the descendants: this
+      // element's text then leaves theirs out (see textOutside).
+      let block = false;
       if (tag !== "svg") {
         if (walk) {
           children = this.visitChildren(first, idx, sel + " > ", record ? "" : rel === null ? null : rel + " > ", ctx, childFlags, recs, nodes, ends, base, vis);
+          block = this.childBlock;
         }
         if (shadow) {
           if (this.onShadowRoot) this.onShadowRoot(shadow);
@@ -541,9 +566,10 @@
         // A relative selector that is this element's own step travels as its number.
         const where = !relative ? sel : rel === step ? nth : rel;
         recs[idx - base] = this.record(el, tag, bits, role, cls, parentIdx, where, relative && rel !== step,
-          inert, clickable, vis, names, unique, ask, tag === "svg" ? el.childElementCount : children);
+          inert, clickable, vis, names, unique, ask, tag === "svg" ? el.childElementCount : children, block);
         ends[idx - base] = base + recs.length;
       }
+      return block || (bits & T_NO_TEXT) !== 0;
     }
 
     // Visits `child` and the siblings after it, each with its `tag:nth-of-type(n)`
@@ -558,6 +584,7 @@
       // The steps list of the last child's tag: siblings mostly repeat it.
       let steps = null;
       let stepsTag = null;
+      let block = false;
       for (; child !== null; child = child.nextElementSibling) {
         const ct = child.localName;
         let n;
@@ -579,9 +606,11 @@
           steps = stepsOf(ct);
           stepsTag = ct;
         }
-        this.visit(child, ct, idx, head, stepOf(steps, ct, n), n, relHead, ctx, flags, recs, nodes, ends, base, vis);
+        if (this.visit(child, ct, idx, head, stepOf(steps, ct, n), n, relHead, ctx, flags, recs, nodes, ends, base, vis)) block = true;
         count++;
       }
+      // A second result, read by the caller at once (see visit's `block`).
+      this.childBlock = block;
       return count;
     }
 
@@ -596,7 +625,8 @@
     // `names`, `unique`, `ask`: see visit; `children` is el.childElementCount.
     // `where` is the selector, or the nth-of-type number of a relative one-step selector;
     // `relative` says a selector string continues the parent's.
-    record(el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children) {
+    // `block`: a NO_TEXT element is among the descendants (see textOutside).
+    record(el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block) {
       // Positional (see ElementRecord in protocol/src/snapshot.rs): [tag, parent, where,
       // flags, text, attrs?, label?]; the R_* constants name the slots.
       let recFlags = relative ? F_RELATIVE : 0;
@@ -648,7 +678,7 @@
       }
       let text = "";
       const texty = !secret && (bits & T_NO_TEXT) === 0 && children <= 3;
-      if (texty) text = norm(el.textContent, TEXT_LIMIT);
+      if (texty) text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
       let label = "";
       if (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby"))) label = labelOf(el);
       if (!vis) recFlags |= F_HIDDEN;
@@ -660,7 +690,7 @@
       if (label) rec.push(attrs, label);
       else if (attrs !== null) rec.push(attrs);
       // Kept beside the slots, where JSON.stringify does not look: patch() needs it.
-      if (texty) rec[TEXTY] = true;
+      if (texty) rec[TEXTY] = block ? TEXT_OUTSIDE : TEXT_ALL;
       return rec;
     }
 
@@ -768,18 +798,21 @@
       for (const node of changed) {
         let i = this.recordedAncestor(node);
         if (i < 0) return null;
-        // A record above whose text is read from its whole subtree (TEXTY) may now read
-        // differently: the highest one that does, up to the nearest landmark or list
-        // (NO_TEXT), is re-extracted with it. Above a landmark the text of a wrapper
-        // stays as it was until the next full capture: re-reading it would turn every
-        // change on the page into a full capture.
-        for (let p = this.recs[i][R_PARENT]; p !== null; p = this.recs[p][R_PARENT]) {
-          const rec = this.recs[p];
-          if (rec[TEXTY] !== true) {
-            if (NO_TEXT.has(rec[0])) break;
-            continue;
+        // A record above whose text is read from its subtree (TEXTY) may now read
+        // differently: the highest one that does is re-extracted with it. Records above
+        // a list, table, landmark or form leave its text out (textOutside), so the
+        // search ends at the first one, and at once when the change is inside one.
+        if (!NO_TEXT.has(this.recs[i][0])) {
+          for (let p = this.recs[i][R_PARENT]; p !== null; p = this.recs[p][R_PARENT]) {
+            const rec = this.recs[p];
+            const mode = rec[TEXTY];
+            if (mode === undefined) {
+              if (NO_TEXT.has(rec[0])) break;
+              continue;
+            }
+            const el = this.nodes[p];
+            if (norm(mode === TEXT_OUTSIDE ? textOutside(el) : el.textContent, TEXT_LIMIT) !== rec[R_TEXT]) i = p;
           }
-          if (norm(this.nodes[p].textContent, TEXT_LIMIT) !== rec[R_TEXT]) i = p;
         }
         roots.add(i);
       }

@@ -324,6 +324,40 @@ pub mod patch_equals_full {
     }
 
     #[wasm_bindgen_test]
+    fn wrappers_and_rows_leave_out_the_text_of_lists_and_landmarks_inside() {
+        mount(
+            "<div id=\"wrap\"><main><p id=\"count\">1</p></main></div>\
+             <ul><li data-id=\"a\">Folder <ul><li data-id=\"b\"><span class=\"n\">x</span></li></ul></li></ul>",
+        );
+        let full =
+            eval_string("JSON.stringify(new NspExtract.Extractor(document).full().elements)");
+        let records: Vec<Value> = serde_json::from_str(&full).unwrap();
+        let text_of = |want: &str| {
+            records
+                .iter()
+                .find(|r| r[2] == want)
+                .map(|r| r[4].clone())
+                .unwrap_or_else(|| panic!("no record {want}: {full}"))
+        };
+        // The wrapper reads none of <main>'s text; the outer row only its own words.
+        assert_eq!(text_of("#wrap"), "");
+        let outer = records
+            .iter()
+            .find(|r| r[0] == "li" && r[5]["data-id"] == "a")
+            .expect("outer row");
+        assert_eq!(outer[4], "Folder", "{full}");
+        // And a change inside a landmark or a nested list patches exactly.
+        let (patched, full) = table_after(
+            "() => { const c = document.getElementById('count'); c.textContent = '2'; return [c.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+        let (patched, full) = table_after(
+            "() => { const n = document.querySelector('.n'); n.textContent = 'y'; return [n.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+    }
+
+    #[wasm_bindgen_test]
     fn inside_a_shadow_root_in_a_row() {
         mount(
             "<i></i><i></i><i></i><ul><li data-id=\"x\" inert><span id=\"host\"></span></li></ul>",

@@ -76,7 +76,10 @@ pub struct ElementRecord {
     pub nth: u32,
     #[serde(rename = "r", skip_serializing_if = "is_false")]
     pub relative: bool,
-    /// Visible text, whitespace-collapsed and length-limited; empty for containers.
+    /// The text of the element's subtree, whitespace-collapsed and length-limited, for
+    /// elements of at most three child elements; the text of lists, tables, landmarks
+    /// and forms inside it is left out (their own records carry it). Empty for those
+    /// containers themselves, for larger ones and for secret fields.
     #[serde(rename = "x", skip_serializing_if = "String::is_empty")]
     pub text: String,
     /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
