@@ -194,7 +194,7 @@
     }
     if (text) {
       const delta = JSON.parse(text);
-      applyDelta(capture, delta);
+      NspDelta.apply(capture, delta);
       send({ type: "tab_delta", ...delta });
     }
     scheduleSettleCheck();
@@ -213,16 +213,6 @@
       }
       schedule(flush);
     }, wait);
-  }
-
-  function applyDelta(cap, delta) {
-    for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;
-    for (const k of delta.removed || []) delete cap.objects[k];
-    if (delta.actions) cap.actions = delta.actions;
-    if (delta.explain) cap.explain = delta.explain;
-    if (typeof delta.confidence === "number") cap.confidence = delta.confidence;
-    if (delta.context) cap.context = delta.context;
-    if (delta.probe_metadata) cap.probe_metadata = delta.probe_metadata;
   }
 
   // --- the probe, in the page or in the extension -----------------------------------------

@@ -267,6 +267,13 @@
     return out;
   }
 
+  // An element's 1-based position among its siblings of the same tag.
+  function nthOfType(el) {
+    let n = 1;
+    for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === el.localName) n++;
+    return n;
+  }
+
   function clipAttr(v) {
     return v.length > ATTR_LIMIT ? v.slice(0, ATTR_LIMIT) : v;
   }
@@ -729,9 +736,7 @@
           parts.unshift("html");
           return prefix + parts.join(" > ");
         }
-        let n = 1;
-        for (let s = node.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === node.localName) n++;
-        parts.unshift(`${node.localName}:nth-of-type(${n})`);
+        parts.unshift(`${node.localName}:nth-of-type(${nthOfType(node)})`);
         if (!node.parentElement) return prefix + "> " + parts.join(" > ");
         node = node.parentElement;
       }
@@ -747,17 +752,14 @@
       const parentEl = el.parentElement;
       if (!parentEl) return { head: this.selectorOf(el), step: null, nth: 0, relHead: null };
       const tag = el.localName;
-      let nth = 1;
-      for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === tag) nth++;
+      const nth = nthOfType(el);
       let relHead = null;
       if (parentIdx !== null) {
         const parentRecord = this.nodes[parentIdx];
         let path = "";
         let node = parentEl;
         while (node && node !== parentRecord && !(node.id && this.idSelector(node, ctx))) {
-          let n = 1;
-          for (let s = node.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === node.localName) n++;
-          path = stepOf(stepsOf(node.localName), node.localName, n) + " > " + path;
+          path = stepOf(stepsOf(node.localName), node.localName, nthOfType(node)) + " > " + path;
           node = node.parentElement;
         }
         if (node === parentRecord) relHead = path;

@@ -10,6 +10,7 @@
 // by an event must find its listener), and wait on `ready` before doing work.
 
 import initProbe, { Probe } from "./probe/nsp_probe.js";
+import "./delta.js";
 
 const DEFAULT_DAEMON_URL = "ws://127.0.0.1:7842/substrate/v1/extension";
 const CHANNEL_VERSION = 1;
@@ -256,18 +257,6 @@ function dropProbe(tabId) {
 
 // --- messages from content scripts -----------------------------------------------------
 
-function applyDelta(state, delta) {
-  const cap = state && state.capture;
-  if (!cap) return;
-  for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;
-  for (const k of delta.removed || []) delete cap.objects[k];
-  if (delta.actions) cap.actions = delta.actions;
-  if (delta.explain) cap.explain = delta.explain;
-  if (typeof delta.confidence === "number") cap.confidence = delta.confidence;
-  if (delta.context) cap.context = delta.context;
-  if (delta.probe_metadata) cap.probe_metadata = delta.probe_metadata;
-}
-
 function onTabMessage(tabId, windowId, msg) {
   if (!msg || typeof msg !== "object") return;
   switch (msg.type) {
@@ -291,7 +280,8 @@ function onTabMessage(tabId, windowId, msg) {
     }
     case "tab_delta": {
       const { type: _type, ...delta } = msg;
-      applyDelta(states.get(tabId), delta);
+      const state = states.get(tabId);
+      if (state && state.capture) NspDelta.apply(state.capture, delta);
       sendToDaemon({ type: "tab_delta", tab_id: tabId, ...delta });
       updateBadge(tabId);
       break;

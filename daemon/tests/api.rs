@@ -124,7 +124,7 @@ async fn invalid_request_names_the_field_and_changes_nothing() {
         (json!({"pid": pid}), "action"),
     ];
     for (body, field) in cases {
-        let r = d.post("/substrate/v1/action", body.clone()).await;
+        let r = d.act(body.clone()).await;
         r.assert_error(400, "invalid_request");
         assert_eq!(r.body["field"], field, "{body} → {}", r.body);
     }
@@ -148,10 +148,7 @@ async fn invalid_request_names_the_field_and_changes_nothing() {
 async fn missing_verify_expression_suggests_real_keys() {
     let (d, ext, pid) = setup().await;
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "send_email", "parameters": {"to": "bob@example.com"}}),
-        )
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "bob@example.com"}}))
         .await;
     r.assert_error(400, "missing_verify_expression");
     assert_eq!(
@@ -178,18 +175,12 @@ async fn gate_order_expression_before_confidence() {
     // for the missing expression, not for confidence.
     let (d, ext, pid) = daemon_with_tab(fast_config(), 0.5).await;
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}}),
-        )
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}}))
         .await;
     r.assert_error(400, "missing_verify_expression");
     // With an expression, confidence is next.
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"}),
-        )
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"}))
         .await;
     r.assert_error(422, "confidence_too_low");
     assert_eq!(r.body["actual_confidence"], 0.5);
@@ -197,10 +188,7 @@ async fn gate_order_expression_before_confidence() {
     // Parameters come after confidence: bad parameters on a low-confidence write still
     // get confidence_too_low.
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "archive", "parameters": {"email_id": 5}}),
-        )
+        .act(json!({"pid": pid, "action": "archive", "parameters": {"email_id": 5}}))
         .await;
     r.assert_error(422, "confidence_too_low");
     assert!(ext.dispatched().is_empty());
@@ -210,10 +198,7 @@ async fn gate_order_expression_before_confidence() {
 async fn irreversible_not_confirmed_when_verify_is_false() {
     let (d, ext, pid) = setup().await;
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "send_email", "verify": false, "verify_expression": "outbox.sent_count == 15", "parameters": {"to": "a@b.co"}}),
-        )
+        .act(json!({"pid": pid, "action": "send_email", "verify": false, "verify_expression": "outbox.sent_count == 15", "parameters": {"to": "a@b.co"}}))
         .await;
     r.assert_error(422, "irreversible_not_confirmed");
     assert!(ext.dispatched().is_empty());
@@ -223,7 +208,7 @@ async fn irreversible_not_confirmed_when_verify_is_false() {
 async fn expression_errors() {
     let (d, ext, pid) = setup().await;
     let big = format!("outbox.sent_count == {}", "1".repeat(2100));
-    let r = d.post("/substrate/v1/action", json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "verify_expression": big})).await;
+    let r = d.act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "verify_expression": big})).await;
     r.assert_error(400, "verify_expression_too_large");
     for bad in [
         "outbox.sent_count ==",
@@ -232,7 +217,7 @@ async fn expression_errors() {
         &"(".repeat(2000),
         &"!".repeat(2000),
     ] {
-        let r = d.post("/substrate/v1/action", json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "verify_expression": bad})).await;
+        let r = d.act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "verify_expression": bad})).await;
         r.assert_error(400, "invalid_verify_expression");
         assert!(r.body["position"].is_u64(), "{}", r.body);
     }
@@ -243,18 +228,10 @@ async fn expression_errors() {
 async fn dangerous_unresolved_actions_and_unknown_ones() {
     let (d, ext, pid) = setup().await;
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "delete_all_mail"}),
-        )
+        .act(json!({"pid": pid, "action": "delete_all_mail"}))
         .await;
     r.assert_error(400, "dangerous_action_unverified");
-    let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "fly_to_moon"}),
-        )
-        .await;
+    let r = d.act(json!({"pid": pid, "action": "fly_to_moon"})).await;
     r.assert_error(404, "action_not_available");
     assert!(r.body["message"]
         .as_str()
@@ -276,10 +253,7 @@ async fn invalid_parameters() {
         ),
     ] {
         let r = d
-            .post(
-                "/substrate/v1/action",
-                json!({"pid": pid, "action": "archive", "parameters": params}),
-            )
+            .act(json!({"pid": pid, "action": "archive", "parameters": params}))
             .await;
         r.assert_error(400, "invalid_parameters");
         assert_eq!(r.body["field"], field);
@@ -332,12 +306,9 @@ async fn pid_not_found() {
     d.get("/substrate/v1/state/999")
         .await
         .assert_error(404, "pid_not_found");
-    d.post(
-        "/substrate/v1/action",
-        json!({"pid": 999, "action": "search"}),
-    )
-    .await
-    .assert_error(404, "pid_not_found");
+    d.act(json!({"pid": 999, "action": "search"}))
+        .await
+        .assert_error(404, "pid_not_found");
     d.get("/substrate/v1/state/abc")
         .await
         .assert_error(400, "invalid_request");
@@ -353,7 +324,7 @@ async fn a_reversible_action_runs_and_reports_its_delta() {
             after_captures: 0,
         }
     });
-    let r = d.post("/substrate/v1/action", json!({"app_id": format!("127-0-0-1-{pid}"), "action": "archive", "parameters": {"email_id": "e1"}})).await;
+    let r = d.act(json!({"app_id": format!("127-0-0-1-{pid}"), "action": "archive", "parameters": {"email_id": "e1"}})).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.body["success"], true);
     assert_eq!(r.body["executed"], true);
@@ -387,10 +358,7 @@ async fn verification_polls_until_the_page_catches_up() {
         }
     });
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "send_email", "parameters": {"to": "bob@example.com"}, "verify_expression": "prev.outbox.sent_count != outbox.sent_count", "verify_timeout_ms": 5000}),
-        )
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "bob@example.com"}, "verify_expression": "prev.outbox.sent_count != outbox.sent_count", "verify_timeout_ms": 5000}))
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     let v = &r.body["verification"];
@@ -411,10 +379,7 @@ async fn verification_polls_until_the_page_catches_up() {
 async fn verification_failed_explains_the_values() {
     let (d, ext, pid) = setup().await;
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "send_email", "parameters": {"to": "bob@example.com"}, "verify_expression": "outbox.sent_count == 15", "verify_timeout_ms": 300}),
-        )
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "bob@example.com"}, "verify_expression": "outbox.sent_count == 15", "verify_timeout_ms": 300}))
         .await;
     r.assert_error(422, "verification_failed");
     assert_eq!(r.body["executed"], true);
@@ -444,10 +409,7 @@ async fn action_failed_says_why() {
             }
         });
         let r = d
-            .post(
-                "/substrate/v1/action",
-                json!({"pid": pid, "action": "archive", "parameters": {"email_id": email_id}}),
-            )
+            .act(json!({"pid": pid, "action": "archive", "parameters": {"email_id": email_id}}))
             .await;
         r.assert_error(422, "action_failed");
         assert_eq!(r.body["failure"], code);
@@ -466,10 +428,7 @@ async fn probe_timeout_and_outcome_unknown_are_never_retried() {
     let (d, ext, pid) = daemon_with_tab(config, 0.99).await;
     ext.set(|p| p.on_dispatch = OnDispatch::Hang);
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "search", "parameters": {"q": "x"}}),
-        )
+        .act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}}))
         .await;
     r.assert_error(504, "probe_timeout");
     assert!(r.body["message"]
@@ -479,10 +438,7 @@ async fn probe_timeout_and_outcome_unknown_are_never_retried() {
     assert_eq!(ext.dispatched().len(), 1);
     ext.set(|p| p.on_dispatch = OnDispatch::Drop);
     let r = d
-        .post(
-            "/substrate/v1/action",
-            json!({"pid": pid, "action": "search", "parameters": {"q": "y"}}),
-        )
+        .act(json!({"pid": pid, "action": "search", "parameters": {"q": "y"}}))
         .await;
     r.assert_error(503, "outcome_unknown");
     assert_eq!(ext.dispatched().len(), 2, "never retried");
@@ -490,12 +446,9 @@ async fn probe_timeout_and_outcome_unknown_are_never_retried() {
     d.get(&format!("/substrate/v1/state/{pid}"))
         .await
         .assert_error(503, "probe_detached");
-    d.post(
-        "/substrate/v1/action",
-        json!({"pid": pid, "action": "search", "parameters": {"q": "z"}}),
-    )
-    .await
-    .assert_error(503, "probe_detached");
+    d.act(json!({"pid": pid, "action": "search", "parameters": {"q": "z"}}))
+        .await
+        .assert_error(503, "probe_detached");
 }
 
 #[tokio::test]
@@ -506,35 +459,18 @@ async fn probe_not_ready_before_a_capture() {
     d.get(&format!("/substrate/v1/state/{pid}"))
         .await
         .assert_error(503, "probe_not_ready");
-    d.post(
-        "/substrate/v1/action",
-        json!({"pid": pid, "action": "search"}),
-    )
-    .await
-    .assert_error(503, "probe_not_ready");
+    d.act(json!({"pid": pid, "action": "search"}))
+        .await
+        .assert_error(503, "probe_not_ready");
 }
 
 #[tokio::test]
 async fn idempotency_replays_conflicts_and_refuses_reuse() {
     let (d, ext, pid) = setup().await;
     let body = json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}});
-    let first = d
-        .call(
-            Method::POST,
-            "/substrate/v1/action",
-            Some(body.clone()),
-            &[("idempotency-key", "k-1")],
-        )
-        .await;
+    let first = d.act_with_key(body.clone(), "k-1").await;
     assert_eq!(first.status, 200, "{}", first.body);
-    let again = d
-        .call(
-            Method::POST,
-            "/substrate/v1/action",
-            Some(body.clone()),
-            &[("idempotency-key", "k-1")],
-        )
-        .await;
+    let again = d.act_with_key(body.clone(), "k-1").await;
     assert_eq!(again.status, 200);
     assert_eq!(again.body["action_id"], first.body["action_id"]);
     assert_eq!(
@@ -546,14 +482,9 @@ async fn idempotency_replays_conflicts_and_refuses_reuse() {
     );
     assert_eq!(ext.dispatched().len(), 1, "replayed, not run twice");
     let other = json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e2"}});
-    d.call(
-        Method::POST,
-        "/substrate/v1/action",
-        Some(other),
-        &[("idempotency-key", "k-1")],
-    )
-    .await
-    .assert_error(422, "idempotency_key_reused");
+    d.act_with_key(other, "k-1")
+        .await
+        .assert_error(422, "idempotency_key_reused");
 
     // While the first is still running, the same key conflicts.
     ext.set(|p| {
@@ -563,28 +494,14 @@ async fn idempotency_replays_conflicts_and_refuses_reuse() {
     });
     let slow = json!({"pid": pid, "action": "search", "parameters": {"q": "slow"}});
     let d2 = &d;
-    let running = async {
-        d2.call(
-            Method::POST,
-            "/substrate/v1/action",
-            Some(slow.clone()),
-            &[("idempotency-key", "k-2")],
-        )
-        .await
-    };
+    let running = async { d2.act_with_key(slow.clone(), "k-2").await };
     let second = async {
         // Wait until the first has been dispatched before sending the second.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while ext.dispatched().len() < 2 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        d2.call(
-            Method::POST,
-            "/substrate/v1/action",
-            Some(slow.clone()),
-            &[("idempotency-key", "k-2")],
-        )
-        .await
+        d2.act_with_key(slow.clone(), "k-2").await
     };
     let (a, b) = tokio::join!(running, second);
     assert_eq!(a.status, 200, "{}", a.body);
@@ -598,7 +515,7 @@ async fn stale_state_refuses_an_old_capture() {
     let state = d.get(&format!("/substrate/v1/state/{pid}")).await.body;
     let capture_id = state["capture_id"].as_str().expect("capture id").to_owned();
     // Same target: allowed.
-    let r = d.post("/substrate/v1/action", json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "expected_capture_id": capture_id})).await;
+    let r = d.act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "expected_capture_id": capture_id})).await;
     assert_eq!(r.status, 200, "{}", r.body);
     // The page re-renders and the action's target changes.
     ext.set(|p| {
@@ -615,9 +532,9 @@ async fn stale_state_refuses_an_old_capture() {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let r = d.post("/substrate/v1/action", json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "expected_capture_id": capture_id})).await;
+    let r = d.act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "expected_capture_id": capture_id})).await;
     r.assert_error(409, "stale_state");
-    d.post("/substrate/v1/action", json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "expected_capture_id": "nope"}))
+    d.act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}, "expected_capture_id": "nope"}))
         .await
         .assert_error(409, "stale_state");
     assert_eq!(ext.dispatched().len(), 1);
@@ -752,9 +669,7 @@ async fn body_limit_and_unknown_routes() {
     config.server.max_body_bytes = 4096;
     let (d, _ext, pid) = daemon_with_tab(config, 0.99).await;
     let big = json!({"pid": pid, "action": "search", "parameters": {"q": "x".repeat(5000)}});
-    d.post("/substrate/v1/action", big)
-        .await
-        .assert_error(413, "payload_too_large");
+    d.act(big).await.assert_error(413, "payload_too_large");
     d.get("/substrate/v1/nothing")
         .await
         .assert_error(404, "not_found");

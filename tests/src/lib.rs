@@ -213,6 +213,11 @@ impl Nspd {
         self.request(Method::POST, path, Some(body)).await
     }
 
+    /// `POST /substrate/v1/action` with `body`.
+    pub async fn act(&self, body: &Value) -> Result<(StatusCode, Value)> {
+        self.post("/substrate/v1/action", body).await
+    }
+
     pub async fn apps(&self) -> Result<Vec<AppSummary>> {
         let (status, body) = self.get("/substrate/v1/apps").await?;
         if status != StatusCode::OK {

@@ -374,10 +374,7 @@ async fn the_popup_and_badge_show_what_nspd_knows_and_when_it_is_gone() {
 
     // An agent's action shows under the popup's recent actions, with its outcome.
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": tabs[0].pid, "action": "mark_read", "parameters": {"email_id": "e1"}}),
-        )
+        .act(&json!({"pid": tabs[0].pid, "action": "mark_read", "parameters": {"email_id": "e1"}}))
         .await
         .expect("mark_read");
     assert_eq!(status, 200, "{resp}");

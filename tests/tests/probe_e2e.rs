@@ -70,8 +70,7 @@ async fn both_tiers_give_the_same_state_for_the_same_page() {
 
     // The same tab, the same page, now with a CSP that forbids WebAssembly in the page.
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
+        .act(
             &json!({"pid": app.pid, "action": "navigate", "parameters": {"url": strict},
                     "verify_expression": "context.url.includes('csp=strict')"}),
         )
@@ -160,9 +159,7 @@ async fn typed_passwords_and_card_numbers_never_reach_objects() {
     let backup = "5555555555554444";
     let cvc = "737";
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "save_payment",
+        .act(&json!({"pid": app.pid, "action": "save_payment",
                     "parameters": {"password": password, "cardnumber": card, "backup": backup, "cvc": cvc, "note": "for Q4"},
                     "verify_expression": "billing.status == 'Saved'"}),
         )
@@ -212,8 +209,7 @@ async fn webmcp_tools_are_discovered_and_run_in_the_page() {
     assert_eq!(s["objects"]["basket.count"], 0);
 
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
+        .act(
             &json!({"pid": app.pid, "action": "add_to_basket", "parameters": {"pizza": "diavola"},
                     "verify_expression": "basket.count == 1"}),
         )
@@ -222,10 +218,7 @@ async fn webmcp_tools_are_discovered_and_run_in_the_page() {
     assert_eq!(status, 200, "{resp}");
     assert_eq!(resp["raw_return"], json!({"count": 1}));
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "get_menu", "parameters": {}}),
-        )
+        .act(&json!({"pid": app.pid, "action": "get_menu", "parameters": {}}))
         .await
         .expect("action");
     assert_eq!(status, 200, "{resp}");
@@ -243,10 +236,7 @@ async fn history_and_hash_navigation_make_new_captures() {
     assert_eq!(before["context"]["view"], "/pages/spa.html");
 
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "open_reports", "parameters": {}}),
-        )
+        .act(&json!({"pid": app.pid, "action": "open_reports", "parameters": {}}))
         .await
         .expect("action");
     assert_eq!(status, 200, "{resp}");
@@ -260,10 +250,7 @@ async fn history_and_hash_navigation_make_new_captures() {
     assert_eq!(reports["context"]["view"], "/pages/spa.html");
 
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "open_settings", "parameters": {}}),
-        )
+        .act(&json!({"pid": app.pid, "action": "open_settings", "parameters": {}}))
         .await
         .expect("action");
     assert_eq!(status, 200, "{resp}");

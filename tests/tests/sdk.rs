@@ -60,9 +60,7 @@ async fn the_sdk_drives_demo_mail_through_the_gate() {
 
     // The same over raw HTTP without an expression: refused by the gate, nothing sent.
     let (status, body) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "send_email", "parameters": {"to": "bob@example.com", "subject": "s", "body": "b"}}),
+        .act(&json!({"pid": app.pid, "action": "send_email", "parameters": {"to": "bob@example.com", "subject": "s", "body": "b"}}),
         )
         .await
         .expect("raw action");

@@ -65,9 +65,7 @@ async fn demo_app_state_and_read_text_round_trip() {
         .filter(|e| e["unread"] == true)
         .count();
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "read_text", "parameters": {"selector": "#unread-count"}}),
+        .act(&json!({"pid": app.pid, "action": "read_text", "parameters": {"selector": "#unread-count"}}),
         )
         .await
         .expect("action");
@@ -78,9 +76,7 @@ async fn demo_app_state_and_read_text_round_trip() {
 
     // The same by app_id, on a selector that matches nothing: a clear failure.
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"app_id": app.app_id, "action": "read_text", "parameters": {"selector": "#no-such-thing"}}),
+        .act(&json!({"app_id": app.app_id, "action": "read_text", "parameters": {"selector": "#no-such-thing"}}),
         )
         .await
         .expect("action");
@@ -138,9 +134,7 @@ async fn strict_csp_page_gets_a_working_probe_in_the_extension() {
 
     // Dispatch works the same on this tier: read the counter through the page.
     let (status, resp) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({"pid": app.pid, "action": "read_text", "parameters": {"selector": "#unread-count"}}),
+        .act(&json!({"pid": app.pid, "action": "read_text", "parameters": {"selector": "#unread-count"}}),
         )
         .await
         .expect("action");

@@ -18,9 +18,7 @@ async fn verification_waits_for_a_late_page_and_explains_failures() {
     let backend = demo.backend();
 
     let (status, body) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({
+        .act(&json!({
                 "pid": app.pid,
                 "action": "send_email",
                 "parameters": {"to": "carol@example.com", "subject": "Late", "body": "This one is answered late."},
@@ -46,9 +44,7 @@ async fn verification_waits_for_a_late_page_and_explains_failures() {
     assert_eq!(backend.count(EventKind::Send), 1);
 
     let (status, body) = nspd
-        .post(
-            "/substrate/v1/action",
-            &json!({
+        .act(&json!({
                 "pid": app.pid,
                 "action": "send_email",
                 "parameters": {"to": "dave@example.com", "subject": "Never", "body": "The check below never holds."},

@@ -120,6 +120,22 @@ impl Daemon {
         self.call(Method::GET, path, None, &[]).await
     }
 
+    /// `POST /substrate/v1/action` with `body`.
+    pub async fn act(&self, body: Value) -> Response {
+        self.post("/substrate/v1/action", body).await
+    }
+
+    /// The same with an `Idempotency-Key` header.
+    pub async fn act_with_key(&self, body: Value, key: &str) -> Response {
+        self.call(
+            Method::POST,
+            "/substrate/v1/action",
+            Some(body),
+            &[("idempotency-key", key)],
+        )
+        .await
+    }
+
     pub async fn post(&self, path: &str, body: Value) -> Response {
         self.call(
             Method::POST,
