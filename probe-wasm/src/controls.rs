@@ -71,7 +71,7 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             }
             links.insert(key, found.len());
         }
-        let mut ev = Evidence::new(kind, &label);
+        let mut ev = Evidence::on_page(kind, &label, page, i);
         ev.danger = is_danger_class(e.classes());
         ev.confirms = e.has("data-confirm")
             || e.has("data-turbo-confirm")
@@ -149,7 +149,7 @@ fn toggle_or_choice(
     } else {
         Kind::Choice
     };
-    let mut ev = Evidence::new(kind, &label);
+    let mut ev = Evidence::on_page(kind, &label, page, i);
     ev.danger = is_danger_class(e.classes());
     let verdict = classify(&ev);
     let param = if is_checkbox {

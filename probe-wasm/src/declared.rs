@@ -175,10 +175,10 @@ fn kind_of(e: &nsp_protocol::snapshot::ElementRecord) -> Kind {
 fn evidence<'a>(
     e: &'a nsp_protocol::snapshot::ElementRecord,
     label: &'a str,
-    page: &Page<'_>,
+    page: &'a Page<'_>,
     idx: usize,
 ) -> Evidence<'a> {
-    let mut ev = Evidence::new(kind_of(e), label);
+    let mut ev = Evidence::on_page(kind_of(e), label, page, idx);
     ev.danger = is_danger_class(e.classes());
     ev.confirms =
         e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));

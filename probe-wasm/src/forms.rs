@@ -158,9 +158,26 @@ pub fn form_facts(
             .iter()
             .any(|i| is_secret(&page.els[*i]) && !is_payment(&page.els[*i])),
         has_payment: fields.iter().any(|i| is_payment(&page.els[*i])),
+        composes: composes(page, fields),
         implicit,
         has_other_submit,
     }
+}
+
+/// Recipients and a message among the fields: what the form sends reaches people.
+fn composes(page: &Page<'_>, fields: &[usize]) -> bool {
+    let recipient = fields.iter().any(|i| {
+        let e = &page.els[*i];
+        e.input_type() == "email"
+            || crate::text::words(&field_label(e))
+                .iter()
+                .any(|w| matches!(w.as_str(), "to" | "recipient" | "recipients" | "cc" | "bcc"))
+    });
+    let message = fields.iter().any(|i| {
+        let e = &page.els[*i];
+        e.tag == "textarea" || is_editable(e)
+    });
+    recipient && message
 }
 
 /// One form-like action: `control` is what gets clicked (or the form itself).
@@ -177,8 +194,9 @@ pub fn build(
 ) -> Found {
     let c = &page.els[control];
     let f = &page.els[form];
-    let mut ev = Evidence::new(Kind::Submit, label);
+    let mut ev = Evidence::on_page(Kind::Submit, label, page, control);
     ev.form = Some(facts);
+    ev.disabled = c.disabled;
     ev.danger = is_danger_class(c.classes());
     ev.confirms = c.has("data-confirm") || c.has("data-turbo-confirm");
     ev.in_dialog = page.in_dialog[control];
@@ -238,7 +256,6 @@ pub fn build(
             .explain
             .signals
             .push("the submit control is disabled right now".into());
-        action.schema.confidence *= 0.9;
     }
     action.bind(page, control);
     if form != control {

@@ -12,6 +12,7 @@
 mod builtins;
 mod classify;
 mod confidence;
+mod context;
 mod controls;
 mod declared;
 pub mod discover;

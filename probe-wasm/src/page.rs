@@ -38,6 +38,8 @@ pub struct Page<'a> {
     /// Inside (or on) an element whose state the page declared with `data-nsp-key`;
     /// heuristics leave such subtrees alone.
     pub declared_scope: Vec<bool>,
+    /// What the page as a whole says (context for the classifier), gathered once.
+    pub facts: crate::context::PageFacts,
     /// What each element is (`CONTROL`, `FIELD`, `REGION`, `HEADING` bits), decided once:
     /// the passes ask about every element many times, and each answer reads attributes.
     kind: Vec<u8>,
@@ -103,10 +105,12 @@ impl<'a> Page<'a> {
             row: vec![None; n],
             record: vec![None; n],
             declared_scope: vec![false; n],
+            facts: crate::context::PageFacts::default(),
             child_start,
             child_list,
         };
         page.derive_context();
+        page.facts = crate::context::PageFacts::gather(&page);
         page
     }
 
@@ -189,6 +193,11 @@ impl<'a> Page<'a> {
             "nav" | "header" | "footer" | "aside" => Some(e.tag.clone()),
             _ => None,
         })
+    }
+
+    /// How many controls element `i`'s subtree holds (itself included).
+    pub fn control_count(&self, i: usize) -> usize {
+        (i..self.end[i]).filter(|j| self.control(*j)).count()
     }
 
     /// [`is_control`] of element `i`.

@@ -242,7 +242,8 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     } else {
         group.label.as_str()
     };
-    let mut ev = Evidence::new(kind, label);
+    let mut ev = Evidence::on_page(kind, label, page, first);
+    ev.positional = group.key == KeySpec::Index;
     ev.danger = is_danger_class(e.classes());
     ev.confirms =
         e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
@@ -256,13 +257,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         lowered = m.to_ascii_lowercase();
         ev.data_method = Some(&lowered);
     }
-    let mut verdict = classify(&ev);
-    if group.key == KeySpec::Index {
-        verdict.confidence *= 0.85;
-        verdict
-            .signals
-            .push("rows have no identity; the parameter is a position, which shifts".into());
-    }
+    let verdict = classify(&ev);
 
     let first_selector = page.selector(first);
     let scope = scope_prefix(&first_selector);

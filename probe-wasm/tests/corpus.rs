@@ -182,73 +182,300 @@ fn parse_tier(s: &str) -> Reversibility {
     }
 }
 
-/// Tier accuracy against the truth, the confusion matrix, and the one error that must
-/// never happen: an action people label irreversible offered with a lower tier.
-#[test]
-fn no_unsafe_tier_on_the_corpus() {
-    let truth: BTreeMap<String, BTreeMap<String, String>> = serde_json::from_str(
-        &std::fs::read_to_string(pages().join("truth.json")).expect("fixtures/pages/truth.json"),
+/// One hand label: the tier a person reading the page gives the control, and why.
+struct Label {
+    tier: Reversibility,
+    why: String,
+}
+
+/// A truth file: page → action → label. A label is a tier, or `{"tier", "why"}`.
+fn read_truth(path: &Path) -> BTreeMap<String, BTreeMap<String, Label>> {
+    let raw: BTreeMap<String, BTreeMap<String, Value>> = serde_json::from_str(
+        &std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
     )
-    .expect("truth.json");
-    let snaps: BTreeMap<String, PageSnapshot> = snapshots().into_iter().collect();
-    let mut matrix = [[0usize; 3]; 3];
-    let mut unsafe_errors = Vec::new();
-    let mut missing = Vec::new();
-    let mut total = 0;
-    let mut right = 0;
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    raw.into_iter()
+        .map(|(page, labels)| {
+            let labels = labels
+                .into_iter()
+                .map(|(action, v)| {
+                    let label = match &v {
+                        Value::String(t) => Label {
+                            tier: parse_tier(t),
+                            why: String::new(),
+                        },
+                        Value::Object(o) => Label {
+                            tier: parse_tier(o.get("tier").and_then(Value::as_str).unwrap_or("")),
+                            why: o
+                                .get("why")
+                                .and_then(Value::as_str)
+                                .unwrap_or("")
+                                .to_owned(),
+                        },
+                        _ => panic!(
+                            "{}: {page}.{action}: a tier or {{tier, why}}",
+                            path.display()
+                        ),
+                    };
+                    (action, label)
+                })
+                .collect();
+            (page, labels)
+        })
+        .collect()
+}
+
+/// Confidence buckets of the reliability table: lower bounds.
+const BUCKETS: [f64; 6] = [0.0, 0.5, 0.8, 0.9, 0.95, 0.98];
+
+/// How the probe did on one corpus.
+#[derive(Default)]
+struct Score {
+    total: usize,
+    right: usize,
+    labelled: usize,
+    matrix: [[usize; 3]; 3],
+    unsafe_errors: Vec<String>,
+    confident_errors: Vec<String>,
+    missing: Vec<String>,
+    /// Per bucket: actions, right ones, sum of confidences.
+    buckets: [(usize, usize, f64); 6],
+    /// Every action labelled irreversible: page, name, tier given, confidence.
+    irreversible: Vec<String>,
+    /// Settled pages below the state confidence floor.
+    low_state: Vec<String>,
+    states: Vec<(String, f64)>,
+}
+
+impl Score {
+    fn accuracy(&self) -> f64 {
+        self.right as f64 / self.total.max(1) as f64
+    }
+
+    fn coverage(&self) -> f64 {
+        self.total as f64 / self.labelled.max(1) as f64
+    }
+
+    fn report(&self, name: &str) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "## {name}: tier accuracy {}/{} = {:.1}%, coverage {}/{} = {:.1}%, unsafe {}",
+            self.right,
+            self.total,
+            100.0 * self.accuracy(),
+            self.total,
+            self.labelled,
+            100.0 * self.coverage(),
+            self.unsafe_errors.len()
+        );
+        let _ = writeln!(out, "confusion matrix (rows: truth, columns: probe)");
+        let _ = writeln!(
+            out,
+            "{:>20} {:>6} {:>12} {:>14}",
+            "", "read", "reversible", "irreversible"
+        );
+        for (i, row) in self.matrix.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{:>20} {:>6} {:>12} {:>14}",
+                TIERS[i].as_str(),
+                row[0],
+                row[1],
+                row[2]
+            );
+        }
+        let _ = writeln!(
+            out,
+            "reliability (confidence bucket: actions, mean confidence, tier right)"
+        );
+        for (i, (n, right, sum)) in self.buckets.iter().enumerate() {
+            let hi = BUCKETS.get(i + 1).copied().unwrap_or(1.0);
+            if *n == 0 {
+                let _ = writeln!(out, "  [{:.2}, {:.2}): 0", BUCKETS[i], hi);
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "  [{:.2}, {:.2}): {n:>3} actions, mean {:.3}, right {right}/{n} = {:.1}%",
+                BUCKETS[i],
+                hi,
+                sum / *n as f64,
+                100.0 * *right as f64 / *n as f64
+            );
+        }
+        let _ = writeln!(out, "irreversible actions (truth) and their confidence:");
+        for line in &self.irreversible {
+            let _ = writeln!(out, "  {line}");
+        }
+        let _ = writeln!(out, "state confidence per page:");
+        for (page, c) in &self.states {
+            let _ = writeln!(out, "  {page}: {c:.3}");
+        }
+        out
+    }
+}
+
+/// Scores the probe on one corpus folder (`fixtures/<dir>`: `truth.json` and
+/// `snapshots/`).
+fn score(dir: &Path, state_floor: Option<f64>) -> Score {
+    let truth = read_truth(&dir.join("truth.json"));
+    let snaps: BTreeMap<String, PageSnapshot> =
+        snapshots_in(&dir.join("snapshots")).into_iter().collect();
+    let mut s = Score::default();
     for (page, labels) in &truth {
         let snap = snaps
             .get(page)
             .unwrap_or_else(|| panic!("truth names page {page:?} without a snapshot"));
         let capture = analyze_snapshot(snap, ProbeTier::WasmInPage);
-        for (action, tier) in labels {
-            let want = parse_tier(tier);
+        s.states.push((page.clone(), capture.confidence));
+        if let Some(floor) = state_floor {
+            if !snap.unsettled && capture.confidence < floor {
+                s.low_state.push(format!(
+                    "{page}: {:.3} ({})",
+                    capture.confidence,
+                    capture
+                        .probe_metadata
+                        .confidence_reason
+                        .as_deref()
+                        .unwrap_or("")
+                ));
+            }
+        }
+        for (action, label) in labels {
+            s.labelled += 1;
+            let want = label.tier;
             let Some(got) = capture.actions.get(action) else {
-                missing.push(format!("{page}: {action}"));
+                s.missing.push(format!("{page}: {action}"));
                 continue;
             };
             let t = TIERS.iter().position(|x| *x == want).unwrap();
             let p = TIERS.iter().position(|x| *x == got.reversibility).unwrap();
-            matrix[t][p] += 1;
-            total += 1;
-            if t == p {
-                right += 1;
+            s.matrix[t][p] += 1;
+            s.total += 1;
+            let right = t == p;
+            if right {
+                s.right += 1;
+            }
+            let b = BUCKETS
+                .iter()
+                .rposition(|lo| got.confidence >= *lo)
+                .unwrap_or(0);
+            s.buckets[b].0 += 1;
+            s.buckets[b].1 += usize::from(right);
+            s.buckets[b].2 += got.confidence;
+            let line = format!(
+                "{page}: {action} is {}, probe says {} at {:.2}{}",
+                want.as_str(),
+                got.reversibility.as_str(),
+                got.confidence,
+                if label.why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (truth: {})", label.why)
+                }
+            );
+            if want == Reversibility::IrreversibleWrite {
+                s.irreversible.push(format!(
+                    "{page}: {action} {} {:.2}",
+                    got.reversibility.as_str(),
+                    got.confidence
+                ));
             }
             if want == Reversibility::IrreversibleWrite && got.reversibility < want {
-                unsafe_errors.push(format!(
-                    "{page}: {action} is irreversible, probe says {}",
-                    got.reversibility.as_str()
-                ));
+                s.unsafe_errors.push(line.clone());
+            }
+            if !right && got.confidence >= 0.95 {
+                s.confident_errors.push(line);
             }
         }
     }
-    println!(
-        "tier accuracy: {right}/{total} = {:.1}%",
-        100.0 * right as f64 / total.max(1) as f64
-    );
-    println!("confusion matrix (rows: truth, columns: probe)");
-    println!(
-        "{:>20} {:>6} {:>12} {:>14}",
-        "", "read", "reversible", "irreversible"
-    );
-    for (i, row) in matrix.iter().enumerate() {
-        println!(
-            "{:>20} {:>6} {:>12} {:>14}",
-            TIERS[i].as_str(),
-            row[0],
-            row[1],
-            row[2]
-        );
+    s
+}
+
+fn snapshots_in(dir: &Path) -> Vec<(String, PageSnapshot)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let snap: PageSnapshot =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        out.push((name, snap));
     }
+    out
+}
+
+/// The calibration contract of `classify.rs`, asserted on one corpus: no unsafe
+/// tier, no wrong tier at or above 0.95 in either direction, at least 95 % exact
+/// tiers and 95 % of labelled controls offered.
+fn assert_calibrated(name: &str, s: &Score) {
+    println!("{}", s.report(name));
     assert!(
-        unsafe_errors.is_empty(),
-        "UNSAFE misclassifications:\n{}",
-        unsafe_errors.join("\n")
+        s.unsafe_errors.is_empty(),
+        "{name}: UNSAFE misclassifications:\n{}",
+        s.unsafe_errors.join("\n")
     );
     assert!(
-        missing.is_empty(),
+        s.confident_errors.is_empty(),
+        "{name}: wrong tiers scored >= 0.95:\n{}",
+        s.confident_errors.join("\n")
+    );
+    assert!(
+        s.accuracy() >= 0.95,
+        "{name}: tier accuracy {:.1}% is below 95%",
+        100.0 * s.accuracy()
+    );
+    assert!(
+        s.coverage() >= 0.95,
+        "{name}: labelled actions the probe does not offer:\n{}",
+        s.missing.join("\n")
+    );
+    assert!(
+        s.low_state.is_empty(),
+        "{name}: settled pages below the state confidence floor:\n{}",
+        s.low_state.join("\n")
+    );
+}
+
+/// Tier accuracy against the truth, the confusion matrix, the reliability table, and
+/// the one error that must never happen: an action people label irreversible offered
+/// with a lower tier.
+#[test]
+fn synthetic_corpus_is_safe_and_calibrated() {
+    let s = score(&pages(), None);
+    assert!(
+        s.labelled >= 60,
+        "the truth labels too few actions ({})",
+        s.labelled
+    );
+    assert_calibrated("synthetic corpus", &s);
+    assert!(
+        s.missing.is_empty(),
         "labelled actions the probe does not offer:\n{}",
-        missing.join("\n")
+        s.missing.join("\n")
     );
-    assert!(total >= 60, "the truth labels too few actions ({total})");
+}
+
+/// The same on pages of real open-source apps (recorded by
+/// `tests/tests/real_corpus.rs`), where every settled page must also leave the probe
+/// sure enough of the page (state confidence >= 0.80) for reversible writes.
+#[test]
+fn real_app_corpus_is_safe_and_calibrated() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/real");
+    let s = score(&dir, Some(0.80));
+    assert!(
+        s.labelled >= 60,
+        "the real-app truth labels too few actions ({})",
+        s.labelled
+    );
+    assert_calibrated("real-app corpus", &s);
 }

@@ -13,7 +13,8 @@ pub mod state;
 
 pub use state::{
     round_confidence, ActionExplain, ActionParameter, ActionSchema, Context, ExplainElement,
-    PageCapture, ProbeMetadata, ProbeStatus, ProbeTier, Reversibility, SubstrateState,
+    PageCapture, ProbeMetadata, ProbeStatus, ProbeTier, Reversibility, SignalWeight,
+    SubstrateState,
 };
 
 /// Version of the state schema (`SubstrateState.schema_version`). Bump the minor on

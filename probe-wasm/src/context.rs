@@ -1,0 +1,302 @@
+//! What the page around a control says about it: the evidence beyond the label.
+//!
+//! A label alone says "Yes, I'm sure" or "Remove"; the page says what is being
+//! confirmed or removed. [`PageFacts`] is gathered once per analysis (the URL path,
+//! the title and first heading, confirmation questions, warnings, the verbs of every
+//! control, undo and trash affordances); [`Local`] is what of it applies to one control
+//! (the warning in its form or dialog, whether its form is the one form of a
+//! confirmation page). The classifier turns both into weighed signals.
+
+use nsp_protocol::Reversibility;
+
+use crate::classify::{from_words, WordVerdict};
+use crate::page::{control_label, ElementRecordExt, Page};
+use crate::text::words;
+
+/// Phrases that ask the person to confirm something ("Are you sure you want to …").
+const QUESTIONS: &[&str] = &[
+    "are you sure",
+    "do you really want",
+    "confirm that you want",
+    "you are about to",
+    "please confirm",
+];
+
+/// Phrases that warn of an effect that cannot be taken back.
+const WARNINGS: &[&str] = &[
+    "cannot be undone",
+    "can't be undone",
+    "can not be undone",
+    "cannot be reversed",
+    "not be able to recover",
+    "cannot be recovered",
+    "can't be recovered",
+    "permanently",
+    "irreversible",
+    "will be deleted",
+    "will be removed",
+    "will be lost",
+    "all related",
+    "following related",
+    "related items",
+    "related objects",
+    "this action is final",
+];
+
+/// URL path segments that name a step which commits something.
+const PATH_CUES: &[&str] = &[
+    "delete",
+    "destroy",
+    "remove",
+    "confirm",
+    "confirmation",
+    "checkout",
+    "pay",
+    "payment",
+    "purchase",
+    "transfer",
+    "send",
+];
+
+/// Verbs and the verb that undoes them. Seeing both on one page is evidence that
+/// either can be taken back.
+const INVERSES: &[(&str, &str)] = &[
+    ("archive", "unarchive"),
+    ("star", "unstar"),
+    ("pin", "unpin"),
+    ("follow", "unfollow"),
+    ("like", "unlike"),
+    ("mute", "unmute"),
+    ("flag", "unflag"),
+    ("block", "unblock"),
+    ("lock", "unlock"),
+    ("hide", "unhide"),
+    ("hide", "show"),
+    ("suspend", "unsuspend"),
+    ("suspend", "reactivate"),
+    ("suspend", "resume"),
+    ("pause", "resume"),
+    ("deactivate", "activate"),
+    ("disable", "enable"),
+    ("subscribe", "unsubscribe"),
+    ("watch", "unwatch"),
+    ("assign", "unassign"),
+    ("add", "remove"),
+    ("join", "leave"),
+    ("publish", "unpublish"),
+    ("approve", "unapprove"),
+    ("open", "close"),
+    ("reopen", "close"),
+    ("mark", "unmark"),
+    ("tag", "untag"),
+    ("check", "uncheck"),
+    ("select", "deselect"),
+];
+
+/// Labels of controls that back out of a step.
+const BACK: &[&[&str]] = &[
+    &["cancel"],
+    &["back"],
+    &["go", "back"],
+    &["no"],
+    &["no", "take", "me", "back"],
+    &["no", "go", "back"],
+    &["never", "mind"],
+    &["return"],
+    &["keep"],
+];
+
+/// Page-wide facts, gathered once per analysis.
+#[derive(Debug, Clone, Default)]
+pub struct PageFacts {
+    /// A visible question asking for confirmation, clipped.
+    pub question: Option<String>,
+    /// Visible elements whose text warns of a permanent effect, with the phrase.
+    pub warnings: Vec<(usize, &'static str)>,
+    /// A visible control that backs out (Cancel, "No, take me back").
+    pub back: bool,
+    /// A visible control labelled "Undo".
+    pub undo: bool,
+    /// A visible link or control naming a trash, bin or archive destination.
+    pub trash: bool,
+    /// The URL path segment that names a committing step.
+    pub path_cue: Option<&'static str>,
+    /// What the title and first heading's words say.
+    pub heading: Option<WordVerdict>,
+    /// Explicit, visible forms that submit with POST (or another writing method).
+    pub write_forms: Vec<usize>,
+    /// First words of every visible control's label (lowercase, sorted, deduplicated).
+    pub verbs: Vec<String>,
+}
+
+impl PageFacts {
+    pub fn gather(page: &Page<'_>) -> PageFacts {
+        let mut facts = PageFacts {
+            path_cue: path_cue(&page.snap.url),
+            ..PageFacts::default()
+        };
+        let mut heading_text = page.snap.title.clone();
+        let mut first_heading = true;
+        for (i, e) in page.els.iter().enumerate() {
+            if !e.visible {
+                continue;
+            }
+            if first_heading && matches!(e.tag.as_str(), "h1" | "h2") && !e.text.is_empty() {
+                heading_text.push_str(" . ");
+                heading_text.push_str(&e.text);
+                first_heading = false;
+            }
+            if e.tag == "form" && page.control_count(i) > 0 {
+                let method = e.attr("method").unwrap_or("").trim().to_ascii_lowercase();
+                if !method.is_empty() && method != "get" && method != "dialog" {
+                    facts.write_forms.push(i);
+                }
+            }
+            if page.control(i) {
+                let label = control_label(e);
+                let w = words(&label);
+                if let Some(first) = w.first() {
+                    facts.verbs.push(first.clone());
+                }
+                if BACK
+                    .iter()
+                    .any(|b| w.iter().map(String::as_str).eq(b.iter().copied()))
+                {
+                    facts.back = true;
+                }
+                if w.first().is_some_and(|f| f == "undo") {
+                    facts.undo = true;
+                }
+                if w.len() <= 3
+                    && w.iter().any(|x| {
+                        matches!(
+                            x.as_str(),
+                            "trash" | "bin" | "deleted" | "recycle" | "archived"
+                        )
+                    })
+                {
+                    facts.trash = true;
+                }
+            }
+            if e.text.len() >= 8 {
+                let low = e.text.to_ascii_lowercase();
+                if facts.question.is_none() && QUESTIONS.iter().any(|q| low.contains(q)) {
+                    facts.question = Some(crate::text::clip(&e.text, 120));
+                }
+                if let Some(w) = WARNINGS.iter().find(|w| low.contains(**w)) {
+                    facts.warnings.push((i, w));
+                }
+            }
+        }
+        facts.verbs.sort_unstable();
+        facts.verbs.dedup();
+        facts.heading = from_words(&heading_text).filter(|w| w.tier > Reversibility::Read);
+        facts
+    }
+
+    /// The verb that undoes `verb`, or that `verb` undoes, when a control on the page
+    /// says it.
+    pub fn inverse_of(&self, verb: &str) -> Option<&'static str> {
+        INVERSES.iter().find_map(|(a, b)| {
+            let other = if *a == verb {
+                *b
+            } else if *b == verb {
+                *a
+            } else {
+                return None;
+            };
+            self.verbs
+                .binary_search_by(|v| v.as_str().cmp(other))
+                .is_ok()
+                .then_some(other)
+        })
+    }
+}
+
+/// The page facts that apply to one control.
+#[derive(Debug, Clone, Default)]
+pub struct Local {
+    /// A warning in the control's form, dialog or (on a one-form page) anywhere.
+    pub warning: Option<&'static str>,
+    /// The control submits the one writing form of a page that asks for confirmation
+    /// and offers a way back.
+    pub confirmation_page: bool,
+    /// The control submits the one writing form of the page: the URL path and the
+    /// page's heading speak for it.
+    pub lone_write_form: bool,
+    /// The control carries a pressed or checked state (`aria-pressed`, `aria-checked`,
+    /// a checkbox or switch): pressing it again undoes it.
+    pub toggle_state: bool,
+    /// The verb that undoes this control's verb, seen on the page.
+    pub inverse: Option<&'static str>,
+    /// The control sits inside a `<form>`.
+    pub in_form: bool,
+}
+
+/// What the page says about control `idx` (which submits `form`, if any).
+pub fn local(page: &Page<'_>, facts: &PageFacts, idx: usize, label: &str) -> Local {
+    let e = &page.els[idx];
+    let form = page.form[idx].or((e.tag == "form").then_some(idx));
+    let lone_write_form = form.is_some_and(|f| facts.write_forms == [f]);
+    let scope = form.or_else(|| {
+        page.in_dialog[idx]
+            .then(|| {
+                page.ancestors(idx)
+                    .find(|a| crate::page::is_dialog(&page.els[*a]))
+            })
+            .flatten()
+    });
+    let warning = facts
+        .warnings
+        .iter()
+        .find(|(w, _)| match scope {
+            Some(s) => *w > s && *w < page.end[s],
+            None => false,
+        })
+        .or_else(|| facts.warnings.first().filter(|_| lone_write_form))
+        .map(|(_, phrase)| *phrase);
+    let confirmation_page =
+        lone_write_form && (facts.question.is_some() || !facts.warnings.is_empty()) && facts.back;
+    let toggle_state = e.has("aria-pressed")
+        || e.has("aria-checked")
+        || (e.tag == "input" && e.input_type() == "checkbox")
+        || e.role() == "switch";
+    let inverse = words(label).first().and_then(|v| facts.inverse_of(v));
+    Local {
+        warning,
+        confirmation_page,
+        lone_write_form,
+        toggle_state,
+        inverse,
+        in_form: page.form[idx].is_some(),
+    }
+}
+
+fn path_cue(url: &str) -> Option<&'static str> {
+    let path = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest.find('/').map_or("", |i| &rest[i..]));
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    path.split(['/', '-', '_', '.'])
+        .filter(|s| !s.is_empty())
+        .find_map(|seg| {
+            let seg = seg.to_ascii_lowercase();
+            PATH_CUES.iter().find(|c| **c == seg).copied()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_cues_come_from_the_path_only() {
+        assert_eq!(
+            path_cue("http://x.test/admin/notes/3/delete/"),
+            Some("delete")
+        );
+        assert_eq!(path_cue("http://x.test/checkout?step=2"), Some("checkout"));
+        assert_eq!(path_cue("http://delete.test/notes?delete=1"), None);
+        assert_eq!(path_cue("http://x.test/deleted-items"), None);
+    }
+}
