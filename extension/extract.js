@@ -56,6 +56,11 @@
   // Names that mark a payment or credential field even without autocomplete hints. A
   // card holder's name is caught too: stricter is the safe side.
   const SECRET_NAME = /pass(word|wd)|^pass$|cvv|cvc|csc|card|ccnum|cc-num|security[-_ ]?code|one-time|otp|^pin$|ssn/i;
+  // Text that asks for confirmation or warns of a permanent effect: evidence for the
+  // classifier even in a plain paragraph (a confirmation page's question sits outside
+  // its form). Kept in step with WARNINGS and QUESTIONS in probe-wasm/src/context.rs.
+  const CUE_TEXT = /are you sure|do you really want|confirm that you want|you are about to|please confirm|can(?:not|'t|\u2019t| not) be (?:undone|reversed|recovered)|not be able to recover|permanently|irreversible|will be (?:deleted|removed|lost)|related (?:items|objects)|all related|this action is final/i;
+  const CUE_TAGS = new Set(["p", "div", "span", "strong", "em", "b", "small"]);
   const CLICKY_CLASS = /(^|[\s_-])(btn|button|clickable|link|action|icon-button)([\s_-]|$)/i;
   const CLICKY_STYLE = /cursor\s*:\s*pointer/i;
   const IDX = Symbol("nspIndex");
@@ -496,6 +501,10 @@
       if (!record && (flags & (ROW | CELL)) === ROW && cls !== null && first === null && (el.textContent || "").trim()) {
         record = true;
       }
+      if (!record && CUE_TAGS.has(tag) && (tag === "p" || first === null)) {
+        const t = el.textContent;
+        if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;
+      }
       if (tag === "svg" && !ariaLabel && !clickable) return false; // an icon's drawing
 
       // Children are walked unless this is an svg (only its label matters); only some
@@ -684,7 +693,10 @@
         }
       }
       let text = "";
-      const texty = !secret && (bits & T_NO_TEXT) === 0 && children <= 3;
+      // A control's text is its name, however many icons and hidden labels it wraps
+      // (a theme toggle: three visually hidden labels and three icons).
+      const texty = !secret && (bits & T_NO_TEXT) === 0 &&
+        (children <= 3 || tag === "button" || tag === "a" || tag === "summary" || role === "button" || role === "link" || role === "menuitem" || role === "tab");
       if (texty) text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
       let label = "";
       if (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby"))) label = labelOf(el);

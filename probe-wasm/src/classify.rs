@@ -28,7 +28,6 @@
 //! confidence, so the gate treats the guess as a guess.
 
 use nsp_protocol::Reversibility::{self, IrreversibleWrite, Read, ReversibleWrite};
-use nsp_protocol::SignalWeight;
 
 use crate::context::{Local, PageFacts};
 use crate::text::words;
@@ -77,6 +76,8 @@ pub struct FormFacts {
     /// A field for recipients (an email address, "To") and one for a message body: what
     /// is submitted reaches other people.
     pub composes: bool,
+    /// A user field and exactly one password that is not a new one: a login form.
+    pub login: bool,
     /// No `<form>` element: fields and a button grouped by their container.
     pub implicit: bool,
     /// The form also has another submit control (this one may be a secondary "Cancel").
@@ -115,6 +116,10 @@ pub struct Evidence<'a> {
     /// The name of the section or form the control sits in ("cart", "coupon"), as
     /// words: "Remove" in the cart reads as "remove from cart".
     pub section: String,
+    /// A link's `href`.
+    pub href: Option<&'a str>,
+    /// The page's own URL (to tell a link to this site from one elsewhere).
+    pub page_url: &'a str,
 }
 
 /// What a page declared about an action's tier.
@@ -148,6 +153,8 @@ impl<'a> Evidence<'a> {
             positional: false,
             disabled: false,
             section: String::new(),
+            href: None,
+            page_url: "",
         }
     }
 
@@ -160,6 +167,7 @@ impl<'a> Evidence<'a> {
     ) -> Evidence<'a> {
         let mut ev = Evidence::new(kind, label);
         ev.page = Some(&page.facts);
+        ev.page_url = &page.snap.url;
         ev.local = crate::context::local(page, &page.facts, idx, label);
         ev.in_dialog = page.in_dialog[idx];
         ev.section = page
@@ -224,6 +232,16 @@ pub enum Signal {
     /// A link whose label ends a session ("Log out"): its target performs it, so the
     /// link is weaker evidence of a mere navigation.
     LinkActs,
+    /// A link to a page of this site with no query: sites route a GET of a plain path to
+    /// a page (a form, a confirmation step) and act on POST.
+    LinkToPage,
+    /// A checkbox that selects rows or items for a later step: selection changes what is
+    /// chosen, not what is stored.
+    Selection,
+    /// A login form (a user field and one current password): it starts a session.
+    LoginForm,
+    /// A secret field in the form: submitting it is never a mere read.
+    SecretField,
     /// Cancel/Close in a dialog, or a secondary Cancel beside a form's real submit.
     Dismisses,
     /// The form submits with GET: it asks for a page.
@@ -292,6 +310,10 @@ impl Signal {
             Signal::OpensPopup => 3.5,
             Signal::OpensEditor => 3.5,
             Signal::LinkActs => 1.0,
+            Signal::LinkToPage => 1.5,
+            Signal::Selection => 3.0,
+            Signal::LoginForm => 2.5,
+            Signal::SecretField => 2.5,
             Signal::Dismisses => 3.5,
             Signal::GetForm => 2.5,
             Signal::WriteForm => 2.5,
@@ -330,6 +352,10 @@ impl Signal {
             Signal::OpensPopup => "opens_popup",
             Signal::OpensEditor => "opens_editor",
             Signal::LinkActs => "link_acts",
+            Signal::LinkToPage => "link_to_page",
+            Signal::Selection => "selection",
+            Signal::LoginForm => "login_form",
+            Signal::SecretField => "secret_field",
             Signal::Dismisses => "dismisses",
             Signal::GetForm => "get_form",
             Signal::WriteForm => "write_form",
@@ -402,8 +428,6 @@ pub struct Verdict {
     pub confidence: f64,
     /// Each signal in words with its weight, for `--explain`.
     pub signals: Vec<String>,
-    /// The same, structured.
-    pub weights: Vec<SignalWeight>,
     pub tier_reason: String,
     pub confidence_reason: String,
 }
@@ -672,6 +696,9 @@ const WORDS: &[(&str, Reversibility, Strength)] = &[
     ("unpublish", ReversibleWrite, Normal),
     // Changes nothing.
     ("search", Read, Strong),
+    ("select", Read, Normal),
+    ("deselect", Read, Normal),
+    ("unselect", Read, Normal),
     ("find", Read, Normal),
     ("filter", Read, Normal),
     ("filters", Read, Normal),
@@ -745,11 +772,16 @@ type Phrase = (Vec<&'static str>, Reversibility, Strength, &'static str);
 fn phrase_table() -> &'static [Phrase] {
     static TABLE: std::sync::OnceLock<Vec<Phrase>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table: Vec<Phrase> = PHRASES
+        let split: Vec<Phrase> = PHRASES
             .iter()
             .map(|(p, t, s)| (p.split(' ').collect(), *t, *s, *p))
             .collect();
-        table.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+        // Longest first without a sort (a sort of this type costs the wasm kilobytes).
+        let longest = split.iter().map(|p| p.0.len()).max().unwrap_or(0);
+        let mut table = Vec::with_capacity(split.len());
+        for n in (1..=longest).rev() {
+            table.extend(split.iter().filter(|p| p.0.len() == n).cloned());
+        }
         table
     })
 }
@@ -866,6 +898,32 @@ fn is_authentication(cue: &str) -> bool {
             | "logout"
             | "signout"
     )
+}
+
+/// Labels of checkboxes that choose items for a later step.
+fn is_selection(cue: &str) -> bool {
+    matches!(cue, "select" | "deselect" | "unselect" | "select all")
+}
+
+/// A link to a page of the same site whose URL has no query: not `#`, `javascript:`,
+/// `mailto:` or another host.
+fn plain_page_link(href: &str, page_url: &str) -> bool {
+    let h = href.trim();
+    if h.is_empty() || h.starts_with('#') || h.contains('?') {
+        return false;
+    }
+    let lower = h.to_ascii_lowercase();
+    if lower.starts_with("javascript:") || lower.starts_with("mailto:") || lower.starts_with("tel:")
+    {
+        return false;
+    }
+    match lower.split_once("://") {
+        None => !lower.starts_with("//"),
+        Some((_, rest)) => {
+            let host = rest.split('/').next().unwrap_or("");
+            !host.is_empty() && crate::text::host(page_url).eq_ignore_ascii_case(host)
+        }
+    }
 }
 
 /// Labels that end a session.
@@ -1030,11 +1088,23 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             Vote::For(Read),
             "a link, but one that ends a session: its target performs it",
         ),
-        Kind::Link => t.add(
-            Signal::Link,
-            Vote::For(Read),
-            "a link: following it normally only navigates",
-        ),
+        Kind::Link => {
+            t.add(
+                Signal::Link,
+                Vote::For(Read),
+                "a link: following it normally only navigates",
+            );
+            if let Some(href) = ev.href.filter(|h| plain_page_link(h, ev.page_url)) {
+                t.add(
+                    Signal::LinkToPage,
+                    Vote::For(Read),
+                    format!(
+                        "it links to the page \"{}\" of this site, with no query",
+                        crate::text::clip(href, 80)
+                    ),
+                );
+            }
+        }
         Kind::Tab => t.add(
             Signal::Tab,
             Vote::For(Read),
@@ -1045,6 +1115,17 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             Vote::For(ReversibleWrite),
             "a reset button: clears the form's fields, sends nothing",
         ),
+        Kind::Toggle
+            if label_hits
+                .first()
+                .is_some_and(|h| h.first && is_selection(&h.cue)) =>
+        {
+            t.add(
+                Signal::Selection,
+                Vote::For(Read),
+                "a checkbox that selects items for a later step",
+            )
+        }
         Kind::Toggle => t.add(
             Signal::ToggleState,
             Vote::For(ReversibleWrite),
@@ -1116,6 +1197,13 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
                 format!("the form's action URL \"{}\"", form.action_url),
             );
         }
+        if form.has_password || form.has_payment {
+            t.add(
+                Signal::SecretField,
+                Vote::Against(Read),
+                "the form submits a secret field",
+            );
+        }
         if form.has_payment {
             t.add(
                 Signal::Payment,
@@ -1127,6 +1215,12 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
                 Signal::Authentication,
                 Vote::For(ReversibleWrite),
                 "a password form that logs in or signs up: undone by logging out",
+            );
+        } else if form.login {
+            t.add(
+                Signal::LoginForm,
+                Vote::For(ReversibleWrite),
+                "a user field and one current password: a login form, undone by logging out",
             );
         } else if form.has_password {
             t.add(
@@ -1343,11 +1437,10 @@ fn decide(t: &Tally, declared: bool) -> Verdict {
     let confidence = (p_tier * p_binding).clamp(0.0, cap);
 
     let mut signals = Vec::new();
-    let mut weights = Vec::new();
     for w in &t.weighed {
-        let (sign, vote_tier, against) = match w.vote {
-            Vote::For(v) => ("+", v, false),
-            Vote::Against(v) => ("-", v, true),
+        let (sign, vote_tier) = match w.vote {
+            Vote::For(v) => ("+", v),
+            Vote::Against(v) => ("-", v),
         };
         signals.push(format!(
             "{} ({}{:.2} {}): {}",
@@ -1357,13 +1450,6 @@ fn decide(t: &Tally, declared: bool) -> Verdict {
             vote_tier.as_str(),
             w.detail
         ));
-        weights.push(SignalWeight {
-            signal: w.signal.name().to_owned(),
-            tier: vote_tier,
-            against,
-            weight: w.signal.weight(),
-            detail: w.detail.clone(),
-        });
     }
     for b in &t.bindings {
         signals.push(format!(
@@ -1398,7 +1484,6 @@ fn decide(t: &Tally, declared: bool) -> Verdict {
         tier,
         confidence,
         signals,
-        weights,
         tier_reason,
         confidence_reason: confidence_reason(confidence, declared),
     }
@@ -1561,7 +1646,9 @@ mod tests {
     #[test]
     fn undo_evidence_makes_removals_and_toggles_reversible() {
         let facts = PageFacts {
-            verbs: vec!["add".into(), "remove".into()],
+            verbs: [("add".to_owned(), 1), ("remove".to_owned(), 1)]
+                .into_iter()
+                .collect(),
             ..PageFacts::default()
         };
         let mut ev = Evidence::new(Kind::Button, "Remove");
@@ -1700,10 +1787,20 @@ mod tests {
                 ..post()
             },
         );
-        assert_eq!(v.weights.len(), 3, "{:?}", v.weights);
-        for (line, w) in v.signals.iter().zip(&v.weights) {
-            assert!(line.starts_with(&w.signal), "{line}");
-            assert!(line.contains(&format!("{:.2}", w.weight)), "{line}");
+        let want = [
+            (
+                Signal::LabelVerb(Strength::Strong),
+                "+3.00 irreversible_write",
+            ),
+            (Signal::WriteForm, "-2.50 read"),
+            (Signal::Compose, "+1.50 irreversible_write"),
+        ];
+        assert_eq!(v.signals.len(), want.len() + 1, "{:?}", v.signals);
+        for (line, (signal, weight)) in v.signals.iter().zip(want) {
+            assert!(
+                line.starts_with(&format!("{} ({weight})", signal.name())),
+                "{line}"
+            );
         }
         assert!(v.signals.last().unwrap().starts_with("scores:"));
     }

@@ -26,6 +26,7 @@ const QUESTIONS: &[&str] = &[
 const WARNINGS: &[&str] = &[
     "cannot be undone",
     "can't be undone",
+    "can\u{2019}t be undone",
     "can not be undone",
     "cannot be reversed",
     "not be able to recover",
@@ -125,8 +126,8 @@ pub struct PageFacts {
     pub heading: Option<WordVerdict>,
     /// Explicit, visible forms that submit with POST (or another writing method).
     pub write_forms: Vec<usize>,
-    /// First words of every visible control's label (lowercase, sorted, deduplicated).
-    pub verbs: Vec<String>,
+    /// First words of every visible control's label (lowercase).
+    pub verbs: crate::HashMap<String, usize>,
 }
 
 impl PageFacts {
@@ -156,7 +157,7 @@ impl PageFacts {
                 let label = control_label(e);
                 let w = words(&label);
                 if let Some(first) = w.first() {
-                    facts.verbs.push(first.clone());
+                    *facts.verbs.entry(first.clone()).or_insert(0) += 1;
                 }
                 if BACK
                     .iter()
@@ -188,8 +189,6 @@ impl PageFacts {
                 }
             }
         }
-        facts.verbs.sort_unstable();
-        facts.verbs.dedup();
         facts.heading = from_words(&heading_text).filter(|w| w.tier > Reversibility::Read);
         facts
     }
@@ -205,10 +204,7 @@ impl PageFacts {
             } else {
                 return None;
             };
-            self.verbs
-                .binary_search_by(|v| v.as_str().cmp(other))
-                .is_ok()
-                .then_some(other)
+            self.verbs.contains_key(other).then_some(other)
         })
     }
 }

@@ -72,6 +72,7 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             links.insert(key, found.len());
         }
         let mut ev = Evidence::on_page(kind, &label, page, i);
+        ev.href = e.attr("href");
         ev.danger = is_danger_class(e.classes());
         ev.confirms = e.has("data-confirm")
             || e.has("data-turbo-confirm")

@@ -72,7 +72,6 @@ impl Found {
             explain: ActionExplain {
                 elements: Vec::new(),
                 signals: verdict.signals,
-                weights: verdict.weights,
                 tier_reason: verdict.tier_reason,
                 confidence_reason: verdict.confidence_reason,
                 ..ActionExplain::default()

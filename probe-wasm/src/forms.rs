@@ -159,9 +159,41 @@ pub fn form_facts(
             .any(|i| is_secret(&page.els[*i]) && !is_payment(&page.els[*i])),
         has_payment: fields.iter().any(|i| is_payment(&page.els[*i])),
         composes: composes(page, fields),
+        login: login(page, fields),
         implicit,
         has_other_submit,
     }
+}
+
+/// A user field and exactly one password that is not a new one, and little else: a
+/// login form.
+fn login(page: &Page<'_>, fields: &[usize]) -> bool {
+    let visible: Vec<&ElementRecord> = fields
+        .iter()
+        .map(|i| &page.els[*i])
+        .filter(|e| e.visible && e.input_type() != "hidden")
+        .collect();
+    let passwords: Vec<&&ElementRecord> = visible
+        .iter()
+        .filter(|e| e.input_type() == "password")
+        .collect();
+    let new_password = passwords.iter().any(|e| {
+        e.attr("autocomplete")
+            .is_some_and(|a| a.contains("new-password"))
+    });
+    let user = visible.iter().any(|e| {
+        matches!(e.input_type().as_ref(), "text" | "email" | "")
+            && (e
+                .attr("autocomplete")
+                .is_some_and(|a| a.contains("username") || a.contains("email"))
+                || crate::text::words(&field_label(e)).iter().any(|w| {
+                    matches!(
+                        w.as_str(),
+                        "user" | "username" | "login" | "email" | "e" | "name"
+                    )
+                }))
+    });
+    passwords.len() == 1 && !new_password && user && visible.len() <= 4
 }
 
 /// Recipients and a message among the fields: what the form sends reaches people.

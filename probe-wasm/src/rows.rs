@@ -242,12 +242,16 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     } else {
         group.label.as_str()
     };
-    let mut ev = Evidence::on_page(kind, label, page, first);
+    // Links chosen by their own text: each row's text names a record ("Book flights"),
+    // not what following the link does.
+    let words_are_data = group.key == KeySpec::Label;
+    let mut ev = Evidence::on_page(kind, if words_are_data { "" } else { label }, page, first);
     ev.positional = group.key == KeySpec::Index;
+    ev.href = e.attr("href");
     ev.danger = is_danger_class(e.classes());
     ev.confirms =
         e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
-    ev.opens_popup = e.has("aria-haspopup");
+    ev.opens_popup = e.has("aria-haspopup") || e.has("aria-expanded");
     ev.data_method = e
         .attr("data-method")
         .map(str::trim)

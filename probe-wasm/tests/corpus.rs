@@ -188,12 +188,39 @@ struct Label {
     why: String,
 }
 
-/// A truth file: page → action → label. A label is a tier, or `{"tier", "why"}`.
+/// A truth file: page → action → label. A label is a tier, or `{"tier", "why"}`. The
+/// long form, `{"pages": {page: {"controls": [{control, action, tier, why}]}}}`, lists
+/// every visible control; one without an action (`null`) is one the probe should offer
+/// and does not, which counts against coverage.
 fn read_truth(path: &Path) -> BTreeMap<String, BTreeMap<String, Label>> {
-    let raw: BTreeMap<String, BTreeMap<String, Value>> = serde_json::from_str(
+    let value: Value = serde_json::from_str(
         &std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
     )
     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let raw: BTreeMap<String, BTreeMap<String, Value>> = match value.get("pages") {
+        Some(Value::Object(pages)) => pages
+            .iter()
+            .map(|(page, p)| {
+                let controls = p.get("controls").and_then(Value::as_array);
+                let mut labels = BTreeMap::new();
+                for (i, c) in controls.into_iter().flatten().enumerate() {
+                    let action = match c.get("action").and_then(Value::as_str) {
+                        Some(a) => a.to_owned(),
+                        // Not offered: a name no action has, so it counts as missing.
+                        None => format!(
+                            "(none for {})",
+                            c.get("control")
+                                .and_then(Value::as_str)
+                                .unwrap_or(&i.to_string())
+                        ),
+                    };
+                    labels.insert(action, c.clone());
+                }
+                (page.clone(), labels)
+            })
+            .collect(),
+        _ => serde_json::from_value(value).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    };
     raw.into_iter()
         .map(|(page, labels)| {
             let labels = labels
@@ -237,6 +264,8 @@ struct Score {
     matrix: [[usize; 3]; 3],
     unsafe_errors: Vec<String>,
     confident_errors: Vec<String>,
+    /// Every wrong tier.
+    errors: Vec<String>,
     missing: Vec<String>,
     /// Per bucket: actions, right ones, sum of confidences.
     buckets: [(usize, usize, f64); 6],
@@ -306,6 +335,14 @@ impl Score {
         }
         let _ = writeln!(out, "irreversible actions (truth) and their confidence:");
         for line in &self.irreversible {
+            let _ = writeln!(out, "  {line}");
+        }
+        let _ = writeln!(out, "wrong tiers:");
+        for line in &self.errors {
+            let _ = writeln!(out, "  {line}");
+        }
+        let _ = writeln!(out, "labelled controls the probe does not offer:");
+        for line in &self.missing {
             let _ = writeln!(out, "  {line}");
         }
         let _ = writeln!(out, "state confidence per page:");
@@ -386,7 +423,10 @@ fn score(dir: &Path, state_floor: Option<f64>) -> Score {
                 s.unsafe_errors.push(line.clone());
             }
             if !right && got.confidence >= 0.95 {
-                s.confident_errors.push(line);
+                s.confident_errors.push(line.clone());
+            }
+            if !right {
+                s.errors.push(line);
             }
         }
     }

@@ -13,8 +13,7 @@ pub mod state;
 
 pub use state::{
     round_confidence, ActionExplain, ActionParameter, ActionSchema, Context, ExplainElement,
-    PageCapture, ProbeMetadata, ProbeStatus, ProbeTier, Reversibility, SignalWeight,
-    SubstrateState,
+    PageCapture, ProbeMetadata, ProbeStatus, ProbeTier, Reversibility, SubstrateState,
 };
 
 /// Version of the state schema (`SubstrateState.schema_version`). Bump the minor on

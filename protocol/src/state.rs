@@ -136,33 +136,17 @@ pub struct ProbeMetadata {
 pub struct ActionExplain {
     /// The elements the action is bound to.
     pub elements: Vec<ExplainElement>,
-    /// Evidence that was weighed, in words (e.g. "verb 'send' in the button label").
+    /// Evidence that was weighed, one line each: the signal's name, its weight (log-odds
+    /// for or against a tier) and what was seen, e.g. `label_verb (+3.00
+    /// irreversible_write): word "send" in the label points to irreversible_write`. The
+    /// last line gives the tier scores and the resulting probability.
     pub signals: Vec<String>,
-    /// The same evidence, structured: each signal with the tier it votes for and its
-    /// weight in the probe's one table of weights.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub weights: Vec<SignalWeight>,
     pub tier_reason: String,
     pub confidence_reason: String,
     /// Per parameter, the selector of the field it fills (what the page's dispatcher
     /// uses; empty for parameters that select a row or go to a WebMCP tool).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parameters: BTreeMap<String, String>,
-}
-
-/// One piece of evidence the probe weighed for an action's tier.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SignalWeight {
-    /// The signal's name (`label_verb`, `confirmation_page`, `inverse_pair`, …).
-    pub signal: String,
-    /// The tier it votes for, or against when `against` is set.
-    pub tier: Reversibility,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub against: bool,
-    /// Log-odds (nats) added to (or taken from) that tier's score.
-    pub weight: f64,
-    /// What was seen, in words.
-    pub detail: String,
 }
 
 /// One element an action is bound to.
