@@ -1434,7 +1434,9 @@ fn decide(t: &Tally, declared: bool) -> Verdict {
     let p_tier = score[best].exp() / norm;
     let p_binding: f64 = t.bindings.iter().map(|b| b.probability()).product();
     let cap = if declared { DECLARED } else { MAX_INFERRED };
-    let confidence = (p_tier * p_binding).clamp(0.0, cap);
+    // max/min, not clamp: clamp with a non-constant bound keeps a panic message that
+    // formats floats, kilobytes in the wasm.
+    let confidence = (p_tier * p_binding).max(0.0).min(cap);
 
     let mut signals = Vec::new();
     for w in &t.weighed {
