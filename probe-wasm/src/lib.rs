@@ -12,6 +12,7 @@
 mod builtins;
 mod classify;
 mod confidence;
+mod confirms;
 mod controls;
 mod declared;
 pub mod discover;
@@ -41,6 +42,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
+pub use confirms::CONFIRM_RAISED_CONFIDENCE;
 
 /// How the extension configures a probe.
 #[derive(Debug, Clone, Deserialize)]
