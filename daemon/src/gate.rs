@@ -670,6 +670,64 @@ mod tests {
         assert_eq!(ok.effective_confidence, 0.85);
     }
 
+    fn too_low(s: &SubstrateState, explain: &BTreeMap<String, ActionExplain>) -> String {
+        let err = check(
+            &req(
+                json!({"pid": 1, "action": "send_email", "verify_expression": "changed(outbox.sent_count)", "parameters": {"to": "a"}}),
+            ),
+            Some(s),
+            explain,
+            LIMITS,
+        )
+        .expect_err("refused");
+        assert_eq!(err.code, codes::CONFIDENCE_TOO_LOW);
+        err.message
+    }
+
+    #[test]
+    fn confidence_too_low_says_what_would_raise_it() {
+        // The action is the limit: its reasons, and that only a declaration (or a
+        // person) helps; never "wait and refresh".
+        let mut s = state(0.99);
+        s.actions.get_mut("send_email").expect("send").confidence = 0.85;
+        let mut explain = BTreeMap::new();
+        explain.insert(
+            "send_email".to_owned(),
+            ActionExplain {
+                tier_reason: "the page raised confirm(\"Sure?\") when this was dispatched".into(),
+                confidence_reason: "the binding is inferred".into(),
+                ..ActionExplain::default()
+            },
+        );
+        let m = too_low(&s, &explain);
+        assert!(m.contains("send_email is an irreversible write"), "{m}");
+        assert!(m.contains("confirm(\"Sure?\")"), "{m}");
+        assert!(m.contains("data-nsp-reversibility"), "{m}");
+        assert!(m.contains("a person"), "{m}");
+        assert!(!m.contains("settle"), "{m}");
+        assert!(!m.contains("a irreversible"), "{m}");
+
+        // The page is the limit and was still changing: settling helps.
+        let mut s = state(0.85);
+        s.probe_metadata.settled = false;
+        s.probe_metadata.confidence_reason = Some("the page is still loading or changing".into());
+        let m = too_low(&s, &BTreeMap::new());
+        assert!(m.contains("let it settle"), "{m}");
+        assert!(m.contains("fresh=true"), "{m}");
+        assert!(!m.contains("data-nsp-reversibility"), "{m}");
+
+        // The page is the limit and settled: waiting does not help.
+        let mut s = state(0.85);
+        s.probe_metadata.settled = true;
+        s.probe_metadata.confidence_reason = Some(
+            "60% of 10 visible interactive elements are explained by confident actions".into(),
+        );
+        let m = too_low(&s, &BTreeMap::new());
+        assert!(m.contains("60% of 10"), "{m}");
+        assert!(m.contains("waiting will not help"), "{m}");
+        assert!(!m.contains("let it settle"), "{m}");
+    }
+
     #[test]
     fn parameters_are_checked_against_the_schema() {
         let s = state(0.99);

@@ -176,3 +176,40 @@ pub enum DispatchFailure {
     /// complete.
     DialogDeclined,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dialog_fields_are_optional_both_ways() {
+        // A daemon or extension from before the fields: a dispatch without
+        // accept_confirm declines, a result without dialogs has none.
+        let old = json!({"type": "dispatch", "action_id": "a", "tab_id": 1, "action": "x", "parameters": {}});
+        match serde_json::from_value::<DaemonMessage>(old).expect("old dispatch") {
+            DaemonMessage::Dispatch { accept_confirm, .. } => assert!(!accept_confirm),
+            other => panic!("{other:?}"),
+        }
+        let done: DispatchOutcome =
+            serde_json::from_value(json!({"status": "done", "value": 1})).expect("old done");
+        assert_eq!(
+            done,
+            DispatchOutcome::Done {
+                value: json!(1),
+                dialogs: Vec::new()
+            }
+        );
+        // And none is written when there is none.
+        assert_eq!(
+            serde_json::to_value(&done).expect("json"),
+            json!({"status": "done", "value": 1})
+        );
+        let with: DispatchOutcome = serde_json::from_value(json!({"status": "done", "value": null, "dialogs": [{"kind": "confirm", "message": "Sure?", "accepted": true}]})).expect("done with dialogs");
+        let DispatchOutcome::Done { dialogs, .. } = with else {
+            panic!("done")
+        };
+        assert_eq!(dialogs[0].kind, DialogKind::Confirm);
+        assert!(dialogs[0].accepted);
+    }
+}
