@@ -535,7 +535,7 @@
       return {
         status: "failed",
         code: "dialog_declined",
-        message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].kind}) and NSP answered no, so ${action} most likely did not complete. Look at the state before trying anything else.`,
+        message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].kind}) and NSP answered no, so ${action} most likely did not complete.`,
       };
     }
     const outcome = { status: "done", value: value === undefined ? null : value };

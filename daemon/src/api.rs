@@ -648,15 +648,16 @@ fn success_message(
         .filter(|x| x.kind == DialogKind::Confirm && x.accepted)
         .map(|x| {
             format!(
-                " The page asked {:?} and NSP answered yes, as this action's own confirmation.",
+                " NSP answered yes to the page's confirm(“{}”), as this action's own confirmation.",
                 x.message
             )
         })
         .collect();
     match v {
         Some(v) => format!(
-            "{}{via} ran and was verified: {}{asked}",
-            d.action, v.explanation
+            "{}{via} ran and was verified: {}.{asked}",
+            d.action,
+            v.explanation.trim_end_matches('.')
         ),
         None => format!("{}{via} ran.{asked}", d.action),
     }
@@ -730,7 +731,7 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
         DispatchFailure::BadParameters => "Fix the parameters as the message says.",
         DispatchFailure::Unsupported => "This extension version does not support the action.",
         DispatchFailure::DialogDeclined => {
-            "The page asked for confirmation and NSP answered no, so the action most likely did not complete. NSP accepts a confirmation only for an irreversible_write sent with a verify_expression; the probe now treats this control as irreversible_write for the rest of the page's life. Read the state before anything else."
+            "NSP answers yes to a page's confirmation only for an irreversible_write sent with a verify_expression; the probe now rates this control irreversible_write for the rest of the page's life. Read the state before anything else."
         }
     };
     ApiError::new(

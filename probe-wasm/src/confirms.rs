@@ -53,7 +53,10 @@ pub fn raise(page: &Page<'_>, seen: &[ConfirmSeen], found: &mut [Found]) {
         f.explain.confidence_reason = "the page's confirm() makes the stricter tier likely, but the binding is inferred: a declaration by the site would settle it".into();
         f.schema.reversibility = Reversibility::IrreversibleWrite;
         f.schema.confidence = CONFIRM_RAISED_CONFIDENCE;
-        let note = format!("The page asks for confirmation before this ({quoted}).");
+        let note = format!(
+            "The page asks for confirmation before this: {}",
+            clip(&hit.text, QUOTE_LEN)
+        );
         // First, so that clipping a long description keeps it.
         f.schema.description = if f.schema.description.is_empty() {
             note
