@@ -75,4 +75,12 @@ async fn a_response_without_dialogs_leaves_the_field_out() {
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.get("dialogs").is_none(), "{}", r.body);
+    // The OpenAPI document describes the field.
+    let doc = d.get("/substrate/v1/openapi.json").await;
+    let schemas = &doc.body["components"]["schemas"];
+    assert_eq!(
+        schemas["ActionResponse"]["properties"]["dialogs"]["items"]["$ref"],
+        "#/components/schemas/PageDialog"
+    );
+    assert!(schemas["PageDialog"]["properties"]["message"].is_object());
 }
