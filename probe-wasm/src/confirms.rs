@@ -37,7 +37,8 @@ pub fn raise(page: &Page<'_>, seen: &[ConfirmSeen], found: &mut [Found]) {
                     && f.bound.iter().any(|&i| page.selector(i) == s.selector))
         });
         let Some(hit) = hit else { continue };
-        let quoted = format!("{:?}", clip(&hit.text, QUOTE_LEN));
+        // Plain quotes, not Debug's escaped ones: people read this.
+        let quoted = format!("\"{}\"", clip(&hit.text, QUOTE_LEN));
         let signal = format!(
             "the page raised confirm({quoted}) when this was dispatched: pages ask before what cannot be undone"
         );
