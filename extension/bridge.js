@@ -5,7 +5,9 @@
 //
 // A classic script defining `NspBridge`, loaded before content.js; tests and the
 // benchmark inject it with extract.js to take snapshots exactly as the extension does.
-// Everything that comes back is page data: the page can forge these events.
+// Everything that comes back is page data: the page can forge these events. Dialogs are
+// the exception: they are answered over page-channel.js's private channel, and their
+// log is kept here, in the isolated world.
 "use strict";
 
 (() => {
@@ -69,6 +71,23 @@
     };
     const failure = (code, message) => Object.assign(new Error(message), { code });
 
+    // Dialogs during an action: armed for the whole dispatch; `accept` (nspd said the
+    // action is an irreversible write sent with a verify expression) lets one confirm()
+    // be answered yes, and only while `trigger` runs the action's click or submit, so
+    // a confirm() from a timer, a later fetch callback or a field's change handler is
+    // declined like any other.
+    let dialogs = null;
+    const channel = globalThis.NspPageChannel || null;
+    if (channel) {
+      channel.onDialog((kind, message) => {
+        if (!dialogs) return null;
+        const accept = kind === "confirm" && dialogs.accept && dialogs.triggering && !dialogs.acceptedOne;
+        if (accept) dialogs.acceptedOne = true;
+        dialogs.log.push({ kind, message, accepted: kind === "alert" ? true : accept });
+        return { accept };
+      });
+    }
+
     const bridge = {
       // WebMCP tools the page registered, as the snapshot's `tools`.
       tools() {
@@ -84,12 +103,26 @@
         collecting = null;
         return { set, count };
       },
+      // From here until disarmDialogs(), the page's dialogs are answered by NSP.
       armDialogs(accept) {
-        post({ type: "arm_dialogs", accept: accept === true });
+        dialogs = { accept: accept === true, triggering: false, acceptedOne: false, log: [] };
       },
+      // Runs `fn`, the action's own click, key or submit: a confirm() it raises
+      // synchronously is the one that may be accepted.
+      trigger(fn) {
+        if (!dialogs) return fn();
+        dialogs.triggering = true;
+        try {
+          return fn();
+        } finally {
+          dialogs.triggering = false;
+        }
+      },
+      // The dialogs since armDialogs(), as {kind, message, accepted}; answering stops.
       disarmDialogs() {
-        const r = ask({ type: "disarm_dialogs" }, "dialogs");
-        return r && Array.isArray(r.log) ? r.log : [];
+        const log = dialogs ? dialogs.log : [];
+        dialogs = null;
+        return log;
       },
       callTool(name, input) {
         const id = `t${++seq}`;

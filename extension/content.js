@@ -48,6 +48,11 @@
   const dirty = new Set();
   const rpcPending = new Map();
   let rpcSeq = 0;
+  // Controls that raised a confirm() NSP declined: {element, selector, target, text}.
+  // Kept for the document's life (a navigation starts a new content script), sent with
+  // every full snapshot as `confirmed_controls`; the probe rates them irreversible.
+  const confirmSeen = [];
+  const MAX_CONFIRM_SEEN = 50;
 
   // --- the main world (page-world.js), through bridge.js --------------------------------
 
@@ -138,7 +143,37 @@
     const snap = page.snapshot(extractor);
     toolsChanged = false;
     snap.unsettled = !settledNow();
+    if (confirmSeen.length) snap.confirmed_controls = confirmedControls();
     return snap;
+  }
+
+  // Each control where it is now, in the extractor's own selector form (which the
+  // probe's records compose to); where it was, once it has left the page.
+  function confirmedControls() {
+    return confirmSeen.map((c) => {
+      const el = c.element && c.element.deref();
+      if (el && el.isConnected) c.selector = extractor.selectorOf(el);
+      return { selector: c.selector, target: c.target, text: c.text };
+    });
+  }
+
+  function rememberConfirm(seen) {
+    const el = seen.element && seen.element.nodeType === 1 ? seen.element : null;
+    const entry = {
+      element: el ? new WeakRef(el) : null,
+      selector: el && el.isConnected ? extractor.selectorOf(el) : "",
+      target: String(seen.target || ""),
+      text: String(seen.text || "").slice(0, 500),
+    };
+    if (!entry.selector && !entry.target) return false;
+    const same = confirmSeen.find((c) => c.selector === entry.selector && c.target === entry.target);
+    if (same) {
+      same.text = entry.text;
+      return false;
+    }
+    if (confirmSeen.length >= MAX_CONFIRM_SEEN) confirmSeen.shift();
+    confirmSeen.push(entry);
+    return true;
   }
 
   async function fullCapture(requestId) {
@@ -294,11 +329,17 @@
     // it is now.
     if (dirty.size) await flush();
     let outcome;
+    let asked = false;
     try {
-      outcome = await NspDispatch.run(msg, capture, page);
+      outcome = await NspDispatch.run(msg, capture, page, (seen) => {
+        asked = rememberConfirm(seen) || asked;
+      });
     } catch (err) {
       outcome = { status: "failed", code: "threw", message: String((err && err.message) || err).slice(0, 500) };
     }
+    // A new control asked for confirmation: the capture that rates it irreversible goes
+    // out before the answer, so whoever reads the state after the refusal sees it.
+    if (asked) await fullCapture(null);
     send({ type: "action_result", action_id: msg.action_id, outcome });
   }
 

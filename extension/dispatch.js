@@ -6,8 +6,8 @@
 // than acting on something else.
 //
 // A classic script defining `NspDispatch`, loaded before content.js. Every outcome is
-// `{status: "done", value}` or `{status: "failed", code, message}` with the codes of
-// the protocol's DispatchFailure.
+// `{status: "done", value, dialogs?}` or `{status: "failed", code, message}` with the
+// codes of the protocol's DispatchFailure.
 "use strict";
 
 (() => {
@@ -110,6 +110,18 @@
   }
 
   // --- acting like a person ---------------------------------------------------------------
+
+  // The running dispatch: the bridge (for dialogs) and the element the action's own
+  // click, key or submit went to.
+  let session = null;
+
+  // Runs the action's trigger on `el`: the only moment a confirm() it raises may be
+  // accepted (when nspd allowed it), because only then is it this action's question.
+  function trigger(el, fn) {
+    if (session) session.target = el;
+    const page = session && session.page;
+    return page && typeof page.trigger === "function" ? page.trigger(fn) : fn();
+  }
 
   function valueSetter(el) {
     const proto = el.localName === "textarea" ? HTMLTextAreaElement.prototype
@@ -258,7 +270,7 @@
     const kind = FIELD_TAGS.has(el.localName) || el.getAttribute("role") === "switch" || el.getAttribute("role") === "checkbox" ? fieldKind(el) : null;
     // An action bound to a switch or a choice list sets that control itself.
     if (kind && kind !== "text" && (params.checked !== undefined || params.value !== undefined) && !fields.value) {
-      fill(el, name, params.checked !== undefined ? params.checked : params.value);
+      trigger(el, () => fill(el, name, params.checked !== undefined ? params.checked : params.value));
       await settle();
       return true;
     }
@@ -278,10 +290,10 @@
         fail("bad_parameters", `The page refused the values (${what}).`);
       }
       if (el !== form && el.disabled) fail("bad_parameters", `${JSON.stringify(labelOf(el))} stays disabled after filling the fields.`);
-      form.requestSubmit(el === form ? undefined : el);
+      trigger(el, () => form.requestSubmit(el === form ? undefined : el));
     } else {
       if (el.disabled || el.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${JSON.stringify(labelOf(el))} is disabled.`);
-      click(el);
+      trigger(el, () => click(el));
     }
     await settle();
     return true;
@@ -342,7 +354,7 @@
       fail("target_not_found", `No row with ${what} offers ${name} right now; read the state for current values.`);
     }
     if (control.disabled || control.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${name} is disabled on that row.`);
-    click(control);
+    trigger(control, () => click(control));
     await settle();
     return true;
   }
@@ -400,7 +412,7 @@
           el = document.elementFromPoint(x, y);
           if (!el) fail("target_not_found", `Nothing is at (${x}, ${y}).`);
         }
-        click(el);
+        trigger(el, () => click(el));
         await settle();
         return true;
       }
@@ -445,7 +457,7 @@
       case "press_key": {
         const key = need(params, "key", "string");
         const el = element(params, false) || document.activeElement || document.body;
-        pressKey(el, key);
+        trigger(el, () => pressKey(el, key));
         await settle();
         return true;
       }
@@ -490,31 +502,45 @@
 
   // --- entry point ------------------------------------------------------------------------
 
-  // `page` is content.js's bridge to the main world: {armDialogs, disarmDialogs, callTool}.
-  async function run(msg, capture, page) {
+  // `page` is content.js's bridge to the main world: {armDialogs, trigger, disarmDialogs,
+  // callTool}. `msg.accept_confirm` (set by nspd only for an irreversible write sent with
+  // a verify expression) lets the action's own confirm() be answered yes. When a confirm()
+  // is answered no, `onDeclined({element, target, text})` hears which control asked
+  // (element: the one the action clicked or submitted, or null; target: the action's
+  // internal_target), so the page's question can count as evidence from then on.
+  async function run(msg, capture, page, onDeclined) {
     const action = String(msg.action || "");
     const schema = capture && capture.actions ? capture.actions[action] : null;
     const builtin = BUILTINS.has(action) && (!schema || schema.internal_target.startsWith("builtin:"));
-    page.armDialogs(false);
+    session = { page, target: null };
+    page.armDialogs(msg.accept_confirm === true);
     let value;
     try {
       value = builtin ? await runBuiltin(action, msg.parameters || {}) : await runNamed(msg, capture, page);
     } catch (err) {
       const dialogs = page.disarmDialogs();
+      session = null;
       if (err instanceof Failure || (err && FAILURE_CODES.has(err.code))) return { status: "failed", code: err.code, message: String(err.message) };
       return { status: "failed", code: "threw", message: `The page threw: ${String((err && err.message) || err).slice(0, 500)}${dialogNote(dialogs)}` };
     }
     const dialogs = page.disarmDialogs();
-    const declined = dialogs.filter((d) => d.type !== "alert" && !d.accepted);
+    const target = session.target;
+    session = null;
+    const declined = dialogs.filter((d) => d.kind !== "alert" && !d.accepted);
     if (declined.length) {
+      const asked = declined.find((d) => d.kind === "confirm");
+      if (asked && typeof onDeclined === "function") {
+        onDeclined({ element: target, target: builtin || !schema ? "" : schema.internal_target, text: asked.message });
+      }
       return {
         status: "failed",
         code: "dialog_declined",
-        message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].type}) and NSP answered no, so ${action} most likely did not complete. Look at the state before trying anything else.`,
+        message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].kind}) and NSP answered no, so ${action} most likely did not complete.`,
       };
     }
-    if (dialogs.length) return { status: "done", value: { result: value === undefined ? null : value, dialogs } };
-    return { status: "done", value: value === undefined ? null : value };
+    const outcome = { status: "done", value: value === undefined ? null : value };
+    if (dialogs.length) outcome.dialogs = dialogs;
+    return outcome;
   }
 
   function dialogNote(dialogs) {

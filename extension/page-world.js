@@ -5,13 +5,15 @@
 // - WebMCP tools: a page registers them on navigator.modelContext / document.modelContext
 //   with JavaScript objects (and execute callbacks) that only this world can hold;
 // - window.confirm/alert/prompt raised by an action we dispatch: only a wrapper here can
-//   answer them (cancel by default) instead of blocking the page;
+//   answer them instead of blocking the page. How to answer is decided in the isolated
+//   world and comes over a private channel (see page-channel.js for why and how);
 // - click listeners added with addEventListener, which mark a <div> as a control;
 // - SPA navigations through history.pushState/replaceState.
 //
 // It talks to content.js with DOM CustomEvents whose detail is a JSON string (objects do
 // not cross worlds). The page can see and forge these events; everything coming from
-// here is therefore page data, exactly as trustworthy as the DOM itself.
+// here is therefore page data, exactly as trustworthy as the DOM itself. The dialog
+// answers alone go over the private channel, which the page can neither read nor forge.
 // Injected by the browser, it is not subject to the page's CSP.
 (() => {
   "use strict";
@@ -126,16 +128,52 @@
   }
 
   // --- dialogs raised by a dispatched action ---------------------------------------------
-  let armed = null;
-  const original = { confirm: window.confirm, alert: window.alert, prompt: window.prompt };
-  const dialog = (kind, fallback) => function (message) {
-    if (!armed) return original[kind].apply(this, arguments);
-    armed.log.push({ type: kind, message: String(message === undefined ? "" : message).slice(0, 500), accepted: kind === "alert" ? true : armed.accept });
-    return fallback(armed);
+  // The built-ins the channel uses, taken before any page script runs: a page that later
+  // replaces them cannot see or inject channel traffic.
+  const listen = EventTarget.prototype.addEventListener;
+  const dispatchEvent = EventTarget.prototype.dispatchEvent;
+  const removeEventListener = EventTarget.prototype.removeEventListener;
+  const Custom = CustomEvent;
+  const Mouse = MouseEvent;
+  const stringify = JSON.stringify;
+  const createElement = Document.prototype.createElement;
+  // Detached, never inserted, never given to the page: events on it reach only the
+  // listeners of page-world.js and page-channel.js.
+  const chan = createElement.call(document, "nsp-channel");
+  let paired = false;
+  let answer = null;
+  listen.call(chan, "nsp:dialog-answer", (event) => {
+    answer = event.detail;
+  });
+  const offer = () => dispatchEvent.call(document, new Mouse("nsp:channel-offer", { relatedTarget: chan }));
+  const onHello = () => {
+    removeEventListener.call(document, "nsp:channel-hello", onHello, true);
+    if (!paired) offer();
   };
-  window.confirm = dialog("confirm", (a) => a.accept);
-  window.alert = dialog("alert", () => undefined);
-  window.prompt = dialog("prompt", () => null);
+  listen.call(chan, "nsp:channel-paired", () => {
+    paired = true;
+    removeEventListener.call(document, "nsp:channel-hello", onHello, true);
+  });
+  listen.call(document, "nsp:channel-hello", onHello, true);
+  offer();
+
+  const original = { confirm: window.confirm, alert: window.alert, prompt: window.prompt };
+  const dialog = (kind) => function (message) {
+    answer = null;
+    if (paired) {
+      const text = String(message === undefined ? "" : message).slice(0, 500);
+      dispatchEvent.call(chan, new Custom("nsp:dialog", { detail: stringify({ kind, message: text }) }));
+    }
+    // No answer: not during an action of NSP's, so the person answers.
+    if (answer === null) return original[kind].apply(this, arguments);
+    const yes = answer === "yes";
+    answer = null;
+    if (kind === "confirm") return yes;
+    return kind === "prompt" ? null : undefined;
+  };
+  window.confirm = dialog("confirm");
+  window.alert = dialog("alert");
+  window.prompt = dialog("prompt");
 
   // --- click listeners -------------------------------------------------------------------
   const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart"]);
@@ -190,13 +228,6 @@
         break;
       case "mark_clickable":
         markClickable();
-        break;
-      case "arm_dialogs":
-        armed = { accept: msg.accept === true, log: [] };
-        break;
-      case "disarm_dialogs":
-        emit({ type: "dialogs", log: armed ? armed.log : [] });
-        armed = null;
         break;
       case "call_tool":
         callTool(msg.id, String(msg.name), msg.input);

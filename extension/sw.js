@@ -187,7 +187,7 @@ async function onDaemonMessage(msg) {
         return;
       }
       remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "running" });
-      port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null });
+      port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true });
       break;
     }
     case "capture": {

@@ -11,7 +11,7 @@ use hyper::body::Incoming;
 use hyper::header::AUTHORIZATION;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use nsp_protocol::api::{ActionRequest, ActionResponse, AppList, Health, VerificationOutcome};
-use nsp_protocol::channel::{DispatchFailure, DispatchOutcome};
+use nsp_protocol::channel::{DialogKind, DispatchFailure, DispatchOutcome, PageDialog};
 use nsp_protocol::{Reversibility, SubstrateState};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -498,14 +498,20 @@ async fn run_action(
             decision.action.clone(),
             req.parameters.clone(),
             decision.internal_target.clone(),
+            decision.accepts_confirm(),
             settings.action_timeout,
         )
         .await;
-    let completion = |result: &str, verification: Option<&VerificationOutcome>| {
+    let completion = |result: &str,
+                      verification: Option<&VerificationOutcome>,
+                      dialogs: &[PageDialog]| {
         let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
         rec.insert("action_id".into(), json!(action_id));
         rec.insert("decision".into(), json!("completed"));
         rec.insert("result".into(), json!(result));
+        if !dialogs.is_empty() {
+            rec.insert("dialogs".into(), json!(dialogs));
+        }
         rec.insert(
             "verification".into(),
             json!(verification.map(|v| json!({"passed": v.passed, "explanation": v.explanation}))),
@@ -514,10 +520,10 @@ async fn run_action(
             .audit
             .record(rec, decision.tier == Reversibility::IrreversibleWrite);
     };
-    let value = match outcome {
-        Ok(DispatchOutcome::Done { value }) => value,
+    let (value, dialogs) = match outcome {
+        Ok(DispatchOutcome::Done { value, dialogs }) => (value, dialogs),
         Ok(DispatchOutcome::Failed { code, message }) => {
-            completion("failed", None);
+            completion("failed", None, &[]);
             return Err(action_failed(code, &message).with("action_id", action_id.clone()));
         }
         Err(e) => {
@@ -528,11 +534,20 @@ async fn run_action(
                     DispatchError::OutcomeUnknown => "outcome_unknown",
                 },
                 None,
+                &[],
             );
             return Err(dispatch_error(e, pid).with("action_id", action_id.clone()));
         }
     };
 
+    if !decision.accepts_confirm()
+        && dialogs
+            .iter()
+            .any(|x| x.kind == DialogKind::Confirm && x.accepted)
+    {
+        // The extension answers yes only when told to; this one did not keep to that.
+        tracing::warn!(action = %decision.action, "the extension reports a confirm() it accepted without being allowed to");
+    }
     let (verification, updated_state) = match &decision.expression {
         Some((source, expr)) => {
             let prev = prev.clone().or_else(|| gate_state.clone());
@@ -568,6 +583,7 @@ async fn run_action(
             _ => "done",
         },
         verification.as_ref(),
+        &dialogs,
     );
     if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
         return Err(ApiError::new(
@@ -602,11 +618,12 @@ async fn run_action(
         executed: true,
         runtime: "v8".into(),
         total_latency_ms: started.elapsed().as_millis() as u64,
-        message: success_message(&decision, verification.as_ref()),
+        message: success_message(&decision, verification.as_ref(), &dialogs),
         verification,
         updated_state,
         state_delta,
         raw_return: value,
+        dialogs,
     };
     let body = serde_json::to_value(&response).unwrap_or(Value::Null);
     let mut resp = json_response(StatusCode::OK, &body);
@@ -614,15 +631,35 @@ async fn run_action(
     Ok(resp)
 }
 
-fn success_message(d: &Decision, v: Option<&VerificationOutcome>) -> String {
+fn success_message(
+    d: &Decision,
+    v: Option<&VerificationOutcome>,
+    dialogs: &[PageDialog],
+) -> String {
     let via = d
         .inherited_from
         .as_ref()
         .map(|a| format!(" (gated as {a})"))
         .unwrap_or_default();
+    // An accepted confirm() is said in words: it is what NSP agreed to on the agent's
+    // behalf.
+    let asked: String = dialogs
+        .iter()
+        .filter(|x| x.kind == DialogKind::Confirm && x.accepted)
+        .map(|x| {
+            format!(
+                " NSP answered yes to the page's confirm(“{}”), as this action's own confirmation.",
+                x.message
+            )
+        })
+        .collect();
     match v {
-        Some(v) => format!("{}{via} ran and was verified: {}", d.action, v.explanation),
-        None => format!("{}{via} ran.", d.action),
+        Some(v) => format!(
+            "{}{via} ran and was verified: {}.{asked}",
+            d.action,
+            v.explanation.trim_end_matches('.')
+        ),
+        None => format!("{}{via} ran.{asked}", d.action),
     }
 }
 
@@ -694,7 +731,7 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
         DispatchFailure::BadParameters => "Fix the parameters as the message says.",
         DispatchFailure::Unsupported => "This extension version does not support the action.",
         DispatchFailure::DialogDeclined => {
-            "The page asked for confirmation and NSP answered no, so the action most likely did not complete. Read the state before anything else."
+            "NSP answers yes to a page's confirmation only for an irreversible_write sent with a verify_expression; the probe now rates this control irreversible_write for the rest of the page's life. Read the state before anything else."
         }
     };
     ApiError::new(

@@ -63,6 +63,17 @@ pub struct Decision {
     pub inherited_from: Option<String>,
 }
 
+impl Decision {
+    /// Whether the page may answer yes to a `confirm()` the action raises: only for an
+    /// irreversible write that came with a verify expression. For such an action the
+    /// dialog is its own confirmation (the agent asked for exactly this, with a check);
+    /// for any other tier a confirmation means the probe underrated the action, so it is
+    /// declined.
+    pub fn accepts_confirm(&self) -> bool {
+        self.tier == Reversibility::IrreversibleWrite && self.expression.is_some()
+    }
+}
+
 /// Limits the gate applies.
 #[derive(Debug, Clone, Copy)]
 pub struct GateLimits {
@@ -170,15 +181,11 @@ pub fn check(
     let effective = action_confidence.min(state.confidence);
     let required = floor(tier);
     if effective < required {
+        let why = explain.get(inherited_from.as_deref().unwrap_or(name));
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             codes::CONFIDENCE_TOO_LOW,
-            format!(
-                "{name} is a {} write and needs confidence {required:.2}; the effective confidence is {effective:.4} (action {:.4}, page {:.4}). Wait for the page to settle and read the state with fresh=true, or use an action the probe is surer of.",
-                tier.as_str().trim_end_matches("_write"),
-                action_confidence,
-                state.confidence
-            ),
+            confidence_message(name, tier, action_confidence, state, required, why),
         )
         .with("actual_confidence", effective)
         .with("required_confidence", required)
@@ -220,6 +227,69 @@ pub fn check(
         builtin: is_builtin,
         inherited_from,
     })
+}
+
+/// Why the effective confidence is under the floor and what, if anything, would raise
+/// it. Whichever of the action's and the page's confidence is under the floor decides
+/// the advice: waiting helps only a page that was still loading or changing; an
+/// action's own confidence comes from the page's markup and does not change by reading
+/// the state again.
+fn confidence_message(
+    name: &str,
+    tier: Reversibility,
+    action: f64,
+    state: &SubstrateState,
+    required: f64,
+    why: Option<&ActionExplain>,
+) -> String {
+    let tier_words = match tier {
+        Reversibility::Read => "a read",
+        Reversibility::ReversibleWrite => "a reversible write",
+        Reversibility::IrreversibleWrite => "an irreversible write",
+    };
+    let mut out = format!(
+        "{name} is {tier_words} and needs confidence {required:.2}; the effective confidence is {:.4} (action {action:.4}, page {:.4}).",
+        action.min(state.confidence),
+        state.confidence
+    );
+    if action < required {
+        let reason = why.map(|w| {
+            let parts: Vec<&str> = [w.tier_reason.as_str(), w.confidence_reason.as_str()]
+                .into_iter()
+                .filter(|r| !r.is_empty())
+                .collect();
+            parts.join("; ")
+        });
+        match reason.filter(|r| !r.is_empty()) {
+            Some(reason) => out.push_str(&format!(" The probe's reasons: {reason}.")),
+            None => out.push_str(&format!(
+                " The probe inferred {name} from the page's markup."
+            )),
+        }
+        out.push_str(
+            " Reading the state again will not change that: only the site can raise it, by declaring the action (data-nsp-action with data-nsp-reversibility, or a WebMCP tool with readOnlyHint/destructiveHint) or by correcting a declaration that conflicts with what the page shows. Until then a person has to do this one.",
+        );
+    }
+    if state.confidence < required {
+        let meta = &state.probe_metadata;
+        let reason = meta
+            .confidence_reason
+            .as_deref()
+            .filter(|r| !r.is_empty())
+            .map(|r| format!(" The page's confidence: {r}."))
+            .unwrap_or_default();
+        out.push_str(&reason);
+        if !meta.settled {
+            out.push_str(
+                " The page was still loading or changing: let it settle, read the state with fresh=true, and retry.",
+            );
+        } else if action >= required {
+            out.push_str(
+                " The page is settled, so waiting will not help: the probe understands too little of it. The site can declare its controls (data-nsp-* attributes or WebMCP tools); otherwise a person has to do this one.",
+            );
+        }
+    }
+    out
 }
 
 /// Parses a verify expression with the configured byte limit.
@@ -598,6 +668,64 @@ mod tests {
         )
         .expect("allowed");
         assert_eq!(ok.effective_confidence, 0.85);
+    }
+
+    fn too_low(s: &SubstrateState, explain: &BTreeMap<String, ActionExplain>) -> String {
+        let err = check(
+            &req(
+                json!({"pid": 1, "action": "send_email", "verify_expression": "changed(outbox.sent_count)", "parameters": {"to": "a"}}),
+            ),
+            Some(s),
+            explain,
+            LIMITS,
+        )
+        .expect_err("refused");
+        assert_eq!(err.code, codes::CONFIDENCE_TOO_LOW);
+        err.message
+    }
+
+    #[test]
+    fn confidence_too_low_says_what_would_raise_it() {
+        // The action is the limit: its reasons, and that only a declaration (or a
+        // person) helps; never "wait and refresh".
+        let mut s = state(0.99);
+        s.actions.get_mut("send_email").expect("send").confidence = 0.85;
+        let mut explain = BTreeMap::new();
+        explain.insert(
+            "send_email".to_owned(),
+            ActionExplain {
+                tier_reason: "the page raised confirm(\"Sure?\") when this was dispatched".into(),
+                confidence_reason: "the binding is inferred".into(),
+                ..ActionExplain::default()
+            },
+        );
+        let m = too_low(&s, &explain);
+        assert!(m.contains("send_email is an irreversible write"), "{m}");
+        assert!(m.contains("confirm(\"Sure?\")"), "{m}");
+        assert!(m.contains("data-nsp-reversibility"), "{m}");
+        assert!(m.contains("a person"), "{m}");
+        assert!(!m.contains("settle"), "{m}");
+        assert!(!m.contains("a irreversible"), "{m}");
+
+        // The page is the limit and was still changing: settling helps.
+        let mut s = state(0.85);
+        s.probe_metadata.settled = false;
+        s.probe_metadata.confidence_reason = Some("the page is still loading or changing".into());
+        let m = too_low(&s, &BTreeMap::new());
+        assert!(m.contains("let it settle"), "{m}");
+        assert!(m.contains("fresh=true"), "{m}");
+        assert!(!m.contains("data-nsp-reversibility"), "{m}");
+
+        // The page is the limit and settled: waiting does not help.
+        let mut s = state(0.85);
+        s.probe_metadata.settled = true;
+        s.probe_metadata.confidence_reason = Some(
+            "60% of 10 visible interactive elements are explained by confident actions".into(),
+        );
+        let m = too_low(&s, &BTreeMap::new());
+        assert!(m.contains("60% of 10"), "{m}");
+        assert!(m.contains("waiting will not help"), "{m}");
+        assert!(!m.contains("let it settle"), "{m}");
     }
 
     #[test]

@@ -184,7 +184,12 @@ pub fn document() -> Value {
                     "total_latency_ms": {"type": "integer"}, "message": string,
                     "verification": {"oneOf": [{"$ref": "#/components/schemas/VerificationOutcome"}, {"type": "null"}]},
                     "updated_state": {"oneOf": [{"$ref": "#/components/schemas/SubstrateState"}, {"type": "null"}]},
-                    "state_delta": {"type": ["object", "null"]}, "raw_return": {}
+                    "state_delta": {"type": ["object", "null"]}, "raw_return": {},
+                    "dialogs": {"type": "array", "description": "Dialogs the page raised while the action ran and how NSP answered them (an irreversible write's own confirm() is accepted and quoted here); absent when there were none",
+                        "items": {"$ref": "#/components/schemas/PageDialog"}}
+                }},
+                "PageDialog": {"type": "object", "properties": {
+                    "kind": {"type": "string", "enum": ["confirm", "alert", "prompt"]}, "message": string, "accepted": {"type": "boolean"}
                 }},
                 "VerifyRequest": {"type": "object", "required": ["expression"], "properties": {
                     "pid": {"type": "integer", "minimum": 1}, "app_id": string, "expression": string, "timeout_ms": {"type": "integer", "minimum": 100, "maximum": 30000}

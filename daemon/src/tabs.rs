@@ -580,7 +580,10 @@ impl Hub {
         Some((tab.previous.clone()?, tab.current.clone()?))
     }
 
-    /// Sends an action to the tab's page and waits for its answer.
+    /// Sends an action to the tab's page and waits for its answer. `accept_confirm` lets
+    /// the page answer yes to the action's own `confirm()` (see
+    /// [`crate::gate::Decision::accepts_confirm`]).
+    #[allow(clippy::too_many_arguments)]
     pub async fn dispatch(
         &self,
         pid: u64,
@@ -588,6 +591,7 @@ impl Hub {
         action: String,
         parameters: Map<String, Value>,
         internal_target: Option<String>,
+        accept_confirm: bool,
         timeout: Duration,
     ) -> Result<DispatchOutcome, DispatchError> {
         let (reply, rx) = oneshot::channel();
@@ -618,6 +622,7 @@ impl Hub {
             action,
             parameters,
             internal_target,
+            accept_confirm,
         };
         if tx.send(msg).await.is_err() {
             self.lock().pending_actions.remove(&action_id);
@@ -934,6 +939,7 @@ mod tests {
                 "read_text".into(),
                 Map::new(),
                 None,
+                false,
                 Duration::from_secs(5),
             )
             .await

@@ -283,6 +283,9 @@ pub enum Signal {
     DataMethodDelete,
     /// `data-method` post, put or patch.
     DataMethodWrite,
+    /// The page raised `confirm()` when an action was dispatched to the control (and
+    /// NSP declined it): pages ask before what cannot be undone.
+    ConfirmSeen,
     /// The page's own declaration.
     Declared,
 }
@@ -334,6 +337,7 @@ impl Signal {
             Signal::AsksConfirmation => 2.5,
             Signal::DataMethodDelete => 2.5,
             Signal::DataMethodWrite => 2.5,
+            Signal::ConfirmSeen => 3.0,
             Signal::Declared => 8.0,
         }
     }
@@ -376,6 +380,7 @@ impl Signal {
             Signal::AsksConfirmation => "asks_confirmation",
             Signal::DataMethodDelete => "data_method_delete",
             Signal::DataMethodWrite => "data_method_write",
+            Signal::ConfirmSeen => "confirm_seen",
             Signal::Declared => "declared",
         }
     }
@@ -898,6 +903,15 @@ fn is_authentication(cue: &str) -> bool {
             | "logout"
             | "signout"
     )
+}
+
+/// The confidence of an action raised to `irreversible_write` because the page asked
+/// `confirm()` when it was dispatched: [`Signal::ConfirmSeen`] alone against two silent
+/// tiers (the earlier evidence pointed elsewhere, so it is not counted for). About 0.91:
+/// below the irreversible floor, so only a declaration or a person lets an agent go on.
+pub fn raised_by_confirm() -> f64 {
+    let w = Signal::ConfirmSeen.weight().exp();
+    w / (w + 2.0)
 }
 
 /// Labels of checkboxes that choose items for a later step.

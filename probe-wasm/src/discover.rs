@@ -24,7 +24,7 @@ use crate::lists::TextSource;
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, host, slug, view_of, MAX_DESCRIPTION_LEN};
 use crate::HashMap;
-use crate::{builtins, confidence, controls, declared, forms, lists, objects, rows};
+use crate::{builtins, confidence, confirms, controls, declared, forms, lists, objects, rows};
 
 /// Most elements one action's explanation lists.
 const MAX_EXPLAIN_ELEMENTS: usize = 20;
@@ -206,6 +206,9 @@ pub fn analyze_with_reuse(snapshot: &PageSnapshot, tier: ProbeTier) -> (PageCapt
     forms::discover_implicit(&page, &lists, &mut claims, &mut found);
     controls::discover(&page, &mut claims, &mut found);
     let coverage = confidence::coverage(&page, &found);
+    // After coverage: a confirm() tells what an action does, not that the probe
+    // understood the page less.
+    confirms::raise(&page, &snapshot.confirmed_controls, &mut found);
     found.truncate(MAX_ACTIONS);
     let (mut actions, explain) = settle_names(found);
     builtins::add(&mut actions);

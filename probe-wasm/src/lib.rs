@@ -12,6 +12,7 @@
 mod builtins;
 mod classify;
 mod confidence;
+mod confirms;
 mod context;
 mod controls;
 mod declared;
@@ -41,6 +42,7 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 /// Seeded per process, so a page cannot precompute collisions.
 pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
+pub use classify::raised_by_confirm;
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
 /// How the extension configures a probe.

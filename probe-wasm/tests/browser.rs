@@ -18,6 +18,7 @@ const EXTRACT_JS: &str = include_str!("../../extension/extract.js");
 const BRIDGE_JS: &str = include_str!("../../extension/bridge.js");
 const DISPATCH_JS: &str = include_str!("../../extension/dispatch.js");
 const PAGE_WORLD_JS: &str = include_str!("../../extension/page-world.js");
+const PAGE_CHANNEL_JS: &str = include_str!("../../extension/page-channel.js");
 
 fn eval(src: &str) -> JsValue {
     js_sys::eval(src).unwrap_or_else(|e| panic!("eval failed: {e:?}\n{src}"))
@@ -34,7 +35,13 @@ fn load_scripts() {
     if eval("typeof NspExtract").as_string().as_deref() == Some("object") {
         return;
     }
-    for src in [PAGE_WORLD_JS, EXTRACT_JS, BRIDGE_JS, DISPATCH_JS] {
+    for src in [
+        PAGE_WORLD_JS,
+        PAGE_CHANNEL_JS,
+        EXTRACT_JS,
+        BRIDGE_JS,
+        DISPATCH_JS,
+    ] {
         let doc = web_document();
         let script = js_sys::Reflect::apply(
             &js_sys::Function::from(js_sys::Reflect::get(&doc, &"createElement".into()).unwrap()),
@@ -379,9 +386,16 @@ pub mod dispatch {
     use wasm_bindgen_futures::JsFuture;
 
     async fn run(action: &str, params: &str, capture: &Value) -> Value {
+        run_with(action, params, capture, false).await
+    }
+
+    /// `accept_confirm` as nspd sends it; a declined confirm() is recorded in
+    /// `globalThis.__declined` as `[target, text, element id]`.
+    async fn run_with(action: &str, params: &str, capture: &Value, accept: bool) -> Value {
         let capture = serde_json::to_string(capture).unwrap();
         let promise: js_sys::Promise = eval(&format!(
-            "NspDispatch.run({{action: {action:?}, parameters: {params}}}, {capture}, globalThis.__b)"
+            "NspDispatch.run({{action: {action:?}, parameters: {params}, accept_confirm: {accept}}}, {capture}, globalThis.__b, \
+             (s) => {{ globalThis.__declined = [s.target, s.text, s.element ? s.element.id : null]; }})"
         ))
         .into();
         let out = JsFuture::from(promise).await.expect("dispatch");
@@ -468,6 +482,48 @@ pub mod dispatch {
         assert_eq!(
             eval_string("document.getElementById('log').textContent"),
             ""
+        );
+        // The control that asked is reported, so the page's question counts as evidence.
+        let declined: Value =
+            serde_json::from_str(&eval_string("JSON.stringify(globalThis.__declined)")).unwrap();
+        assert_eq!(
+            declined[0],
+            capture["actions"]["delete_all"]["internal_target"]
+        );
+        assert_eq!(declined[1], "Really delete all?");
+        assert_eq!(declined[2], "danger");
+
+        // When nspd allows it (an irreversible write with a verify expression), the
+        // action's own confirm() is answered yes, and reported.
+        let out = run_with("delete_all", "{}", &capture, true).await;
+        assert_eq!(out["status"], "done", "{out}");
+        assert_eq!(
+            out["dialogs"],
+            serde_json::json!([{"kind": "confirm", "message": "Really delete all?", "accepted": true}])
+        );
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            "deleted all"
+        );
+
+        // Only the first confirm(), and only one raised inside the click itself: a second
+        // question is declined.
+        eval("document.getElementById('log').textContent = ''");
+        eval(
+            "document.getElementById('danger').addEventListener('click', () => { if (confirm('And the backups?')) document.getElementById('log').textContent += ' and backups'; })",
+        );
+        let out = run_with("delete_all", "{}", &capture, true).await;
+        assert_eq!(out["code"], "dialog_declined", "{out}");
+        assert!(
+            out["message"]
+                .as_str()
+                .unwrap()
+                .contains("And the backups?"),
+            "{out}"
+        );
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            "deleted all"
         );
     }
 

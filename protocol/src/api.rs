@@ -101,4 +101,10 @@ pub struct ActionResponse {
     pub updated_state: Option<crate::state::SubstrateState>,
     pub state_delta: Option<Map<String, Value>>,
     pub raw_return: Value,
+    /// Dialogs the page raised while the action ran and how NSP answered them: an
+    /// irreversible action's own `confirm()` is accepted and reported here with its
+    /// text. Left out when there were none (the published SDK ignores fields it does not
+    /// know).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dialogs: Vec<crate::channel::PageDialog>,
 }

@@ -101,6 +101,12 @@ pub enum DaemonMessage {
         /// The schema's `internal_target`, when the action is a discovered one.
         #[serde(default)]
         internal_target: Option<String>,
+        /// The page may answer yes to one `confirm()` that the action raises
+        /// synchronously: set only when the gate let an `irreversible_write` through with
+        /// a verify expression, for which that dialog is the action's own confirmation.
+        /// Every other dialog is declined. Absent (old daemons) means no.
+        #[serde(default)]
+        accept_confirm: bool,
     },
     /// Ask a tab for a fresh full capture, answered by a `tab_state` with this id.
     Capture {
@@ -114,12 +120,37 @@ pub enum DaemonMessage {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum DispatchOutcome {
     /// The action ran; `value` is what it returned (e.g. the text for `read_text`).
-    Done { value: Value },
+    Done {
+        value: Value,
+        /// Dialogs the page raised while the action ran, and how NSP answered them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        dialogs: Vec<PageDialog>,
+    },
     /// The action did not run, or threw.
     Failed {
         code: DispatchFailure,
         message: String,
     },
+}
+
+/// A `window.confirm`/`alert`/`prompt` the page raised during a dispatched action.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageDialog {
+    pub kind: DialogKind,
+    /// The dialog's text as the page passed it (clipped to 500 characters).
+    pub message: String,
+    /// NSP answered yes (`confirm`), or dismissed it (`alert`, which has no other
+    /// answer). A `prompt` is never accepted.
+    pub accepted: bool,
+}
+
+/// Which of the page's blocking dialogs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DialogKind {
+    Confirm,
+    Alert,
+    Prompt,
 }
 
 /// Why a dispatched action did not complete.
@@ -140,7 +171,45 @@ pub enum DispatchFailure {
     BadParameters,
     /// The extension does not know this action.
     Unsupported,
-    /// The action raised a `confirm()`/`prompt()` dialog and NSP answered no (the
-    /// default), so the action most likely did not complete.
+    /// The action raised a `confirm()`/`prompt()` dialog and NSP answered no (always,
+    /// unless the dispatch said `accept_confirm`), so the action most likely did not
+    /// complete.
     DialogDeclined,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dialog_fields_are_optional_both_ways() {
+        // A daemon or extension from before the fields: a dispatch without
+        // accept_confirm declines, a result without dialogs has none.
+        let old = json!({"type": "dispatch", "action_id": "a", "tab_id": 1, "action": "x", "parameters": {}});
+        match serde_json::from_value::<DaemonMessage>(old).expect("old dispatch") {
+            DaemonMessage::Dispatch { accept_confirm, .. } => assert!(!accept_confirm),
+            other => panic!("{other:?}"),
+        }
+        let done: DispatchOutcome =
+            serde_json::from_value(json!({"status": "done", "value": 1})).expect("old done");
+        assert_eq!(
+            done,
+            DispatchOutcome::Done {
+                value: json!(1),
+                dialogs: Vec::new()
+            }
+        );
+        // And none is written when there is none.
+        assert_eq!(
+            serde_json::to_value(&done).expect("json"),
+            json!({"status": "done", "value": 1})
+        );
+        let with: DispatchOutcome = serde_json::from_value(json!({"status": "done", "value": null, "dialogs": [{"kind": "confirm", "message": "Sure?", "accepted": true}]})).expect("done with dialogs");
+        let DispatchOutcome::Done { dialogs, .. } = with else {
+            panic!("done")
+        };
+        assert_eq!(dialogs[0].kind, DialogKind::Confirm);
+        assert!(dialogs[0].accepted);
+    }
 }

@@ -36,6 +36,27 @@ pub struct PageSnapshot {
     /// The extraction stopped at its element cap: the table is incomplete.
     #[serde(default)]
     pub truncated: bool,
+    /// Controls that raised a `confirm()` when NSP dispatched an action to them (and NSP
+    /// declined it), since the page was loaded. The content script keeps the list until
+    /// the page navigates and sends it with every full snapshot; a patch leaves it as it
+    /// is. The probe treats these controls as irreversible.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub confirmed_controls: Vec<ConfirmSeen>,
+}
+
+/// A control that asked for confirmation when an action was dispatched to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfirmSeen {
+    /// The control's selector now (the extractor's own form, so it matches a record's),
+    /// or as it was when the dialog came if the element has left the page.
+    #[serde(default)]
+    pub selector: String,
+    /// The `internal_target` of the action that was dispatched, when it was a discovered
+    /// one (it identifies row and WebMCP actions, whose elements vary).
+    #[serde(default)]
+    pub target: String,
+    /// What the page asked.
+    pub text: String,
 }
 
 /// One element worth the probe's attention.

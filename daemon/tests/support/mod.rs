@@ -19,7 +19,9 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use nsp_daemon::config::{FileConfig, Settings};
 use nsp_daemon::server::Server;
-use nsp_protocol::channel::{DaemonMessage, DispatchOutcome, ExtensionMessage};
+use nsp_protocol::channel::{
+    DaemonMessage, DialogKind, DispatchFailure, DispatchOutcome, ExtensionMessage, PageDialog,
+};
 use nsp_protocol::{PageCapture, ProbeStatus};
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot, Notify};
@@ -210,6 +212,10 @@ pub enum OnDispatch {
     Drop,
     /// Answer done after a delay.
     Slow { delay: Duration },
+    /// Raise `confirm(message)` as a page's handler would, and do what the extension
+    /// does with it: answer yes only when the dispatch allowed it (`accept_confirm`),
+    /// reporting the dialog, else fail with `dialog_declined`.
+    Confirm { message: String },
 }
 
 /// The scripted page's state and what it saw.
@@ -218,6 +224,8 @@ pub struct Page {
     pub capture: PageCapture,
     pub on_dispatch: OnDispatch,
     pub dispatched: Vec<(String, String, Value)>,
+    /// Per dispatch, in order: whether the daemon let the page accept a `confirm()`.
+    pub accept_confirm: Vec<bool>,
     pending: Option<(u32, BTreeMap<String, Value>)>,
 }
 
@@ -300,6 +308,7 @@ impl FakeExtension {
                 after_captures: 0,
             },
             dispatched: Vec::new(),
+            accept_confirm: Vec::new(),
             pending: None,
         }));
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -422,10 +431,12 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             tab_id,
             action,
             parameters,
+            accept_confirm,
             ..
         } => {
             p.dispatched
                 .push((action_id.clone(), action, Value::Object(parameters)));
+            p.accept_confirm.push(accept_confirm);
             let result = |outcome: DispatchOutcome| {
                 Message::text(
                     serde_json::to_string(&ExtensionMessage::ActionResult {
@@ -447,11 +458,34 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
                     } else {
                         p.pending = Some((after_captures, changes));
                     }
-                    let _ = out.send(result(DispatchOutcome::Done { value }));
+                    let _ = out.send(result(DispatchOutcome::Done {
+                        value,
+                        dialogs: Vec::new(),
+                    }));
                 }
                 OnDispatch::Fail { code, message } => {
                     let code = serde_json::from_value(json!(code)).expect("failure code");
                     let _ = out.send(result(DispatchOutcome::Failed { code, message }));
+                }
+                OnDispatch::Confirm { message } => {
+                    let outcome = if accept_confirm {
+                        DispatchOutcome::Done {
+                            value: json!(true),
+                            dialogs: vec![PageDialog {
+                                kind: DialogKind::Confirm,
+                                message,
+                                accepted: true,
+                            }],
+                        }
+                    } else {
+                        DispatchOutcome::Failed {
+                            code: DispatchFailure::DialogDeclined,
+                            message: format!(
+                                "The page asked {message:?} (confirm) and NSP answered no."
+                            ),
+                        }
+                    };
+                    let _ = out.send(result(outcome));
                 }
                 OnDispatch::Hang => {}
                 OnDispatch::Drop => {
@@ -459,7 +493,10 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
                 }
                 OnDispatch::Slow { delay } => {
                     let out = out.clone();
-                    let msg = result(DispatchOutcome::Done { value: json!(true) });
+                    let msg = result(DispatchOutcome::Done {
+                        value: json!(true),
+                        dialogs: Vec::new(),
+                    });
                     tokio::spawn(async move {
                         tokio::time::sleep(delay).await;
                         let _ = out.send(msg);

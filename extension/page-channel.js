@@ -1,0 +1,83 @@
+// page-channel.js — the isolated world's end of a private channel to page-world.js,
+// for the one question that must not be forgeable: how NSP answers a confirm() the page
+// raises while NSP runs an action. A manifest content script at document_start, in the
+// isolated world, like content.js but early: it must pair with page-world.js before any
+// of the page's own scripts run.
+//
+// Why a private channel. bridge.js talks to the main world with CustomEvents on
+// `document`, which the page can read and dispatch itself. That is fine for data that is
+// page data anyway (WebMCP tools, click listeners), but "answer yes to this confirm()"
+// must come from NSP alone. So page-world.js makes a detached element that it never
+// inserts and never hands to the page, and offers it once, as the relatedTarget of an
+// event on `document`, while no page script exists yet to listen. Events dispatched on a
+// detached element reach only that element's own listeners: after pairing, only
+// page-world.js and this script can talk on it. page-world.js holds the built-ins it
+// uses (dispatchEvent, the event constructors) from before the page ran, so a page that
+// later patches them cannot read or inject either.
+//
+// What this does not protect, and need not: the page's own code decides what its
+// confirm() answer means. A page can replace window.confirm, skip asking, or write
+// anyway; no extension can stop a page from doing what it does. What the channel
+// guarantees is that NSP itself never says yes except for an action that nspd's gate
+// allowed as an irreversible write with a verify expression, only to a dialog raised
+// synchronously inside that action's click or submit, and only once; and that what NSP
+// reports about the page's dialogs (which decides `dialog_declined` and raises the
+// control's tier) is recorded here, in the isolated world, where the page cannot write.
+//
+// Defines `NspPageChannel` for bridge.js: `onDialog(handler)`, where handler(kind,
+// message) returns null (not during an action of ours: the person answers) or
+// {accept: boolean}.
+"use strict";
+
+(() => {
+  if (globalThis.NspPageChannel) return;
+
+  const OFFER = "nsp:channel-offer";
+  const HELLO = "nsp:channel-hello";
+  const PAIRED = "nsp:channel-paired";
+  const DIALOG = "nsp:dialog";
+  const ANSWER = "nsp:dialog-answer";
+
+  let chan = null;
+  let handler = null;
+
+  function onDialog(event) {
+    let msg;
+    try {
+      msg = JSON.parse(event.detail);
+    } catch (_) {
+      return;
+    }
+    if (!msg || typeof msg !== "object") return;
+    const kind = msg.kind === "confirm" || msg.kind === "alert" || msg.kind === "prompt" ? msg.kind : null;
+    if (!kind || !handler) return;
+    const verdict = handler(kind, String(msg.message || "").slice(0, 500));
+    if (!verdict) return;
+    chan.dispatchEvent(new CustomEvent(ANSWER, { detail: verdict.accept === true ? "yes" : "no" }));
+  }
+
+  function onOffer(event) {
+    const el = event.relatedTarget;
+    // Only a detached element can be private; the first offer is page-world.js's (no
+    // page script has run yet).
+    if (chan || !(el instanceof Element) || el.isConnected) return;
+    chan = el;
+    document.removeEventListener(OFFER, onOffer, true);
+    chan.addEventListener(DIALOG, onDialog);
+    chan.dispatchEvent(new CustomEvent(PAIRED));
+  }
+
+  // Whichever of the two scripts runs second completes the pairing: page-world.js offers
+  // as it starts, and again (once) when it hears hello.
+  document.addEventListener(OFFER, onOffer, true);
+  document.dispatchEvent(new CustomEvent(HELLO));
+
+  globalThis.NspPageChannel = {
+    onDialog(fn) {
+      handler = typeof fn === "function" ? fn : null;
+    },
+    get paired() {
+      return chan !== null;
+    },
+  };
+})();
