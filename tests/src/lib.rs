@@ -4,6 +4,7 @@
 //! started, even when a test fails. `webdriver` drives a browser of its own for tests
 //! that need the browser rather than nspd's view of it.
 
+pub mod real_apps;
 pub mod webdriver;
 
 pub use webdriver::{WebDriver, WebDriverOptions};
