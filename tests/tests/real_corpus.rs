@@ -5,8 +5,9 @@
 //! the probe should offer for it, its tier, and why).
 //!
 //! Prints tier accuracy, unsafe count, coverage, the confusion matrix and each page's
-//! state confidence. It asserts the floor in the constants below (the classifier is
-//! being reworked; tighten them to the targets once it lands). With `UPDATE_EXPECT=1` it
+//! state confidence. It asserts zero unsafe misclassifications and the floors in the
+//! constants below (the classifier is being reworked; tighten them to the targets, noted
+//! next to each, once it lands). With `UPDATE_EXPECT=1` it
 //! also records each page's snapshot, as the extension extracts it, into
 //! `fixtures/real/snapshots/` for the probe's native tests.
 
@@ -23,8 +24,6 @@ use probe_support::{inject_probe_scripts, read_script, snapshot, start_driver};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Most irreversible controls the probe may offer with a lower tier. Target: 0.
-const MAX_UNSAFE: usize = 0;
 /// Least share of labelled actions (with a name) that must be offered. Target: 1.0.
 const MIN_NAMED_PRESENT: f64 = 1.0;
 /// Least share of labelled controls offered with exactly the truth's tier. Target: 0.95.
@@ -125,9 +124,8 @@ fn normalized_snapshot(text: &str, base: &str, app: &str) -> String {
 /// `csrfmiddlewaretoken`, Flask-WTF's `csrf_token`) with a constant.
 fn mask_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut lines = text.lines().peekable();
     let mut masking = false;
-    while let Some(line) = lines.next() {
+    for line in text.lines() {
         let lower = line.to_ascii_lowercase();
         if lower.contains("csrf") {
             masking = true;
@@ -359,7 +357,7 @@ async fn the_probe_on_real_apps_against_hand_labelled_truth() {
         "only {labelled} labelled controls"
     );
     assert!(
-        unsafe_errors.len() <= MAX_UNSAFE,
+        unsafe_errors.is_empty(),
         "UNSAFE misclassifications:\n{}",
         unsafe_errors.join("\n")
     );
