@@ -20,7 +20,8 @@ use nsp_protocol::snapshot::PageSnapshot;
 use nsp_protocol::{ProbeStatus, Reversibility};
 use nsp_tests::real_apps::{real_dir, AppKind, RealApp, RealAppOptions};
 use nsp_tests::{Nspd, NspdOptions};
-use probe_support::{inject_probe_scripts, read_script, snapshot, start_driver};
+use nsp_tests::{WebDriver, WebDriverOptions};
+use probe_support::{inject_probe_scripts, read_script, snapshot};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -167,7 +168,14 @@ async fn the_probe_on_real_apps_against_hand_labelled_truth() {
             apps.insert(page.app.clone(), app);
         }
     }
-    let driver = start_driver().await.expect("chromedriver");
+    // The window nspd's headless browser has (Chromium's default, 800x600), so the
+    // recorded snapshots show the layout the live probe sees (collapsed navbars too).
+    let driver = WebDriver::start(&WebDriverOptions {
+        window_size: Some((800, 600)),
+        ..WebDriverOptions::default()
+    })
+    .await
+    .expect("chromedriver");
     driver
         .add_init_script(&read_script("page-world.js"))
         .await
@@ -185,7 +193,17 @@ async fn the_probe_on_real_apps_against_hand_labelled_truth() {
         let app = &apps[&page.app];
         let url = app.url(&page.path);
 
-        // The snapshot, as the extension's extraction takes it, for the native tests.
+        // The snapshot, as the extension's extraction takes it, for the native tests. A
+        // fresh browser per page in nspd has no cookies; nor may this one (Django's
+        // login page redirects a signed-in visitor).
+        driver
+            .call(
+                hyper::Method::POST,
+                &driver.session_path("/goog/cdp/execute"),
+                Some(&serde_json::json!({"cmd": "Network.clearBrowserCookies", "params": {}})),
+            )
+            .await
+            .expect("clearing cookies");
         driver
             .goto(&url)
             .await
