@@ -121,7 +121,34 @@ async def scenario_watch(client, email_id):
     emit(pid=event.pid, sequence=event.sequence, changed_keys=event.changed_keys)
 
 
+async def scenario_act(client, request):
+    """One action on the first tab, described by a JSON argument: action, parameters,
+    verify (default: the SDK's own choice), verify_expression. Prints what happened,
+    or which SDK exception was raised with its code; used on real apps, whose action
+    names come from the probe."""
+    req = json.loads(request)
+    apps = await client.list_apps()
+    session = await client.session(apps[0].pid)
+    try:
+        resp = await session.execute(
+            req["action"],
+            parameters=req.get("parameters") or {},
+            verify=req.get("verify"),
+            verify_expression=req.get("verify_expression"),
+        )
+    except Exception as e:  # every refusal the SDK raises carries a code
+        emit(raised=type(e).__name__, code=getattr(e, "code", None), message=str(e))
+        return
+    emit(
+        success=resp.success,
+        executed=resp.executed,
+        passed=None if resp.verification is None else resp.verification.passed,
+        url=session.state.context.url,
+    )
+
+
 SCENARIOS = {
+    "act": scenario_act,
     "read": scenario_read,
     "archive": scenario_archive,
     "send_unconfirmed": scenario_send_unconfirmed,

@@ -4,6 +4,7 @@
 //! started, even when a test fails. `webdriver` drives a browser of its own for tests
 //! that need the browser rather than nspd's view of it.
 
+pub mod real_apps;
 pub mod webdriver;
 
 pub use webdriver::{WebDriver, WebDriverOptions};
@@ -98,12 +99,27 @@ impl Nspd {
             args.push("--headless".into());
         }
         args.push(opts.url.clone().into());
-        Nspd::spawn(0, data_dir, &args, true)
+        Nspd::spawn(0, data_dir, &args, true, None)
+    }
+
+    /// As [`Nspd::launch`], with nspd's log (at debug level) written to `log` instead of
+    /// the test's stderr, for tests that search it (e.g. for a secret that must not be
+    /// there).
+    pub fn launch_logged(opts: &NspdOptions, log: &Path) -> Result<Nspd> {
+        let data_dir = fresh_data_dir()?;
+        let args: Vec<std::ffi::OsString> = vec![
+            "--launch".into(),
+            "--extension".into(),
+            extension_dir()?.into(),
+            "--headless".into(),
+            opts.url.clone().into(),
+        ];
+        Nspd::spawn(0, data_dir, &args, true, Some(log))
     }
 
     /// Starts `nspd run` without a browser on `port` (0: a free one), with `data_dir`.
     pub fn serve(port: u16, data_dir: tempfile::TempDir) -> Result<Nspd> {
-        Nspd::spawn(port, data_dir, &[], false)
+        Nspd::spawn(port, data_dir, &[], false, None)
     }
 
     fn spawn(
@@ -111,19 +127,27 @@ impl Nspd {
         data_dir: tempfile::TempDir,
         extra: &[std::ffi::OsString],
         with_browser: bool,
+        log: Option<&Path>,
     ) -> Result<Nspd> {
         let mut cmd = Command::new(nspd_bin()?);
+        let (filter, stderr) = match log {
+            Some(path) => (
+                "debug".to_owned(),
+                Stdio::from(std::fs::File::create(path).context("creating nspd's log file")?),
+            ),
+            None => (
+                std::env::var("NSP_LOG").unwrap_or_else(|_| "warn".into()),
+                Stdio::inherit(),
+            ),
+        };
         cmd.args(["run", "--port", &port.to_string()])
             .arg("--data-dir")
             .arg(data_dir.path())
             .args(extra)
-            .env(
-                "NSP_LOG",
-                std::env::var("NSP_LOG").unwrap_or_else(|_| "warn".into()),
-            )
+            .env("NSP_LOG", filter)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(stderr);
         let mut child = cmd.spawn().context("starting nspd")?;
         let stdout = child.stdout.take().context("nspd stdout")?;
         let mut nspd = Nspd {

@@ -33,6 +33,8 @@ enum Task {
     Demo(demo::DemoArgs),
     /// Run the benchmarks against their anchors; writes target/bench/report.md.
     Bench,
+    /// Install the real apps of the real-app corpus under target/real-apps (test does too).
+    RealApps,
     /// Fuzz the verify-expression parser and evaluator (cargo-fuzz, libFuzzer).
     Fuzz {
         /// How long to run.
@@ -49,6 +51,7 @@ fn main() -> ExitCode {
         Task::Test(args) => test::run(&root, &args),
         Task::Demo(args) => demo::run(&root, &args),
         Task::Bench => bench::run(&root),
+        Task::RealApps => tools::ensure_real_apps(&root).map(|_| ()),
         Task::Fuzz { seconds } => fuzz::run(&root, seconds),
     };
     match result {

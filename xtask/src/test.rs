@@ -1,6 +1,7 @@
 //! `cargo xtask test`: installs what is missing, then runs every check in the order that
 //! fails fastest: fmt, clippy (native and wasm32), native tests, the probe's browser
-//! tests (wasm-pack in headless Chromium), the extension build, the end-to-end tests.
+//! tests (wasm-pack in headless Chromium), the extension build, the end-to-end tests
+//! (which also run real open-source apps, installed under `target/real-apps/`).
 
 use std::path::Path;
 use std::process::Command;
@@ -24,6 +25,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     let wasm_pack = tools::ensure_wasm_pack()?;
     let (browser, chromedriver) = tools::ensure_browser()?;
     let python = tools::ensure_sdk_venv(root)?;
+    let real_apps = tools::ensure_real_apps(root)?;
     let cargo = tools::cargo();
 
     if !args.no_lint {
@@ -103,6 +105,8 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
             .env("NSP_EXTENSION_DIR", &extension)
             .env("NSPD_BIN", root.join("target/debug/nspd"))
             .env("NSP_SDK_PYTHON", &python)
+            .env("NSP_REAL_PYTHON", &real_apps.python)
+            .env("NSP_REAL_NODE_MODULES", &real_apps.node_modules)
             .env("CHROMEDRIVER", &chromedriver)
             .env("CHROME", &browser),
     )?;

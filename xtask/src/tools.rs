@@ -1,7 +1,8 @@
 //! Finding and installing what the tasks need: the wasm target, wasm-bindgen-cli and
 //! wasm-pack at pinned versions, Chromium and chromedriver (apt, when root on Debian),
-//! wasm-opt, and the Python SDK venv. Each install prints what it does; anything that
-//! cannot be installed is a clear error naming it.
+//! wasm-opt, the Python SDK venv, and the real apps (a PyPI venv and an npm folder).
+//! Each install prints what it does; anything that cannot be installed is a clear error
+//! naming it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -267,4 +268,106 @@ pub fn ensure_sdk_venv(root: &Path) -> Result<PathBuf> {
         .arg(format!("nelieo-nsp=={SDK_VERSION}")))
     .with_context(|| format!("pip could not install nelieo-nsp=={SDK_VERSION}"))?;
     Ok(python)
+}
+
+/// The real apps of the real-app corpus and its end-to-end tests, from PyPI, pinned.
+/// Django 5.2 is the newest line that runs on Python 3.10+ (6.x needs 3.12).
+pub const REAL_APPS_PYPI: &[&str] = &[
+    "django==5.2.19",
+    "flask-admin==2.2.1",
+    "flask-sqlalchemy==3.1.1",
+    "datasette==0.65.5",
+    "radicale==3.9.0",
+];
+
+/// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
+/// npm package of its own).
+pub const REAL_APPS_NPM: &[&str] = &["react@19.3.1", "react-dom@19.3.1", "esbuild@0.28.2"];
+
+/// Where the real apps are installed.
+#[derive(Debug, Clone)]
+pub struct RealApps {
+    /// A venv's python with the PyPI apps.
+    pub python: PathBuf,
+    /// `node_modules` with react, react-dom and esbuild.
+    pub node_modules: PathBuf,
+}
+
+/// Installs the real apps under `target/real-apps/` (a venv and an npm folder) unless
+/// the pinned versions are there already; a marker file records what was installed.
+pub fn ensure_real_apps(root: &Path) -> Result<RealApps> {
+    let dir = root.join("target/real-apps");
+    let venv = dir.join("venv");
+    let npm_dir = dir.join("npm");
+    let apps = RealApps {
+        python: venv.join("bin/python"),
+        node_modules: npm_dir.join("node_modules"),
+    };
+    let marker = dir.join("installed.txt");
+    let wanted = format!(
+        "{}\n{}\n",
+        REAL_APPS_PYPI.join(" "),
+        REAL_APPS_NPM.join(" ")
+    );
+    if apps.python.is_file()
+        && apps.node_modules.join(".bin/esbuild").is_file()
+        && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str())
+    {
+        println!("  real apps: present in {}", dir.display());
+        return Ok(apps);
+    }
+    std::fs::create_dir_all(&npm_dir).with_context(|| format!("creating {}", npm_dir.display()))?;
+
+    let system_python = which("python3").context(
+        "python3 is missing; install it (Debian: `apt-get install python3 python3-venv`)",
+    )?;
+    println!(
+        "  creating a venv with {} in {}…",
+        REAL_APPS_PYPI.join(", "),
+        venv.display()
+    );
+    run(Command::new(&system_python)
+        .args(["-m", "venv", "--clear"])
+        .arg(&venv))
+    .context("python3 cannot create a venv (Debian: `apt-get install python3-venv`)")?;
+    run(Command::new(&apps.python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(REAL_APPS_PYPI))
+    .with_context(|| format!("pip could not install {}", REAL_APPS_PYPI.join(" ")))?;
+
+    if which("npm").is_none() {
+        ensure_apt(
+            &["nodejs", "npm"],
+            "npm (for the React TodoMVC of the real-app corpus)",
+        )?;
+    }
+    let npm = which("npm").context("npm is still not on PATH after installing it")?;
+    println!(
+        "  installing {} with npm in {}…",
+        REAL_APPS_NPM.join(", "),
+        npm_dir.display()
+    );
+    std::fs::write(
+        npm_dir.join("package.json"),
+        "{\"name\": \"nsp-real-apps\", \"private\": true}\n",
+    )?;
+    run(Command::new(&npm)
+        .current_dir(&npm_dir)
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--save-exact",
+            "--loglevel=error",
+        ])
+        .args(REAL_APPS_NPM))
+    .with_context(|| format!("npm could not install {}", REAL_APPS_NPM.join(" ")))?;
+    std::fs::write(&marker, wanted)?;
+    Ok(apps)
 }
