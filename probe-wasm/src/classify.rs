@@ -456,306 +456,124 @@ use Strength::{Decisive, Normal, Strong, Weak};
 /// Multi-word phrases, checked before single words: their meaning differs from their
 /// parts ("move to trash" is recoverable, "delete forever" is not). A phrase inside a
 /// longer matched phrase does not vote ("sign out" in "sign out other sessions").
-const PHRASES: &[(&str, Reversibility, Strength)] = &[
-    ("delete forever", IrreversibleWrite, Decisive),
-    ("permanently delete", IrreversibleWrite, Decisive),
-    ("delete permanently", IrreversibleWrite, Decisive),
-    ("delete account", IrreversibleWrite, Decisive),
-    ("delete my account", IrreversibleWrite, Decisive),
-    ("delete this repository", IrreversibleWrite, Decisive),
-    ("delete repository", IrreversibleWrite, Decisive),
-    ("close account", IrreversibleWrite, Strong),
-    ("place order", IrreversibleWrite, Decisive),
-    ("place your order", IrreversibleWrite, Decisive),
-    ("buy now", IrreversibleWrite, Decisive),
-    ("pay now", IrreversibleWrite, Decisive),
-    ("complete purchase", IrreversibleWrite, Decisive),
-    ("confirm purchase", IrreversibleWrite, Decisive),
-    ("confirm order", IrreversibleWrite, Strong),
-    ("send money", IrreversibleWrite, Decisive),
-    ("transfer funds", IrreversibleWrite, Decisive),
-    ("empty trash", IrreversibleWrite, Strong),
-    ("empty bin", IrreversibleWrite, Strong),
-    ("cancel subscription", IrreversibleWrite, Strong),
-    ("cancel order", IrreversibleWrite, Strong),
+const PHRASES: &[&str] = &[
+    concat!(
+        "delete forever:i4,permanently delete:i4,delete permanently:i4,delete account:i4,",
+        "delete my account:i4,delete this repository:i4,delete repository:i4,",
+        "close account:i3,place order:i4,place your order:i4,buy now:i4,pay now:i4,",
+        "complete purchase:i4,confirm purchase:i4,confirm order:i3,send money:i4,",
+        "transfer funds:i4,empty trash:i3,empty bin:i3,cancel subscription:i3,",
+        "cancel order:i3,",
+    ),
     // Credentials and sessions: ending other sessions, rotating keys and changing a
     // password cannot be taken back by the person who did it.
-    ("sign out other sessions", IrreversibleWrite, Strong),
-    ("sign out of other sessions", IrreversibleWrite, Strong),
-    ("sign out all other sessions", IrreversibleWrite, Strong),
-    ("sign out everywhere", IrreversibleWrite, Strong),
-    ("sign out of all", IrreversibleWrite, Strong),
-    ("log out other sessions", IrreversibleWrite, Strong),
-    ("log out of other sessions", IrreversibleWrite, Strong),
-    ("log out all other sessions", IrreversibleWrite, Strong),
-    ("log out everywhere", IrreversibleWrite, Strong),
-    ("log out of all", IrreversibleWrite, Strong),
-    ("log out all devices", IrreversibleWrite, Strong),
-    ("sign out all devices", IrreversibleWrite, Strong),
-    ("end other sessions", IrreversibleWrite, Strong),
-    ("end all sessions", IrreversibleWrite, Strong),
-    ("revoke all", IrreversibleWrite, Strong),
-    ("change password", IrreversibleWrite, Strong),
-    ("update password", IrreversibleWrite, Strong),
-    ("reset password", IrreversibleWrite, Strong),
-    ("regenerate key", IrreversibleWrite, Strong),
-    ("regenerate token", IrreversibleWrite, Strong),
+    concat!(
+        "sign out other sessions:i3,sign out of other sessions:i3,",
+        "sign out all other sessions:i3,sign out everywhere:i3,sign out of all:i3,",
+        "log out other sessions:i3,log out of other sessions:i3,",
+        "log out all other sessions:i3,log out everywhere:i3,log out of all:i3,",
+        "log out all devices:i3,sign out all devices:i3,end other sessions:i3,",
+        "end all sessions:i3,revoke all:i3,change password:i3,update password:i3,",
+        "reset password:i3,regenerate key:i3,regenerate token:i3,",
+    ),
     // Authentication: a session or an account that can be ended again.
-    ("sign up", ReversibleWrite, Normal),
-    ("create account", ReversibleWrite, Normal),
-    ("create an account", ReversibleWrite, Normal),
-    ("sign in", ReversibleWrite, Normal),
-    ("log in", ReversibleWrite, Normal),
-    ("sign out", ReversibleWrite, Normal),
-    ("log out", ReversibleWrite, Normal),
-    ("save draft", ReversibleWrite, Strong),
-    ("save as draft", ReversibleWrite, Strong),
-    ("move to trash", ReversibleWrite, Strong),
-    ("move to bin", ReversibleWrite, Strong),
-    ("move to inbox", ReversibleWrite, Strong),
-    ("move to archive", ReversibleWrite, Strong),
-    ("mark as read", ReversibleWrite, Strong),
-    ("mark as unread", ReversibleWrite, Strong),
-    ("mark read", ReversibleWrite, Strong),
-    ("mark unread", ReversibleWrite, Strong),
-    ("add to cart", ReversibleWrite, Strong),
-    ("add to bag", ReversibleWrite, Strong),
-    ("add to basket", ReversibleWrite, Strong),
-    ("add to wishlist", ReversibleWrite, Strong),
-    ("remove from cart", ReversibleWrite, Normal),
-    ("remove from bag", ReversibleWrite, Normal),
-    ("remove from basket", ReversibleWrite, Normal),
-    ("remove from wishlist", ReversibleWrite, Normal),
-    ("remove from favorites", ReversibleWrite, Normal),
-    ("apply filters", Read, Normal),
-    ("apply filter", Read, Normal),
-    ("apply coupon", ReversibleWrite, Normal),
-    ("apply code", ReversibleWrite, Normal),
-    ("apply promo code", ReversibleWrite, Normal),
-    ("apply discount", ReversibleWrite, Normal),
-    ("load more", Read, Normal),
-    ("show more", Read, Normal),
-    ("see more", Read, Normal),
-    ("learn more", Read, Normal),
-    ("read more", Read, Normal),
-    ("see all", Read, Normal),
-    ("view all", Read, Normal),
-    ("go back", Read, Normal),
-    ("close ticket", ReversibleWrite, Normal),
-    ("close issue", ReversibleWrite, Normal),
-    ("close pull request", ReversibleWrite, Normal),
-    ("reopen", ReversibleWrite, Normal),
+    concat!(
+        "sign up:w2,create account:w2,create an account:w2,sign in:w2,log in:w2,",
+        "sign out:w2,log out:w2,save draft:w3,save as draft:w3,move to trash:w3,",
+        "move to bin:w3,move to inbox:w3,move to archive:w3,mark as read:w3,",
+        "mark as unread:w3,mark read:w3,mark unread:w3,add to cart:w3,add to bag:w3,",
+        "add to basket:w3,add to wishlist:w3,remove from cart:w2,remove from bag:w2,",
+        "remove from basket:w2,remove from wishlist:w2,remove from favorites:w2,",
+        "apply filters:r2,apply filter:r2,apply coupon:w2,apply code:w2,",
+        "apply promo code:w2,apply discount:w2,load more:r2,show more:r2,see more:r2,",
+        "learn more:r2,read more:r2,see all:r2,view all:r2,go back:r2,close ticket:w2,",
+        "close issue:w2,close pull request:w2,reopen:w2,",
+    ),
 ];
 
 /// Single words, by the tier they point to and how strongly.
-const WORDS: &[(&str, Reversibility, Strength)] = &[
+const WORDS: &[&str] = &[
     // Permanent, or reaching other people or money.
-    ("send", IrreversibleWrite, Strong),
-    ("submit", IrreversibleWrite, Normal),
-    ("pay", IrreversibleWrite, Strong),
-    ("buy", IrreversibleWrite, Strong),
-    ("order", IrreversibleWrite, Normal),
-    ("purchase", IrreversibleWrite, Strong),
-    ("checkout", IrreversibleWrite, Strong),
-    ("delete", IrreversibleWrite, Strong),
+    concat!("send:i3,submit:i2,pay:i3,buy:i3,order:i2,purchase:i3,checkout:i3,delete:i3,",),
     // Most removals take an item out of a list or set it can be put back into; alone,
     // the word is a weak sign of permanence.
-    ("remove", IrreversibleWrite, Weak),
-    ("destroy", IrreversibleWrite, Strong),
-    ("erase", IrreversibleWrite, Strong),
-    ("purge", IrreversibleWrite, Strong),
-    ("wipe", IrreversibleWrite, Strong),
-    ("publish", IrreversibleWrite, Strong),
-    ("post", IrreversibleWrite, Normal),
-    ("tweet", IrreversibleWrite, Strong),
-    ("reply", IrreversibleWrite, Normal),
-    ("forward", IrreversibleWrite, Normal),
-    ("comment", IrreversibleWrite, Normal),
-    ("share", IrreversibleWrite, Normal),
-    ("transfer", IrreversibleWrite, Strong),
-    ("confirm", IrreversibleWrite, Normal),
-    ("approve", IrreversibleWrite, Normal),
-    ("reject", IrreversibleWrite, Normal),
-    ("decline", IrreversibleWrite, Normal),
-    ("accept", IrreversibleWrite, Normal),
-    ("merge", IrreversibleWrite, Normal),
-    ("deploy", IrreversibleWrite, Normal),
-    ("release", IrreversibleWrite, Normal),
-    ("terminate", IrreversibleWrite, Strong),
-    ("revoke", IrreversibleWrite, Strong),
-    ("deactivate", IrreversibleWrite, Normal),
-    ("invite", IrreversibleWrite, Normal),
-    ("donate", IrreversibleWrite, Strong),
-    ("refund", IrreversibleWrite, Strong),
-    ("charge", IrreversibleWrite, Strong),
-    ("withdraw", IrreversibleWrite, Strong),
-    ("deposit", IrreversibleWrite, Strong),
-    ("book", IrreversibleWrite, Normal),
-    ("reserve", IrreversibleWrite, Normal),
-    ("subscribe", IrreversibleWrite, Normal),
-    ("unsubscribe", IrreversibleWrite, Normal),
-    ("vote", IrreversibleWrite, Normal),
-    ("report", IrreversibleWrite, Normal),
-    ("ban", IrreversibleWrite, Normal),
-    ("kick", IrreversibleWrite, Normal),
-    ("reset", IrreversibleWrite, Normal),
-    ("empty", IrreversibleWrite, Normal),
-    ("drop", IrreversibleWrite, Normal),
-    ("kill", IrreversibleWrite, Normal),
-    ("shutdown", IrreversibleWrite, Normal),
-    ("execute", IrreversibleWrite, Normal),
-    ("launch", IrreversibleWrite, Normal),
-    ("sign", IrreversibleWrite, Normal),
-    ("upgrade", IrreversibleWrite, Normal),
-    ("downgrade", IrreversibleWrite, Normal),
-    ("finish", IrreversibleWrite, Normal),
-    ("complete", IrreversibleWrite, Normal),
-    ("retry", IrreversibleWrite, Weak),
-    ("restart", IrreversibleWrite, Normal),
-    ("repost", IrreversibleWrite, Normal),
-    ("retweet", IrreversibleWrite, Normal),
-    ("reshare", IrreversibleWrite, Normal),
-    ("regenerate", IrreversibleWrite, Normal),
-    ("rotate", IrreversibleWrite, Weak),
+    concat!(
+        "remove:i1,destroy:i3,erase:i3,purge:i3,wipe:i3,publish:i3,post:i2,tweet:i3,",
+        "reply:i2,forward:i2,comment:i2,share:i2,transfer:i3,confirm:i2,approve:i2,",
+        "reject:i2,decline:i2,accept:i2,merge:i2,deploy:i2,release:i2,terminate:i3,",
+        "revoke:i3,deactivate:i2,invite:i2,donate:i3,refund:i3,charge:i3,withdraw:i3,",
+        "deposit:i3,book:i2,reserve:i2,subscribe:i2,unsubscribe:i2,vote:i2,report:i2,",
+        "ban:i2,kick:i2,reset:i2,empty:i2,drop:i2,kill:i2,shutdown:i2,execute:i2,",
+        "launch:i2,sign:i2,upgrade:i2,downgrade:i2,finish:i2,complete:i2,retry:i1,",
+        "restart:i2,repost:i2,retweet:i2,reshare:i2,regenerate:i2,rotate:i1,",
+    ),
     // Alone, these are ambiguous ("Cancel" may close a form or cancel an order; "Apply"
     // a filter or for a loan): strict and unsure.
-    ("cancel", IrreversibleWrite, Weak),
-    ("apply", IrreversibleWrite, Weak),
+    concat!("cancel:i1,apply:i1,",),
     // Undoable.
-    ("archive", ReversibleWrite, Strong),
-    ("unarchive", ReversibleWrite, Strong),
-    ("restore", ReversibleWrite, Normal),
-    ("star", ReversibleWrite, Strong),
-    ("unstar", ReversibleWrite, Strong),
-    ("label", ReversibleWrite, Normal),
-    ("tag", ReversibleWrite, Normal),
-    ("untag", ReversibleWrite, Normal),
-    ("move", ReversibleWrite, Normal),
-    ("mark", ReversibleWrite, Normal),
-    ("flag", ReversibleWrite, Normal),
-    ("unflag", ReversibleWrite, Normal),
-    ("snooze", ReversibleWrite, Strong),
-    ("pin", ReversibleWrite, Normal),
-    ("unpin", ReversibleWrite, Normal),
-    ("mute", ReversibleWrite, Normal),
-    ("unmute", ReversibleWrite, Normal),
-    ("like", ReversibleWrite, Normal),
-    ("unlike", ReversibleWrite, Normal),
-    ("favorite", ReversibleWrite, Normal),
-    ("favourite", ReversibleWrite, Normal),
-    ("bookmark", ReversibleWrite, Normal),
-    ("follow", ReversibleWrite, Normal),
-    ("unfollow", ReversibleWrite, Normal),
-    ("watch", ReversibleWrite, Normal),
-    ("unwatch", ReversibleWrite, Normal),
-    ("save", ReversibleWrite, Normal),
-    ("draft", ReversibleWrite, Normal),
-    ("add", ReversibleWrite, Normal),
-    ("update", ReversibleWrite, Normal),
-    ("rename", ReversibleWrite, Normal),
-    ("toggle", ReversibleWrite, Normal),
-    ("enable", ReversibleWrite, Normal),
-    ("disable", ReversibleWrite, Normal),
-    ("turn", ReversibleWrite, Normal),
-    ("switch", ReversibleWrite, Normal),
-    ("set", ReversibleWrite, Normal),
-    ("change", ReversibleWrite, Normal),
-    ("assign", ReversibleWrite, Normal),
-    ("unassign", ReversibleWrite, Normal),
-    ("hide", ReversibleWrite, Normal),
-    ("attach", ReversibleWrite, Normal),
-    ("detach", ReversibleWrite, Normal),
-    ("upload", ReversibleWrite, Weak),
-    ("duplicate", ReversibleWrite, Normal),
-    ("create", ReversibleWrite, Weak),
-    ("new", ReversibleWrite, Weak),
-    ("undo", ReversibleWrite, Normal),
-    ("redo", ReversibleWrite, Normal),
-    ("check", ReversibleWrite, Weak),
-    ("uncheck", ReversibleWrite, Normal),
-    ("increase", ReversibleWrite, Normal),
-    ("decrease", ReversibleWrite, Normal),
-    ("join", ReversibleWrite, Weak),
-    ("leave", ReversibleWrite, Weak),
-    ("block", ReversibleWrite, Weak),
-    ("unblock", ReversibleWrite, Normal),
-    ("upvote", ReversibleWrite, Normal),
-    ("downvote", ReversibleWrite, Normal),
-    ("login", ReversibleWrite, Normal),
-    ("signin", ReversibleWrite, Normal),
-    ("logout", ReversibleWrite, Normal),
-    ("signout", ReversibleWrite, Normal),
-    ("signup", ReversibleWrite, Normal),
-    ("register", ReversibleWrite, Weak),
-    ("reorder", ReversibleWrite, Normal),
-    ("schedule", ReversibleWrite, Weak),
-    ("reschedule", ReversibleWrite, Weak),
-    ("resume", ReversibleWrite, Normal),
-    ("reactivate", ReversibleWrite, Normal),
-    ("activate", ReversibleWrite, Weak),
-    ("unsuspend", ReversibleWrite, Normal),
+    concat!(
+        "archive:w3,unarchive:w3,restore:w2,star:w3,unstar:w3,label:w2,tag:w2,untag:w2,",
+        "move:w2,mark:w2,flag:w2,unflag:w2,snooze:w3,pin:w2,unpin:w2,mute:w2,unmute:w2,",
+        "like:w2,unlike:w2,favorite:w2,favourite:w2,bookmark:w2,follow:w2,unfollow:w2,",
+        "watch:w2,unwatch:w2,save:w2,draft:w2,add:w2,update:w2,rename:w2,toggle:w2,",
+        "enable:w2,disable:w2,turn:w2,switch:w2,set:w2,change:w2,assign:w2,unassign:w2,",
+        "hide:w2,attach:w2,detach:w2,upload:w1,duplicate:w2,create:w1,new:w1,undo:w2,",
+        "redo:w2,check:w1,uncheck:w2,increase:w2,decrease:w2,join:w1,leave:w1,block:w1,",
+        "unblock:w2,upvote:w2,downvote:w2,login:w2,signin:w2,logout:w2,signout:w2,",
+        "signup:w2,register:w1,reorder:w2,schedule:w1,reschedule:w1,resume:w2,",
+        "reactivate:w2,activate:w1,unsuspend:w2,",
+    ),
     // A suspension is temporary by its meaning.
-    ("suspend", ReversibleWrite, Normal),
-    ("unlock", ReversibleWrite, Normal),
-    ("lock", ReversibleWrite, Weak),
-    ("unpublish", ReversibleWrite, Normal),
+    concat!("suspend:w2,unlock:w2,lock:w1,unpublish:w2,",),
     // Changes nothing.
-    ("search", Read, Strong),
-    ("select", Read, Normal),
-    ("deselect", Read, Normal),
-    ("unselect", Read, Normal),
-    ("find", Read, Normal),
-    ("filter", Read, Normal),
-    ("filters", Read, Normal),
-    ("open", Read, Normal),
-    ("view", Read, Normal),
+    concat!(
+        "search:r3,select:r2,deselect:r2,unselect:r2,find:r2,filter:r2,filters:r2,",
+        "open:r2,view:r2,",
+    ),
     // An edit control opens an editor; saving is a separate step.
-    ("edit", Read, Weak),
-    ("sort", Read, Normal),
-    ("show", Read, Normal),
-    ("display", Read, Normal),
-    ("next", Read, Normal),
-    ("previous", Read, Normal),
-    ("prev", Read, Normal),
-    ("back", Read, Normal),
-    ("refresh", Read, Normal),
-    ("reload", Read, Normal),
-    ("expand", Read, Normal),
-    ("collapse", Read, Normal),
-    ("go", Read, Normal),
-    ("details", Read, Normal),
-    ("more", Read, Normal),
-    ("less", Read, Normal),
-    ("help", Read, Normal),
-    ("preview", Read, Normal),
-    ("browse", Read, Normal),
-    ("see", Read, Normal),
-    ("download", Read, Normal),
-    ("print", Read, Normal),
-    ("export", Read, Normal),
-    ("zoom", Read, Normal),
-    ("close", Read, Weak),
-    ("dismiss", Read, Normal),
-    ("read", Read, Normal),
-    ("get", Read, Normal),
-    ("list", Read, Normal),
-    ("fetch", Read, Normal),
-    ("query", Read, Normal),
-    ("lookup", Read, Normal),
-    ("look", Read, Normal),
-    ("play", Read, Normal),
-    ("pause", Read, Normal),
-    ("copy", Read, Normal),
-    ("today", Read, Normal),
-    ("home", Read, Normal),
+    concat!(
+        "edit:r1,sort:r2,show:r2,display:r2,next:r2,previous:r2,prev:r2,back:r2,",
+        "refresh:r2,reload:r2,expand:r2,collapse:r2,go:r2,details:r2,more:r2,less:r2,",
+        "help:r2,preview:r2,browse:r2,see:r2,download:r2,print:r2,export:r2,zoom:r2,",
+        "close:r1,dismiss:r2,read:r2,get:r2,list:r2,fetch:r2,query:r2,lookup:r2,look:r2,",
+        "play:r2,pause:r2,copy:r2,today:r2,home:r2,",
+    ),
 ];
 
-/// The lexicon sorted by word, built once: classification runs for every control.
-fn word_table() -> &'static [(&'static str, Reversibility, Strength)] {
-    static TABLE: std::sync::OnceLock<Vec<(&'static str, Reversibility, Strength)>> =
-        std::sync::OnceLock::new();
+/// One lexicon entry: a word or phrase, its tier and strength.
+type Entry = (&'static str, Reversibility, Strength);
+
+/// Unpacks lexicon text: `word:TS` entries separated by commas, `T` the tier (`r`
+/// read, `w` reversible write, `i` irreversible write) and `S` the strength from 1
+/// (weak) to 4 (decisive). Text rather than a table of tuples because a tuple table
+/// costs the wasm its pointers, which do not compress.
+fn unpack(groups: &'static [&'static str], out: &mut Vec<Entry>) {
+    for entry in groups.iter().flat_map(|g| g.split(',')) {
+        let Some((word, code)) = entry.rsplit_once(':') else {
+            continue;
+        };
+        let mut c = code.bytes();
+        let tier = match c.next() {
+            Some(b'r') => Read,
+            Some(b'w') => ReversibleWrite,
+            _ => IrreversibleWrite,
+        };
+        let strength = match c.next() {
+            Some(b'1') => Weak,
+            Some(b'2') => Normal,
+            Some(b'3') => Strong,
+            _ => Decisive,
+        };
+        out.push((word, tier, strength));
+    }
+}
+
+/// The word lexicon sorted by word, built once: classification runs for every control.
+fn word_table() -> &'static [Entry] {
+    static TABLE: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table = WORDS.to_vec();
+        let mut table = Vec::new();
+        unpack(WORDS, &mut table);
         table.sort_unstable_by(|a, b| a.0.cmp(b.0));
         table
     })
@@ -769,23 +587,19 @@ fn lookup(word: &str) -> Option<(Reversibility, Strength)> {
         .map(|i| (table[i].1, table[i].2))
 }
 
-/// A phrase split into words, with its tier, strength and text.
-type Phrase = (Vec<&'static str>, Reversibility, Strength, &'static str);
-
-/// Phrases split into words once, longest first, so that a longer phrase claims its
-/// words before a phrase inside it can.
-fn phrase_table() -> &'static [Phrase] {
-    static TABLE: std::sync::OnceLock<Vec<Phrase>> = std::sync::OnceLock::new();
+/// Phrases, longest first, so that a longer phrase claims its words before a phrase
+/// inside it can.
+fn phrase_table() -> &'static [Entry] {
+    static TABLE: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let split: Vec<Phrase> = PHRASES
-            .iter()
-            .map(|(p, t, s)| (p.split(' ').collect(), *t, *s, *p))
-            .collect();
+        let mut all = Vec::new();
+        unpack(PHRASES, &mut all);
+        let len = |p: &str| p.split(' ').count();
+        let longest = all.iter().map(|p| len(p.0)).max().unwrap_or(0);
         // Longest first without a sort (a sort of this type costs the wasm kilobytes).
-        let longest = split.iter().map(|p| p.0.len()).max().unwrap_or(0);
-        let mut table = Vec::with_capacity(split.len());
+        let mut table = Vec::with_capacity(all.len());
         for n in (1..=longest).rev() {
-            table.extend(split.iter().filter(|p| p.0.len() == n).cloned());
+            table.extend(all.iter().filter(|p| len(p.0) == n).copied());
         }
         table
     })
@@ -809,8 +623,8 @@ pub fn hits(text: &str) -> Vec<Hit> {
         return out;
     }
     let mut used = vec![false; words.len()];
-    for (parts, tier, strength, phrase) in phrase_table() {
-        let n = parts.len();
+    for (phrase, tier, strength) in phrase_table() {
+        let n = phrase.split(' ').count();
         if n > words.len() {
             continue;
         }
@@ -818,7 +632,7 @@ pub fn hits(text: &str) -> Vec<Hit> {
             !used[i..i + n].iter().any(|u| *u)
                 && words[i..i + n]
                     .iter()
-                    .zip(parts.iter())
+                    .zip(phrase.split(' '))
                     .all(|(a, b)| a == b)
         });
         if let Some(pos) = at {

@@ -147,7 +147,9 @@ impl PageFacts {
                 heading_text.push_str(&e.text);
                 first_heading = false;
             }
-            if e.tag == "form" && page.control_count(i) > 0 {
+            // The page's own writing forms: a log-out or language form in the header or
+            // navigation is site chrome, not the step the page is about.
+            if e.tag == "form" && page.control_count(i) > 0 && !in_chrome(page, i) {
                 let method = e.attr("method").unwrap_or("").trim().to_ascii_lowercase();
                 if !method.is_empty() && method != "get" && method != "dialog" {
                     facts.write_forms.push(i);
@@ -266,6 +268,18 @@ pub fn local(page: &Page<'_>, facts: &PageFacts, idx: usize, label: &str) -> Loc
         inverse,
         in_form: page.form[idx].is_some(),
     }
+}
+
+/// Inside the page's header, navigation, footer or a sidebar.
+fn in_chrome(page: &Page<'_>, i: usize) -> bool {
+    page.ancestors(i).any(|a| {
+        let e = &page.els[a];
+        matches!(e.tag.as_str(), "header" | "nav" | "footer" | "aside")
+            || matches!(
+                e.role(),
+                "banner" | "navigation" | "contentinfo" | "complementary"
+            )
+    })
 }
 
 fn path_cue(url: &str) -> Option<&'static str> {

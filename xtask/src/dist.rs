@@ -17,7 +17,7 @@ pub fn extension_dir(root: &Path) -> PathBuf {
 }
 
 pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
-    crate::stage("building the probe (wasm32, release)");
+    crate::stage("building the probe (wasm32, profile `probe`: size-optimised)");
     tools::run(Command::new(tools::cargo()).current_dir(root).args([
         "build",
         "--package",
@@ -25,9 +25,10 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
         "--lib",
         "--target",
         "wasm32-unknown-unknown",
-        "--release",
+        "--profile",
+        "probe",
     ]))?;
-    let wasm = root.join("target/wasm32-unknown-unknown/release/nsp_probe.wasm");
+    let wasm = root.join("target/wasm32-unknown-unknown/probe/nsp_probe.wasm");
 
     crate::stage("assembling target/dist/extension");
     let out = extension_dir(root);
