@@ -95,7 +95,10 @@
       const t = norm(Array.from(el.labels, (l) => l.textContent).join(" "));
       if (t) return t;
     }
-    const text = el.childElementCount <= 3 ? norm(el.textContent) : "";
+    // As extract.js reads it: a control's whole text, anything else's while small.
+    const role = el.getAttribute("role") || "";
+    const control = /^(a|button|summary)$/.test(el.localName) || /^(button|link|menuitem|tab)$/.test(role);
+    const text = control || el.childElementCount <= 3 ? norm(el.textContent) : "";
     if (text) return text;
     if (el.localName === "input" && el.value) return norm(el.value);
     return norm(el.getAttribute("title") || el.getAttribute("alt") || "");

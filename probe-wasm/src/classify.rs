@@ -62,6 +62,8 @@ pub enum Kind {
     Reset,
     /// A WebMCP tool.
     Tool,
+    /// A text field outside any form that no other action fills (a filter box).
+    Field,
 }
 
 /// Facts about a form an action submits.
@@ -242,6 +244,9 @@ pub enum Signal {
     LoginForm,
     /// A secret field in the form: submitting it is never a mere read.
     SecretField,
+    /// A text field outside any form: typing changes what it holds, and nothing sends
+    /// it (a page may still save as you type, so it is not a read on its own).
+    LooseField,
     /// Cancel/Close in a dialog, or a secondary Cancel beside a form's real submit.
     Dismisses,
     /// The form submits with GET: it asks for a page.
@@ -317,6 +322,7 @@ impl Signal {
             Signal::Selection => 3.0,
             Signal::LoginForm => 2.5,
             Signal::SecretField => 2.5,
+            Signal::LooseField => 0.5,
             Signal::Dismisses => 3.5,
             Signal::GetForm => 2.5,
             Signal::WriteForm => 2.5,
@@ -360,6 +366,7 @@ impl Signal {
             Signal::Selection => "selection",
             Signal::LoginForm => "login_form",
             Signal::SecretField => "secret_field",
+            Signal::LooseField => "loose_field",
             Signal::Dismisses => "dismisses",
             Signal::GetForm => "get_form",
             Signal::WriteForm => "write_form",
@@ -494,7 +501,7 @@ const PHRASES: &[&str] = &[
 /// Single words, by the tier they point to and how strongly.
 const WORDS: &[&str] = &[
     // Permanent, or reaching other people or money.
-    concat!("send:i3,submit:i2,pay:i3,buy:i3,order:i2,purchase:i3,checkout:i3,delete:i3,",),
+    "send:i3,submit:i2,pay:i3,buy:i3,order:i2,purchase:i3,checkout:i3,delete:i3,",
     // Most removals take an item out of a list or set it can be put back into; alone,
     // the word is a weak sign of permanence.
     concat!(
@@ -509,7 +516,7 @@ const WORDS: &[&str] = &[
     ),
     // Alone, these are ambiguous ("Cancel" may close a form or cancel an order; "Apply"
     // a filter or for a loan): strict and unsure.
-    concat!("cancel:i1,apply:i1,",),
+    "cancel:i1,apply:i1,",
     // Undoable.
     concat!(
         "archive:w3,unarchive:w3,restore:w2,star:w3,unstar:w3,label:w2,tag:w2,untag:w2,",
@@ -524,7 +531,7 @@ const WORDS: &[&str] = &[
         "reactivate:w2,activate:w1,unsuspend:w2,",
     ),
     // A suspension is temporary by its meaning.
-    concat!("suspend:w2,unlock:w2,lock:w1,unpublish:w2,",),
+    "suspend:w2,unlock:w2,lock:w1,unpublish:w2,",
     // Changes nothing.
     concat!(
         "search:r3,select:r2,deselect:r2,unselect:r2,find:r2,filter:r2,filters:r2,",
@@ -847,8 +854,10 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             .is_some_and(|m| m != "get" && m != "dialog");
     let dismiss = is_dismiss(ev.label);
     let secondary_dismiss = ev.kind == Kind::Submit && dismiss && form.has_other_submit;
-    let dialog_dismiss =
-        matches!(ev.kind, Kind::Button | Kind::Clickable) && dismiss && ev.in_dialog;
+    // "Cancel" or "No, take me back" beside a form or in a dialog backs out of it.
+    let dialog_dismiss = matches!(ev.kind, Kind::Button | Kind::Clickable | Kind::Link)
+        && dismiss
+        && (ev.in_dialog || ev.local.in_form);
     let auth = label_hits.iter().any(|h| is_authentication(&h.cue));
 
     // The words.
@@ -859,7 +868,7 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             if secondary_dismiss {
                 "a secondary button that dismisses the form"
             } else {
-                "dismisses a dialog"
+                "backs out of the dialog or form it sits in"
             },
         );
     } else {
@@ -965,6 +974,11 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "a choice list outside any form: it can be chosen back",
         ),
         Kind::Clickable => t.bindings.push(Binding::PlainClickable),
+        Kind::Field => t.add(
+            Signal::LooseField,
+            Vote::For(ReversibleWrite),
+            "a field outside any form: typing changes what it holds, and nothing sends it",
+        ),
         Kind::Button | Kind::Submit | Kind::Tool => {}
     }
     if ev.kind != Kind::Toggle && ev.local.toggle_state {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::discover::{signature, Claims, Found, Source};
-use crate::page::{control_label, field_label, ElementRecordExt, Page};
+use crate::page::{control_label, field_label, is_secret, ElementRecordExt, Page};
 use crate::text::{clip, name_slug, slug};
 use crate::HashMap;
 
@@ -16,9 +16,26 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
     // Keyed by "label\u{1}href" (one HashMap type across the probe keeps the wasm small).
     let mut links: HashMap<String, usize> = HashMap::default();
     let mut radios: HashMap<String, usize> = HashMap::default();
+    // Fields a form-like action already fills.
+    let mut filled = vec![false; page.els.len()];
+    for f in found
+        .iter()
+        .filter(|f| matches!(f.source, Source::Form | Source::Declared))
+    {
+        for &b in &f.bound {
+            if let Some(slot) = filled.get_mut(b) {
+                *slot = true;
+            }
+        }
+    }
     for i in 0..page.els.len() {
         let e = &page.els[i];
         if !e.visible || e.disabled || claims.is_claimed(i) {
+            continue;
+        }
+        if let Some(action) = loose_field(page, i, &filled) {
+            claims.claim(i);
+            found.push(action);
             continue;
         }
         if let Some(action) = toggle_or_choice(page, i, &mut radios, found) {
@@ -104,6 +121,59 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
         claims.claim(i);
         found.push(action);
     }
+}
+
+/// A text field outside any form that no action fills (a filter box, a search field
+/// that filters as you type): `fill_<label>(text)`.
+fn loose_field(page: &Page<'_>, i: usize, filled: &[bool]) -> Option<Found> {
+    let e = &page.els[i];
+    if page.form[i].is_some() || filled[i] || !page.field(i) || is_secret(e) {
+        return None;
+    }
+    let texty = e.tag == "textarea"
+        || (e.tag == "input"
+            && matches!(
+                e.input_type().as_ref(),
+                "text" | "search" | "email" | "url" | "tel" | "number" | ""
+            ))
+        || matches!(e.role(), "textbox" | "searchbox");
+    if !texty {
+        return None;
+    }
+    let label = field_label(e);
+    let base = name_slug(&label);
+    if base.is_empty() {
+        return None;
+    }
+    let ev = Evidence::on_page(Kind::Field, &label, page, i);
+    let verdict = classify(&ev);
+    let param = ActionParameter {
+        name: "text".into(),
+        type_name: "string".into(),
+        required: true,
+        description: format!("What to type into \"{}\"", clip(&label, 100)),
+        allowed_values: None,
+        default_value: None,
+    };
+    let mut action = Found::new(
+        format!("fill_{base}"),
+        Source::Control,
+        verdict,
+        format!("Type into the field \"{}\"", clip(&label, 100)),
+    );
+    action.ns = page.namespace(i).map(str::to_owned);
+    action.schema.signature = signature(std::slice::from_ref(&param), "bool");
+    action.schema.parameters = vec![param];
+    let selector = page.selector(i);
+    action.schema.internal_target = format!("dom:{selector}");
+    action.explain.parameters.insert("text".into(), selector);
+    // Listed without its text: a field's value is what the agent changes, so the
+    // dispatcher must not compare it with the one seen at capture time.
+    action.cover(i);
+    let mut element = crate::discover::explain_element(page, i);
+    element.text.clear();
+    action.explain.elements.push(element);
+    Some(action)
 }
 
 /// Switches, radio groups and choice lists outside forms: `set_<label>(value)`.

@@ -85,10 +85,15 @@ pub fn discover_implicit(
         }
         let label = control_label(e);
         let verdict = crate::classify::from_words(&label);
-        if verdict
-            .as_ref()
-            .is_none_or(|w| w.tier == nsp_protocol::Reversibility::Read)
-        {
+        // Only a button that sends something makes its neighbours a form: a toggle
+        // beside a filter box sends nothing.
+        if verdict.as_ref().is_none_or(|w| {
+            w.tier == nsp_protocol::Reversibility::Read
+                || matches!(
+                    w.cue.as_str(),
+                    "toggle" | "switch" | "turn" | "enable" | "disable" | "hide" | "pin" | "unpin"
+                )
+        }) {
             continue;
         }
         let Some(group) = field_group(page, b) else {

@@ -568,8 +568,23 @@ pub fn control_label(e: &ElementRecord) -> String {
         .flatten()
         .map(str::trim)
         .find(|s| !s.is_empty())
-        .map(|s| clip(s, crate::text::MAX_DESCRIPTION_LEN))
+        .map(|s| clip(first_of_repeats(s), crate::text::MAX_DESCRIPTION_LEN))
         .unwrap_or_default()
+}
+
+/// A control that wraps one hidden label per state ("Toggle theme (current theme:
+/// auto) Toggle theme (current theme: light) …") is named by the first: the text up to
+/// where its opening two words come again.
+fn first_of_repeats(s: &str) -> &str {
+    let mut words = s.split(' ').filter(|w| !w.is_empty());
+    let (Some(a), Some(b)) = (words.next(), words.next()) else {
+        return s;
+    };
+    let opening = format!("{a} {b}");
+    match s[a.len()..].find(&opening) {
+        Some(at) if at > 0 => s[..a.len() + at].trim_end(),
+        _ => s,
+    }
 }
 
 /// The human label of a field: its `<label>`, aria-label, placeholder, name.
@@ -618,6 +633,19 @@ mod tests {
                 "p:nth-of-type(2)",
             ]
         );
+    }
+
+    #[test]
+    fn a_label_repeated_per_state_is_named_by_its_first() {
+        assert_eq!(
+            first_of_repeats("Toggle theme (auto) Toggle theme (light) Toggle theme (dark)"),
+            "Toggle theme (auto)"
+        );
+        assert_eq!(
+            first_of_repeats("Save and save again"),
+            "Save and save again"
+        );
+        assert_eq!(first_of_repeats("Send"), "Send");
     }
 
     #[test]
