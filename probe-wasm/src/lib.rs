@@ -42,11 +42,30 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomS
 
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
-/// How the extension configures a probe.
+pub use objects::{Limits, MAX_OBJECTS_CEILING};
+
+/// How the extension configures a probe: its tier, and the caps on `objects` that
+/// nspd's `[probe]` settings set (absent: the defaults of [`Limits`]). Out-of-range caps
+/// are clamped to 1..=[`MAX_OBJECTS_CEILING`].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "snake_case")]
 struct ProbeConfig {
     tier: ProbeTier,
+    #[serde(default)]
+    max_objects: Option<usize>,
+    #[serde(default)]
+    max_list_records: Option<usize>,
+}
+
+impl ProbeConfig {
+    fn limits(&self) -> Limits {
+        let d = Limits::default();
+        Limits {
+            max_objects: self.max_objects.unwrap_or(d.max_objects),
+            max_list_records: self.max_list_records.unwrap_or(d.max_list_records),
+        }
+        .clamped()
+    }
 }
 
 /// A probe instance, one per page (in-page tier) or one per tab in the extension's
@@ -56,6 +75,7 @@ struct ProbeConfig {
 #[derive(Debug)]
 pub struct Probe {
     tier: ProbeTier,
+    limits: Limits,
     snapshot: Option<PageSnapshot>,
     last: Option<PageCapture>,
     reuse: discover::Reuse,
@@ -63,12 +83,11 @@ pub struct Probe {
 
 #[wasm_bindgen]
 impl Probe {
-    /// `config` is JSON text: `{"tier": "wasm_in_page" | "wasm_extension"}`.
+    /// `config` is JSON text: `{"tier": "wasm_in_page" | "wasm_extension",
+    /// "max_objects"?: n, "max_list_records"?: n}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<Probe, JsError> {
-        let config: ProbeConfig = serde_json::from_str(config)
-            .map_err(|e| JsError::new(&format!("bad probe config: {e}")))?;
-        Ok(Probe::with_tier(config.tier))
+        Probe::from_config(config).map_err(|e| JsError::new(&e))
     }
 
     /// Analyses a snapshot (JSON text of a `PageSnapshot`) and returns the capture as
@@ -93,9 +112,21 @@ impl Probe {
 }
 
 impl Probe {
+    /// A probe from the JSON text of its configuration (see [`Probe::new`]).
+    pub fn from_config(config: &str) -> Result<Probe, String> {
+        let config: ProbeConfig =
+            serde_json::from_str(config).map_err(|e| format!("bad probe config: {e}"))?;
+        Ok(Probe::with_limits(config.tier, config.limits()))
+    }
+
     pub fn with_tier(tier: ProbeTier) -> Probe {
+        Probe::with_limits(tier, Limits::default())
+    }
+
+    pub fn with_limits(tier: ProbeTier, limits: Limits) -> Probe {
         Probe {
             tier,
+            limits: limits.clamped(),
             snapshot: None,
             last: None,
             reuse: discover::Reuse::default(),
@@ -106,7 +137,7 @@ impl Probe {
         let snapshot: PageSnapshot =
             serde_json::from_str(snapshot_json).map_err(|e| format!("bad snapshot: {e}"))?;
         let started = now_ms();
-        let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier);
+        let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier, self.limits);
         stamp(&mut capture.probe_metadata, started);
         let text =
             serde_json::to_string(&capture).map_err(|e| format!("cannot encode capture: {e}"))?;
@@ -152,7 +183,8 @@ impl Probe {
                 capture
             }
             None => {
-                let (capture, reuse) = discover::analyze_with_reuse(snapshot, self.tier);
+                let (capture, reuse) =
+                    discover::analyze_with_reuse(snapshot, self.tier, self.limits);
                 self.reuse = reuse;
                 capture
             }
@@ -300,5 +332,14 @@ fn now_ms() -> f64 {
 
 /// Natively callable analysis, for tests and tools.
 pub fn analyze_snapshot(snapshot: &PageSnapshot, tier: ProbeTier) -> PageCapture {
-    discover::analyze(snapshot, tier)
+    discover::analyze(snapshot, tier, Limits::default())
+}
+
+/// [`analyze_snapshot`] with caps on `objects` other than the defaults.
+pub fn analyze_snapshot_with(
+    snapshot: &PageSnapshot,
+    tier: ProbeTier,
+    limits: Limits,
+) -> PageCapture {
+    discover::analyze(snapshot, tier, limits.clamped())
 }

@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use nsp_protocol::snapshot::ElementRecord;
 use serde_json::Value;
 
-use crate::page::{is_field, is_secret, stable_id, ElementRecordExt, Page};
-use crate::text::{declared_value, name_value_pairs, slug, typed_value};
+use crate::page::{control_label, is_field, is_secret, stable_id, ElementRecordExt, Page};
+use crate::text::{declared_value, name_slug, name_value_pairs, slug, typed_value};
 use crate::HashMap;
 
 /// Most records one list contributes to `objects`; the rest are counted in
@@ -39,7 +39,17 @@ pub struct List {
     /// Cell positions left out of records: unnamed columns with the same text on every
     /// row ("Details" links) say nothing about the row.
     pub dropped_cells: Vec<usize>,
+    /// For a list of named items (a nav's links, a menu, a tablist) whose rows each carry
+    /// a short, distinct label: each row's name, the slug of that label without its
+    /// numbers. Such records are keyed `<list>.<name>` instead of `<list>[N]`, so
+    /// `folders.inbox.count` says which counter it is. `None` for lists of records.
+    pub item_names: Option<Vec<String>>,
 }
+
+/// Most rows a list of named items may have: longer lists are data, not navigation.
+const MAX_NAMED_ITEMS: usize = 40;
+/// Longest label (in characters) that still names an item rather than describing a record.
+const MAX_ITEM_LABEL: usize = 40;
 
 /// What identifies a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +107,7 @@ pub fn find(page: &Page<'_>) -> Lists {
                 state_classes: Vec::new(),
                 columns: Vec::new(),
                 dropped_cells: Vec::new(),
+                item_names: None,
             });
             lists.lists.len() - 1
         });
@@ -137,9 +148,15 @@ pub fn find(page: &Page<'_>) -> Lists {
         {
             continue;
         }
-        let name = list_name(page, c);
+        let (name, named) = list_name(page, c);
         let ns = page.namespace(c);
-        let mut path = page.key_in(ns, &name);
+        let item_names = item_names(page, c, &rows);
+        let mut path = match ns {
+            // An unnamed list of named items adds no level: `folders.inbox.count`, not
+            // `folders.items.inbox.count`.
+            Some(ns) if item_names.is_some() && !named => ns.to_owned(),
+            _ => page.key_in(ns, &name),
+        };
         if paths.contains_key(&path) {
             let mut n = 2;
             while paths.contains_key(&format!("{path}_{n}")) {
@@ -164,6 +181,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             state_classes,
             columns,
             dropped_cells,
+            item_names,
         });
     }
     // Ownership flows down the table: parents come before children.
@@ -233,7 +251,9 @@ fn is_row(e: &ElementRecord) -> bool {
         )
 }
 
-fn list_name(page: &Page<'_>, c: usize) -> String {
+/// The list's name, and whether the page gave it one (an id or a label) rather than
+/// the fallback `items`/`rows`.
+fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
     let e = &page.els[c];
     let own = e
         .attr("id")
@@ -243,7 +263,7 @@ fn list_name(page: &Page<'_>, c: usize) -> String {
         .or_else(|| Some(slug(&e.label)))
         .filter(|s| !s.is_empty());
     if let Some(name) = own {
-        return name;
+        return (name, true);
     }
     if e.tag == "tbody" {
         if let Some(table) = page.parent[c].filter(|t| page.els[*t].tag == "table") {
@@ -256,15 +276,62 @@ fn list_name(page: &Page<'_>, c: usize) -> String {
                 .or_else(|| Some(slug(&t.label)))
                 .filter(|s| !s.is_empty())
             {
-                return name;
+                return (name, true);
             }
-            return "rows".into();
+            return ("rows".into(), false);
         }
     }
     match e.tag.as_str() {
-        "table" | "tbody" => "rows".into(),
-        _ => "items".into(),
+        "table" | "tbody" => ("rows".into(), false),
+        _ => ("items".into(), false),
     }
+}
+
+/// The names of a list's items when it is a list of named items: a menu, or a list
+/// inside navigation, of at most [`MAX_NAMED_ITEMS`] rows, each labelled by a short text
+/// whose slug (numbers left out, see [`name_slug`]) is distinct from the others'.
+/// Tables and lists elsewhere are data: their records keep `[N]`.
+fn item_names(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<Vec<String>> {
+    let e = &page.els[c];
+    let menu_like = e.tag == "menu" || matches!(e.role(), "menu" | "menubar" | "tablist");
+    let in_nav = || {
+        page.ancestors(c)
+            .any(|a| page.els[a].tag == "nav" || page.els[a].role() == "navigation")
+    };
+    if matches!(e.tag.as_str(), "table" | "tbody" | "dl")
+        || rows.is_empty()
+        || rows.len() > MAX_NAMED_ITEMS
+        || !(menu_like || e.tag == "nav" || e.role() == "navigation" || in_nav())
+    {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let label = item_label(page, *r);
+        if label.chars().count() > MAX_ITEM_LABEL {
+            return None;
+        }
+        let name = name_slug(&label);
+        if name.is_empty()
+            || name.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+            || names.contains(&name)
+        {
+            return None;
+        }
+        names.push(name);
+    }
+    Some(names)
+}
+
+/// What an item of a menu is called: the label of its first control (the link or
+/// button a person reads), else its own text.
+pub fn item_label(page: &Page<'_>, row: usize) -> String {
+    std::iter::once(row)
+        .chain(page.descendants(row))
+        .find(|i| page.control(*i))
+        .map(|i| control_label(&page.els[i]))
+        .filter(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| page.els[row].text.trim().to_owned())
 }
 
 /// Column names of the table a row container belongs to, from its header cells.
@@ -643,6 +710,14 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             );
         }
     }
+    // Toggle buttons in rows (a star, a like) are state too, named after what they set.
+    for i in page.descendants(row) {
+        if page.control(i) && !page.field(i) {
+            for (name, value) in toggle_states(&page.els[i]) {
+                push(&mut fields, name, value);
+            }
+        }
+    }
     if fields.is_empty() {
         if let Some(v) = typed_value(&e.text) {
             push_from(
@@ -654,6 +729,86 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         }
     }
     fields
+}
+
+/// The fields of one item of a list of named items (see [`List::item_names`]): `count`
+/// when the item shows a number (in its label, "Inbox 2", or in a badge of its own),
+/// and the ARIA states of the item or its control as booleans (`current`, `selected`,
+/// `checked`, `pressed`, `expanded`). A state that any item of the list carries is
+/// reported for every item, so `folders.sent.current` exists while false and turns true
+/// when the page moves `aria-current`. A count is reported only while shown: pages hide
+/// zero badges, and the probe does not guess that a missing number is 0.
+pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Value)> {
+    let mut fields: Vec<(String, Value)> = Vec::new();
+    let label = item_label(page, row);
+    let count = crate::text::count_in(&label).or_else(|| {
+        page.descendants(row)
+            .filter(|d| page.children(*d).is_empty())
+            .map(|d| page.els[d].text.trim())
+            .filter(|t| t.split_whitespace().count() == 1)
+            .find_map(crate::text::count_in)
+    });
+    if let Some(n) = count {
+        fields.push(("count".into(), Value::from(n)));
+    }
+    // The element that carries an item's state: the row, else its first control.
+    let state_of = |r: usize, attr: &str| -> Option<String> {
+        std::iter::once(r)
+            .chain(page.descendants(r).find(|d| page.control(*d)))
+            .find_map(|i| page.els[i].attr(attr).map(str::to_owned))
+    };
+    for (attr, name) in [
+        ("aria-current", "current"),
+        ("aria-selected", "selected"),
+        ("aria-checked", "checked"),
+        ("aria-pressed", "pressed"),
+        ("aria-expanded", "expanded"),
+    ] {
+        let own = state_of(row, attr);
+        if own.is_some() || list.rows.iter().any(|r| state_of(*r, attr).is_some()) {
+            let on = own.is_some_and(|v| !matches!(v.trim(), "false" | "mixed"));
+            fields.push((name.into(), Value::Bool(on)));
+        }
+    }
+    fields
+}
+
+/// The states a toggle control shows, as booleans named by [`state_name`] from its label
+/// (its first class when it has no label: icon buttons): `aria-pressed` or `aria-checked`
+/// as `<name>` ("Star" → `starred`), `aria-expanded` as `<name>_expanded`,
+/// `aria-selected` as `<name>_selected` (tabs are reported by their tablist instead).
+/// Only `"true"` is on; `"mixed"` and `"false"` are off.
+pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
+    let pressed = e.attr("aria-pressed").or_else(|| e.attr("aria-checked"));
+    let expanded = e.attr("aria-expanded");
+    let selected = e.attr("aria-selected").filter(|_| e.role() != "tab");
+    if pressed.is_none() && expanded.is_none() && selected.is_none() {
+        return Vec::new();
+    }
+    let mut name = crate::text::state_name(&control_label(e));
+    if name.is_empty() {
+        name = e
+            .classes()
+            .split_whitespace()
+            .map(crate::text::state_name)
+            .find(|s| !s.is_empty() && s.len() <= 24)
+            .unwrap_or_default();
+    }
+    if name.is_empty() {
+        return Vec::new();
+    }
+    let on = |v: &str| Value::Bool(v.trim() == "true");
+    let mut out = Vec::new();
+    if let Some(v) = pressed {
+        out.push((name.clone(), on(v)));
+    }
+    if let Some(v) = expanded {
+        out.push((format!("{name}_expanded"), on(v)));
+    }
+    if let Some(v) = selected {
+        out.push((format!("{name}_selected"), on(v)));
+    }
+    out
 }
 
 fn slug_key(name: &str) -> String {

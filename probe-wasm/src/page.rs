@@ -454,8 +454,12 @@ pub fn is_editable(e: &ElementRecord) -> bool {
 /// Password and payment fields: their values never enter the state. The content script
 /// already leaves their values out of the snapshot; this is the second wall.
 pub fn is_secret(e: &ElementRecord) -> bool {
-    // The extractor sends only a length for what it judged secret.
-    if (e.input_type() == "password" && e.tag == "input") || e.has("value_length") {
+    // The extractor sends only whether it is filled for what it judged secret
+    // (`value_filled`; recorded snapshots from before carry `value_length`).
+    if (e.input_type() == "password" && e.tag == "input")
+        || e.has("value_filled")
+        || e.has("value_length")
+    {
         return true;
     }
     if e.attr("autocomplete").is_some_and(|a| {

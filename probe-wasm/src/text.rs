@@ -67,6 +67,62 @@ pub fn name_slug(label: &str) -> String {
     }
 }
 
+/// The count a label shows: the first token that is only digits ("Inbox 2",
+/// "Inbox (2)", "1,204 Sent"), or `None`. Paired with [`name_slug`], which drops the same
+/// tokens from the name, so the key stays put while the number changes.
+pub fn count_in(label: &str) -> Option<u64> {
+    label.split_whitespace().find_map(|token| {
+        let t = token.trim_matches(|c: char| matches!(c, '(' | ')' | '[' | ']' | ':'));
+        let digits: String = t.chars().filter(|c| *c != ',').collect();
+        (!digits.is_empty() && digits.len() <= 12 && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| digits.parse().ok())
+            .flatten()
+    })
+}
+
+/// The name of the state a toggle control sets, from its label: "Star" and "Unstar"
+/// both give `starred`, so the key stays the same when the page flips the label along
+/// with the state. A label whose first word is not a known toggle verb is its
+/// [`name_slug`] as is ("Bold" → `bold`).
+pub fn state_name(label: &str) -> String {
+    let name = name_slug(label);
+    let (first, rest) = match name.split_once('_') {
+        Some((f, r)) => (f, Some(r)),
+        None => (name.as_str(), None),
+    };
+    let verb = first
+        .strip_prefix("un")
+        .filter(|v| toggle_state(v).is_some());
+    let state = toggle_state(verb.unwrap_or(first));
+    match (state, rest) {
+        (Some(s), Some(r)) => format!("{s}_{r}"),
+        (Some(s), None) => s.to_owned(),
+        (None, _) => name,
+    }
+}
+
+/// The adjective a toggle verb sets: star → starred.
+fn toggle_state(verb: &str) -> Option<&'static str> {
+    Some(match verb {
+        "star" | "starred" => "starred",
+        "pin" | "pinned" => "pinned",
+        "like" | "liked" => "liked",
+        "mute" | "muted" => "muted",
+        "follow" | "following" | "followed" => "following",
+        "bookmark" | "bookmarked" => "bookmarked",
+        "flag" | "flagged" => "flagged",
+        "save" | "saved" => "saved",
+        "subscribe" | "subscribed" => "subscribed",
+        "watch" | "watching" => "watching",
+        "favorite" | "favourite" | "favorited" | "favourited" => "favorited",
+        "upvote" | "upvoted" => "upvoted",
+        "lock" | "locked" => "locked",
+        "select" | "selected" => "selected",
+        "check" | "checked" => "checked",
+        _ => return None,
+    })
+}
+
 /// Whether `name` is already a clean identifier we can keep as the page wrote it.
 pub fn is_identifier(name: &str) -> bool {
     !name.is_empty()
