@@ -348,6 +348,36 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn counts_come_from_digit_tokens_and_names_leave_them_out() {
+        for (label, count, name) in [
+            ("Inbox 2", Some(2), "inbox"),
+            ("Inbox (13)", Some(13), "inbox"),
+            ("1,204 Sent", Some(1204), "sent"),
+            ("Drafts", None, "drafts"),
+            ("Release 4.2", None, "release"),
+        ] {
+            assert_eq!(count_in(label), count, "{label}");
+            assert_eq!(name_slug(label), name, "{label}");
+        }
+    }
+
+    #[test]
+    fn toggle_labels_name_the_state_they_set() {
+        for (label, name) in [
+            ("Star", "starred"),
+            ("Unstar", "starred"),
+            ("Starred", "starred"),
+            ("Unmute notifications", "muted_notifications"),
+            ("Follow", "following"),
+            ("Bold", "bold"),
+            ("Dark mode", "dark_mode"),
+            ("Unknown", "unknown"),
+        ] {
+            assert_eq!(state_name(label), name, "{label}");
+        }
+    }
+
+    #[test]
     fn slugs_are_bounded_identifiers() {
         assert_eq!(slug("Delete forever"), "delete_forever");
         assert_eq!(slug("  Move to Inbox!! "), "move_to_inbox");
