@@ -88,6 +88,12 @@ impl Nspd {
     /// Starts `nspd run --launch` on a free port and waits until it listens and its
     /// browser has started.
     pub fn launch(opts: &NspdOptions) -> Result<Nspd> {
+        Nspd::launch_with_env(opts, &[])
+    }
+
+    /// [`Nspd::launch`] with extra environment variables for nspd (its
+    /// `NSP_<SECTION>__<KEY>` settings overrides).
+    pub fn launch_with_env(opts: &NspdOptions, env: &[(&str, &str)]) -> Result<Nspd> {
         let data_dir = fresh_data_dir()?;
         let mut args: Vec<std::ffi::OsString> = vec![
             "--launch".into(),
@@ -98,18 +104,19 @@ impl Nspd {
             args.push("--headless".into());
         }
         args.push(opts.url.clone().into());
-        Nspd::spawn(0, data_dir, &args, true)
+        Nspd::spawn(0, data_dir, &args, env, true)
     }
 
     /// Starts `nspd run` without a browser on `port` (0: a free one), with `data_dir`.
     pub fn serve(port: u16, data_dir: tempfile::TempDir) -> Result<Nspd> {
-        Nspd::spawn(port, data_dir, &[], false)
+        Nspd::spawn(port, data_dir, &[], &[], false)
     }
 
     fn spawn(
         port: u16,
         data_dir: tempfile::TempDir,
         extra: &[std::ffi::OsString],
+        env: &[(&str, &str)],
         with_browser: bool,
     ) -> Result<Nspd> {
         let mut cmd = Command::new(nspd_bin()?);
@@ -121,6 +128,7 @@ impl Nspd {
                 "NSP_LOG",
                 std::env::var("NSP_LOG").unwrap_or_else(|_| "warn".into()),
             )
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
@@ -364,10 +372,22 @@ impl Nspd {
 /// Launches nspd with a headless browser on `url` and waits until that tab's probe is
 /// active with at least `min_confidence` (60 s at most).
 pub async fn open_tab(url: &str, min_confidence: f64) -> Result<(Nspd, AppSummary)> {
-    let nspd = Nspd::launch(&NspdOptions {
-        url: url.to_owned(),
-        headless: true,
-    })?;
+    open_tab_with_env(url, min_confidence, &[]).await
+}
+
+/// [`open_tab`] with extra environment variables for nspd.
+pub async fn open_tab_with_env(
+    url: &str,
+    min_confidence: f64,
+    env: &[(&str, &str)],
+) -> Result<(Nspd, AppSummary)> {
+    let nspd = Nspd::launch_with_env(
+        &NspdOptions {
+            url: url.to_owned(),
+            headless: true,
+        },
+        env,
+    )?;
     let app = nspd
         .wait_for_app(Duration::from_secs(60), |a| {
             a.probe_status == nsp_protocol::ProbeStatus::Active
