@@ -44,28 +44,41 @@ pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
 pub use objects::{Limits, MAX_OBJECTS_CEILING};
 
-/// How the extension configures a probe: its tier, and the caps on `objects` that
-/// nspd's `[probe]` settings set (absent: the defaults of [`Limits`]). Out-of-range caps
-/// are clamped to 1..=[`MAX_OBJECTS_CEILING`].
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "snake_case")]
-struct ProbeConfig {
-    tier: ProbeTier,
-    #[serde(default)]
-    max_objects: Option<usize>,
-    #[serde(default)]
-    max_list_records: Option<usize>,
-}
-
-impl ProbeConfig {
-    fn limits(&self) -> Limits {
-        let d = Limits::default();
-        Limits {
-            max_objects: self.max_objects.unwrap_or(d.max_objects),
-            max_list_records: self.max_list_records.unwrap_or(d.max_list_records),
+/// How the extension configures a probe (JSON text): `tier` (`wasm_in_page` or
+/// `wasm_extension`), and the caps on `objects` that nspd's `[probe]` settings set,
+/// `max_objects` and `max_list_records` (absent or null: the defaults of [`Limits`];
+/// out of range: clamped to 1..=[`MAX_OBJECTS_CEILING`]). Read through `serde_json::Value`
+/// by hand rather than a derived struct: the wasm already holds that parser, and every
+/// derived deserializer is code of its own in a wasm with a size budget.
+fn parse_config(config: &str) -> Result<(ProbeTier, Limits), String> {
+    let bad = |what: String| format!("bad probe config: {what}");
+    let v: Value = serde_json::from_str(config).map_err(|e| bad(e.to_string()))?;
+    let tier = match v.get("tier").and_then(Value::as_str) {
+        Some("wasm_in_page") => ProbeTier::WasmInPage,
+        Some("wasm_extension") => ProbeTier::WasmExtension,
+        // No `{:?}` of the value: Debug formatting would add a kilobyte to the wasm.
+        _ => {
+            return Err(bad(
+                "tier must be \"wasm_in_page\" or \"wasm_extension\"".into()
+            ))
         }
-        .clamped()
-    }
+    };
+    let cap = |name: &str, default: usize| -> Result<usize, String> {
+        match v.get(name) {
+            None | Some(Value::Null) => Ok(default),
+            // `as` saturates (a negative number is 0); `clamped` bounds the result.
+            Some(n) => n
+                .as_f64()
+                .map(|n| n as usize)
+                .ok_or_else(|| bad(format!("{name} must be a number"))),
+        }
+    };
+    let d = Limits::default();
+    let limits = Limits {
+        max_objects: cap("max_objects", d.max_objects)?,
+        max_list_records: cap("max_list_records", d.max_list_records)?,
+    };
+    Ok((tier, limits.clamped()))
 }
 
 /// A probe instance, one per page (in-page tier) or one per tab in the extension's
@@ -114,9 +127,8 @@ impl Probe {
 impl Probe {
     /// A probe from the JSON text of its configuration (see [`Probe::new`]).
     pub fn from_config(config: &str) -> Result<Probe, String> {
-        let config: ProbeConfig =
-            serde_json::from_str(config).map_err(|e| format!("bad probe config: {e}"))?;
-        Ok(Probe::with_limits(config.tier, config.limits()))
+        let (tier, limits) = parse_config(config)?;
+        Ok(Probe::with_limits(tier, limits))
     }
 
     pub fn with_tier(tier: ProbeTier) -> Probe {

@@ -48,8 +48,8 @@ pub struct List {
 
 /// Most rows a list of named items may have: longer lists are data, not navigation.
 const MAX_NAMED_ITEMS: usize = 40;
-/// Longest label (in characters) that still names an item rather than describing a record.
-const MAX_ITEM_LABEL: usize = 40;
+/// Longest label (in bytes) that still names an item rather than describing a record.
+const MAX_ITEM_LABEL: usize = 48;
 
 /// What identifies a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -305,17 +305,17 @@ fn item_names(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<Vec<String>> 
     {
         return None;
     }
+    // Plain loops in these functions, not iterator chains: each chain is code of its own
+    // in the wasm, which has a size budget.
     let mut names: Vec<String> = Vec::with_capacity(rows.len());
     for r in rows {
         let label = item_label(page, *r);
-        if label.chars().count() > MAX_ITEM_LABEL {
+        if label.len() > MAX_ITEM_LABEL {
             return None;
         }
         let name = name_slug(&label);
-        if name.is_empty()
-            || name.bytes().all(|b| b.is_ascii_digit() || b == b'_')
-            || names.contains(&name)
-        {
+        // A name still starting with a digit is made of numbers: no name at all.
+        if name.is_empty() || name.as_bytes()[0].is_ascii_digit() || names.contains(&name) {
             return None;
         }
         names.push(name);
@@ -326,12 +326,26 @@ fn item_names(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<Vec<String>> 
 /// What an item of a menu is called: the label of its first control (the link or
 /// button a person reads), else its own text.
 pub fn item_label(page: &Page<'_>, row: usize) -> String {
-    std::iter::once(row)
-        .chain(page.descendants(row))
-        .find(|i| page.control(*i))
-        .map(|i| control_label(&page.els[i]))
-        .filter(|l| !l.trim().is_empty())
-        .unwrap_or_else(|| page.els[row].text.trim().to_owned())
+    if let Some(i) = first_control(page, row) {
+        let label = control_label(&page.els[i]);
+        if !label.trim().is_empty() {
+            return label;
+        }
+    }
+    page.els[row].text.trim().to_owned()
+}
+
+/// The row itself when it is a control, else its first control.
+fn first_control(page: &Page<'_>, row: usize) -> Option<usize> {
+    (row..page.end[row]).find(|i| page.control(*i))
+}
+
+/// An ARIA state of an item: on the row, else on its first control.
+fn item_state<'p>(page: &'p Page<'_>, row: usize, attr: &str) -> Option<&'p str> {
+    match page.els[row].attr(attr) {
+        Some(v) => Some(v),
+        None => first_control(page, row).and_then(|i| page.els[i].attr(attr)),
+    }
 }
 
 /// Column names of the table a row container belongs to, from its header cells.
@@ -740,23 +754,22 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
 /// zero badges, and the probe does not guess that a missing number is 0.
 pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Value)> {
     let mut fields: Vec<(String, Value)> = Vec::new();
-    let label = item_label(page, row);
-    let count = crate::text::count_in(&label).or_else(|| {
-        page.descendants(row)
-            .filter(|d| page.children(*d).is_empty())
-            .map(|d| page.els[d].text.trim())
-            .filter(|t| t.split_whitespace().count() == 1)
-            .find_map(crate::text::count_in)
-    });
-    if let Some(n) = count {
-        fields.push(("count".into(), Value::from(n)));
+    let mut count = crate::text::count_in(&item_label(page, row));
+    if count.is_none() {
+        // A badge: a leaf of the item whose text is a number alone.
+        for d in page.descendants(row) {
+            let t = page.els[d].text.trim();
+            if page.children(d).is_empty() && !t.contains(' ') {
+                count = crate::text::count_in(t);
+                if count.is_some() {
+                    break;
+                }
+            }
+        }
     }
-    // The element that carries an item's state: the row, else its first control.
-    let state_of = |r: usize, attr: &str| -> Option<String> {
-        std::iter::once(r)
-            .chain(page.descendants(r).find(|d| page.control(*d)))
-            .find_map(|i| page.els[i].attr(attr).map(str::to_owned))
-    };
+    if let Some(n) = count {
+        fields.push(("count".into(), n));
+    }
     for (attr, name) in [
         ("aria-current", "current"),
         ("aria-selected", "selected"),
@@ -764,8 +777,13 @@ pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Val
         ("aria-pressed", "pressed"),
         ("aria-expanded", "expanded"),
     ] {
-        let own = state_of(row, attr);
-        if own.is_some() || list.rows.iter().any(|r| state_of(*r, attr).is_some()) {
+        let own = item_state(page, row, attr);
+        if own.is_some()
+            || list
+                .rows
+                .iter()
+                .any(|r| item_state(page, *r, attr).is_some())
+        {
             let on = own.is_some_and(|v| !matches!(v.trim(), "false" | "mixed"));
             fields.push((name.into(), Value::Bool(on)));
         }
@@ -779,34 +797,33 @@ pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Val
 /// `aria-selected` as `<name>_selected` (tabs are reported by their tablist instead).
 /// Only `"true"` is on; `"mixed"` and `"false"` are off.
 pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
-    let pressed = e.attr("aria-pressed").or_else(|| e.attr("aria-checked"));
-    let expanded = e.attr("aria-expanded");
-    let selected = e.attr("aria-selected").filter(|_| e.role() != "tab");
-    if pressed.is_none() && expanded.is_none() && selected.is_none() {
-        return Vec::new();
+    const STATES: [(&str, &str); 4] = [
+        ("aria-pressed", ""),
+        ("aria-checked", ""),
+        ("aria-expanded", "_expanded"),
+        ("aria-selected", "_selected"),
+    ];
+    let mut out = Vec::new();
+    if !STATES.iter().any(|(attr, _)| e.has(attr)) {
+        return out;
     }
     let mut name = crate::text::state_name(&control_label(e));
     if name.is_empty() {
-        name = e
-            .classes()
-            .split_whitespace()
-            .map(crate::text::state_name)
-            .find(|s| !s.is_empty() && s.len() <= 24)
-            .unwrap_or_default();
+        if let Some(class) = e.classes().split_whitespace().next() {
+            name = crate::text::state_name(class);
+        }
     }
-    if name.is_empty() {
-        return Vec::new();
+    if name.is_empty() || name.len() > crate::text::MAX_NAME_LEN {
+        return out;
     }
-    let on = |v: &str| Value::Bool(v.trim() == "true");
-    let mut out = Vec::new();
-    if let Some(v) = pressed {
-        out.push((name.clone(), on(v)));
-    }
-    if let Some(v) = expanded {
-        out.push((format!("{name}_expanded"), on(v)));
-    }
-    if let Some(v) = selected {
-        out.push((format!("{name}_selected"), on(v)));
+    for (attr, suffix) in STATES {
+        if let Some(v) = e.attr(attr) {
+            // A tab's selection is its tablist's `selected_tab`; a control both pressed
+            // and checked reports the first (the caller keeps the first of a key).
+            if !(suffix == "_selected" && e.role() == "tab") {
+                out.push((name.clone() + suffix, Value::Bool(v.trim() == "true")));
+            }
+        }
     }
     out
 }

@@ -131,8 +131,9 @@ pub fn extract(page: &Page<'_>, lists: &Lists, limits: Limits) -> Objects {
         if let Some(names) = &list.item_names {
             // Named items: `folders.inbox.count`, `folders.sent.current`.
             for (row, name) in list.rows.iter().zip(names) {
+                let base = list.path.clone() + "." + name + ".";
                 for (field, value) in item_fields(page, list, *row) {
-                    out.put(format!("{}.{name}.{field}", list.path), value);
+                    out.put(base.clone() + &field, value);
                 }
             }
             continue;
@@ -315,28 +316,39 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
 /// and a verify expression names the tab it expects.
 fn selected_tab(page: &Page<'_>, list: usize, ns: Option<&str>, out: &mut Objects) {
     let e = &page.els[list];
-    let tabs: Vec<usize> = page
-        .descendants(list)
-        .filter(|d| page.els[*d].role() == "tab")
-        .collect();
-    if tabs.is_empty() {
+    let mut any = false;
+    let mut selected = Value::Null;
+    for d in page.descendants(list) {
+        let t = &page.els[d];
+        if t.role() == "tab" {
+            any = true;
+            if t.attr("aria-selected").map(str::trim) == Some("true") {
+                selected = Value::String(clip(&control_label(t), MAX_VALUE_LEN));
+                break;
+            }
+        }
+    }
+    if !any {
         return;
     }
-    let selected = tabs
-        .iter()
-        .find(|t| page.els[**t].attr("aria-selected").map(str::trim) == Some("true"))
-        .map(|t| Value::String(clip(&control_label(&page.els[*t]), MAX_VALUE_LEN)))
-        .unwrap_or(Value::Null);
-    let name = e
-        .attr("id")
-        .filter(|id| stable_id(id))
-        .map(slug)
-        .or_else(|| e.attr("aria-label").map(slug))
-        .or_else(|| Some(slug(&e.label)))
-        .filter(|s| !s.is_empty());
-    let key = match name {
-        Some(name) => format!("{}.selected_tab", page.key_in(ns, &name)),
-        None => page.key_under(ns, "selected_tab"),
+    let mut name = String::new();
+    for candidate in [
+        e.attr("id").filter(|id| stable_id(id)),
+        e.attr("aria-label"),
+        Some(&e.label),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        name = slug(candidate);
+        if !name.is_empty() {
+            break;
+        }
+    }
+    let key = if name.is_empty() {
+        page.key_under(ns, "selected_tab")
+    } else {
+        page.key_in(ns, &name) + ".selected_tab"
     };
     out.put(key, selected);
 }
@@ -404,7 +416,9 @@ fn secret_filled(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
         return v.trim() == "true";
     }
     if let Some(n) = e.attr("value_length") {
-        return n.trim().parse::<u64>().is_ok_and(|n| n > 0);
+        // A length above zero, read without a number parser.
+        let digits = n.trim().trim_start_matches('0');
+        return !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
     }
     e.attr("value").is_some_and(|v| !v.is_empty())
 }

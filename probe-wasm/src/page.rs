@@ -549,6 +549,8 @@ pub fn is_payment(e: &ElementRecord) -> bool {
 }
 
 /// The human label of a control: aria-label, text, value, title, alt.
+// Called from many passes; inlined, each call site carried its own copy in the wasm.
+#[inline(never)]
 pub fn control_label(e: &ElementRecord) -> String {
     let candidates = [
         e.attr("aria-label"),

@@ -206,7 +206,11 @@ fn settings(dark: bool, bold: bool, open: bool, compact: bool) -> PageSnapshot {
             "input",
             Some(0),
             "",
-            &[("type", "checkbox"), ("name", "dark_mode"), ("checked", b(dark))],
+            &[
+                ("type", "checkbox"),
+                ("name", "dark_mode"),
+                ("checked", b(dark)),
+            ],
         ),
         el(
             "button",
@@ -252,7 +256,12 @@ fn tabs(selected: Option<usize>) -> PageSnapshot {
     let sel = |n: usize| if selected == Some(n) { "true" } else { "false" };
     snap(vec![
         el("header", None, "", &[("aria-label", "Calendar")]),
-        el("div", Some(0), "", &[("role", "tablist"), ("aria-label", "View")]),
+        el(
+            "div",
+            Some(0),
+            "",
+            &[("role", "tablist"), ("aria-label", "View")],
+        ),
         el(
             "button",
             Some(1),
@@ -296,7 +305,11 @@ fn login(secret_attr: (&str, &str)) -> PageSnapshot {
             "form",
             None,
             "",
-            &[("id", "login"), ("method", "post"), ("aria-label", "Log in")],
+            &[
+                ("id", "login"),
+                ("method", "post"),
+                ("aria-label", "Log in"),
+            ],
         ),
         el(
             "input",
@@ -352,7 +365,12 @@ fn long_table(n: usize) -> PageSnapshot {
     ];
     for i in 0..n {
         let tr = els.len() as u32;
-        els.push(el("tr", Some(1), "", &[("data-order-id", &format!("o{i}"))]));
+        els.push(el(
+            "tr",
+            Some(1),
+            "",
+            &[("data-order-id", &format!("o{i}"))],
+        ));
         els.push(el("td", Some(tr), &format!("Order {i}"), &[]));
         els.push(el("td", Some(tr), &format!("{i}.50"), &[]));
     }
@@ -399,16 +417,15 @@ fn the_caps_are_settings_and_a_truncation_is_reported() {
 #[test]
 fn the_probe_takes_its_caps_from_its_configuration() {
     let page = serde_json::to_string(&long_table(600)).expect("encodes");
-    let mut probe = Probe::from_config(
-        r#"{"tier":"wasm_in_page","max_objects":5000,"max_list_records":700}"#,
-    )
-    .expect("config");
+    let mut probe =
+        Probe::from_config(r#"{"tier":"wasm_in_page","max_objects":5000,"max_list_records":700}"#)
+            .expect("config");
     let c: PageCapture =
         serde_json::from_str(&probe.analyze_json(&page).expect("analyzes")).expect("capture");
     assert_eq!(c.objects["orders[599].order_id"], json!("o599"));
     // Out of range is clamped, not an error; a wrong type is an error.
-    let mut probe = Probe::from_config(r#"{"tier":"wasm_in_page","max_objects":0}"#)
-        .expect("clamped config");
+    let mut probe =
+        Probe::from_config(r#"{"tier":"wasm_in_page","max_objects":0}"#).expect("clamped config");
     let c: PageCapture =
         serde_json::from_str(&probe.analyze_json(&page).expect("analyzes")).expect("capture");
     assert_eq!(c.objects.len(), 1);
