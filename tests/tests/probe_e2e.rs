@@ -182,7 +182,11 @@ async fn typed_passwords_and_card_numbers_never_reach_objects() {
     let objects = &fresh["objects"];
     // Only whether each secret is filled: not its value, not its length.
     for key in ["password", "cardnumber", "backup", "cvc"] {
-        assert_eq!(objects[format!("payment.{key}_filled")], true, "{key}: {objects:#}");
+        assert_eq!(
+            objects[format!("payment.{key}_filled")],
+            true,
+            "{key}: {objects:#}"
+        );
     }
     for (key, value) in objects.as_object().expect("objects") {
         assert!(!key.ends_with("_length"), "{key} = {value}");
@@ -299,7 +303,11 @@ async fn starring_a_row_flips_a_boolean_whose_key_stays() {
             .cloned()
             .collect()
     };
-    assert_eq!(keys(&before), keys(&after), "starring changes a value, not keys");
+    assert_eq!(
+        keys(&before),
+        keys(&after),
+        "starring changes a value, not keys"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -309,16 +317,18 @@ async fn nspds_probe_settings_reach_the_probe_in_the_page() {
         .expect("demo app");
     let url = demo.url("/pages/mail.html");
     // A cap far below the page's 40-odd keys: only the configured probe obeys it.
-    let (nspd, app) =
-        nsp_tests::open_tab_with_env(&url, 0.95, &[("NSP_PROBE__MAX_OBJECTS", "5")])
-            .await
-            .expect("the tab's probe settles");
+    let (nspd, app) = nsp_tests::open_tab_with_env(&url, 0.95, &[("NSP_PROBE__MAX_OBJECTS", "5")])
+        .await
+        .expect("the tab's probe settles");
     let s = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
         s["objects"].as_object().is_some_and(|o| o.len() == 5)
     })
     .await;
     let meta = &s["probe_metadata"];
     assert_eq!(meta["objects_truncated"], true, "{meta:#}");
-    assert!(meta["raw_object_count"].as_u64().unwrap_or(0) > 5, "{meta:#}");
+    assert!(
+        meta["raw_object_count"].as_u64().unwrap_or(0) > 5,
+        "{meta:#}"
+    );
     assert_eq!(meta["filtered_object_count"], 5, "{meta:#}");
 }
