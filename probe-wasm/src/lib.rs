@@ -50,35 +50,27 @@ pub use objects::{Limits, MAX_OBJECTS_CEILING};
 /// out of range: clamped to 1..=[`MAX_OBJECTS_CEILING`]). Read through `serde_json::Value`
 /// by hand rather than a derived struct: the wasm already holds that parser, and every
 /// derived deserializer is code of its own in a wasm with a size budget.
-fn parse_config(config: &str) -> Result<(ProbeTier, Limits), String> {
-    let bad = |what: String| format!("bad probe config: {what}");
-    let v: Value = serde_json::from_str(config).map_err(|e| bad(e.to_string()))?;
-    let tier = match v.get("tier").and_then(Value::as_str) {
-        Some("wasm_in_page") => ProbeTier::WasmInPage,
-        Some("wasm_extension") => ProbeTier::WasmExtension,
-        // No `{:?}` of the value: Debug formatting would add a kilobyte to the wasm.
-        _ => {
-            return Err(bad(
-                "tier must be \"wasm_in_page\" or \"wasm_extension\"".into()
-            ))
-        }
+/// The one error: what a configuration looks like (one string, no formatting code).
+const CONFIG_HELP: &str = "bad probe config: expected JSON {\"tier\": \"wasm_in_page\" | \"wasm_extension\", \"max_objects\"?: number, \"max_list_records\"?: number}";
+
+fn parse_config(config: &str) -> Option<(ProbeTier, Limits)> {
+    let v: Value = serde_json::from_str(config).ok()?;
+    let tier = match v.get("tier")?.as_str()? {
+        "wasm_in_page" => ProbeTier::WasmInPage,
+        "wasm_extension" => ProbeTier::WasmExtension,
+        _ => return None,
     };
-    let cap = |name: &str, default: usize| -> Result<usize, String> {
-        match v.get(name) {
-            None | Some(Value::Null) => Ok(default),
-            // `as` saturates (a negative number is 0); `clamped` bounds the result.
-            Some(n) => n
-                .as_f64()
-                .map(|n| n as usize)
-                .ok_or_else(|| bad(format!("{name} must be a number"))),
-        }
+    let cap = |name: &str, default: usize| match v.get(name) {
+        None | Some(Value::Null) => Some(default),
+        // `as` saturates (a negative number is 0); `clamped` bounds the result.
+        Some(n) => n.as_f64().map(|n| n as usize),
     };
     let d = Limits::default();
     let limits = Limits {
         max_objects: cap("max_objects", d.max_objects)?,
         max_list_records: cap("max_list_records", d.max_list_records)?,
     };
-    Ok((tier, limits.clamped()))
+    Some((tier, limits.clamped()))
 }
 
 /// A probe instance, one per page (in-page tier) or one per tab in the extension's
@@ -127,7 +119,7 @@ impl Probe {
 impl Probe {
     /// A probe from the JSON text of its configuration (see [`Probe::new`]).
     pub fn from_config(config: &str) -> Result<Probe, String> {
-        let (tier, limits) = parse_config(config)?;
+        let (tier, limits) = parse_config(config).ok_or_else(|| CONFIG_HELP.to_owned())?;
         Ok(Probe::with_limits(tier, limits))
     }
 

@@ -92,47 +92,33 @@ pub fn count_in(label: &str) -> Option<serde_json::Value> {
 /// [`name_slug`] as is ("Bold" → `bold`).
 pub fn state_name(label: &str) -> String {
     let name = name_slug(label);
-    let (first, rest) = match name.split_once('_') {
-        Some((f, r)) => (f, Some(r)),
-        None => (name.as_str(), None),
+    let (first, rest) = name.split_once('_').unwrap_or((&name, ""));
+    let state = match toggle_state(first) {
+        None => first.strip_prefix("un").and_then(toggle_state),
+        found => found,
     };
-    let verb = first
-        .strip_prefix("un")
-        .filter(|v| toggle_state(v).is_some());
-    let state = toggle_state(verb.unwrap_or(first));
-    match (state, rest) {
-        (Some(s), Some(r)) => format!("{s}_{r}"),
-        (Some(s), None) => s.to_owned(),
-        (None, _) => name,
+    match state {
+        Some(s) if rest.is_empty() => s.to_owned(),
+        Some(s) => s.to_owned() + "_" + rest,
+        None => name,
     }
 }
 
-/// Toggle verbs and the state each sets. A table rather than a `match`: string
-/// matches compile to a comparison each, and the probe's wasm has a size budget.
-const TOGGLE_VERBS: &[(&str, &str)] = &[
-    ("star", "starred"),
-    ("pin", "pinned"),
-    ("like", "liked"),
-    ("mute", "muted"),
-    ("follow", "following"),
-    ("bookmark", "bookmarked"),
-    ("flag", "flagged"),
-    ("save", "saved"),
-    ("subscribe", "subscribed"),
-    ("watch", "watching"),
-    ("favorite", "favorited"),
-    ("upvote", "upvoted"),
-    ("lock", "locked"),
-    ("select", "selected"),
-    ("check", "checked"),
-];
+/// Toggle verbs and the state each sets, `verb:state` pairs in one string: a `match` or
+/// a table of string pairs costs the probe's wasm (which has a size budget) more.
+const TOGGLE_VERBS: &str = "star:starred pin:pinned like:liked mute:muted follow:following \
+    bookmark:bookmarked flag:flagged save:saved subscribe:subscribed watch:watching \
+    favorite:favorited upvote:upvoted lock:locked select:selected check:checked";
 
-/// The adjective a toggle verb sets (star → starred), also for the adjective itself.
-fn toggle_state(verb: &str) -> Option<&'static str> {
-    TOGGLE_VERBS
-        .iter()
-        .find(|(v, s)| *v == verb || *s == verb)
-        .map(|(_, s)| *s)
+/// The state a toggle verb sets (star → starred), also for the state itself.
+fn toggle_state(word: &str) -> Option<&'static str> {
+    for pair in TOGGLE_VERBS.split_whitespace() {
+        let (verb, state) = pair.split_once(':')?;
+        if verb == word || state == word {
+            return Some(state);
+        }
+    }
+    None
 }
 
 /// Whether `name` is already a clean identifier we can keep as the page wrote it.
