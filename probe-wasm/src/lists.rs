@@ -255,27 +255,12 @@ fn is_row(e: &ElementRecord) -> bool {
 /// the fallback `items`/`rows`.
 fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
     let e = &page.els[c];
-    let own = e
-        .attr("id")
-        .filter(|id| stable_id(id))
-        .map(slug)
-        .or_else(|| e.attr("aria-label").map(slug))
-        .or_else(|| Some(slug(&e.label)))
-        .filter(|s| !s.is_empty());
-    if let Some(name) = own {
+    if let Some(name) = crate::page::own_name(e) {
         return (name, true);
     }
     if e.tag == "tbody" {
         if let Some(table) = page.parent[c].filter(|t| page.els[*t].tag == "table") {
-            let t = &page.els[table];
-            if let Some(name) = t
-                .attr("id")
-                .filter(|id| stable_id(id))
-                .map(slug)
-                .or_else(|| t.attr("aria-label").map(slug))
-                .or_else(|| Some(slug(&t.label)))
-                .filter(|s| !s.is_empty())
-            {
+            if let Some(name) = crate::page::own_name(&page.els[table]) {
                 return (name, true);
             }
             return ("rows".into(), false);
@@ -828,7 +813,7 @@ pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
     out
 }
 
-fn slug_key(name: &str) -> String {
+pub fn slug_key(name: &str) -> String {
     let s = slug(name);
     if s.is_empty() {
         name.trim().to_owned()

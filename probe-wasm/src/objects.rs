@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::lists::{
-    declared_element_value, item_fields, record_fields_sourced, resolve_declared_path,
+    declared_element_value, item_fields, record_fields_sourced, resolve_declared_path, slug_key,
     toggle_states, Lists, TextSource, MAX_RECORDS,
 };
 use crate::page::{
@@ -169,7 +169,7 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
         }
         if let Some(pairs) = e.attr("data-nsp-fields") {
             for (name, raw) in name_value_pairs(pairs) {
-                out.put(format!("{path}.{}", slug_or(&name)), declared_value(&raw));
+                out.put(format!("{path}.{}", slug_key(&name)), declared_value(&raw));
             }
         }
         let is_container = page.descendants(i).any(|d| page.els[d].has("data-nsp-key"));
@@ -181,15 +181,6 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
                 (!e.has("data-nsp-value") && !is_field(e)).then_some((i, TextSource::Declared));
             out.put_from(path, v, src);
         }
-    }
-}
-
-fn slug_or(name: &str) -> String {
-    let s = slug(name);
-    if s.is_empty() {
-        name.trim().to_owned()
-    } else {
-        s
     }
 }
 
@@ -331,24 +322,9 @@ fn selected_tab(page: &Page<'_>, list: usize, ns: Option<&str>, out: &mut Object
     if !any {
         return;
     }
-    let mut name = String::new();
-    for candidate in [
-        e.attr("id").filter(|id| stable_id(id)),
-        e.attr("aria-label"),
-        Some(&e.label),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        name = slug(candidate);
-        if !name.is_empty() {
-            break;
-        }
-    }
-    let key = if name.is_empty() {
-        page.key_under(ns, "selected_tab")
-    } else {
-        page.key_in(ns, &name) + ".selected_tab"
+    let key = match crate::page::own_name(e) {
+        Some(name) => page.key_in(ns, &name) + ".selected_tab",
+        None => page.key_under(ns, "selected_tab"),
     };
     out.put(key, selected);
 }
@@ -475,7 +451,7 @@ fn microdata(page: &Page<'_>, out: &mut Objects) {
                 .map(str::to_owned)
                 .unwrap_or_else(|| e.text.clone());
             if let Some(v) = typed_value(&raw) {
-                out.put(format!("{base}.{}", slug_or(prop)), v);
+                out.put(format!("{base}.{}", slug_key(prop)), v);
             }
         }
     }
@@ -528,7 +504,7 @@ fn flatten(prefix: &str, value: &Value, depth: usize, budget: &mut usize, out: &
                 if k.starts_with('@') {
                     continue;
                 }
-                let leaf = slug_or(k);
+                let leaf = slug_key(k);
                 flatten(&format!("{prefix}.{leaf}"), v, depth + 1, budget, out);
             }
         }

@@ -162,20 +162,8 @@ impl<'a> Page<'a> {
     /// A region's namespace: a stable id, else its label, else its first heading.
     fn name_region(&self, i: usize) -> Option<String> {
         let e = &self.els[i];
-        if let Some(id) = e.attrs.get("id").filter(|id| stable_id(id)) {
-            let s = slug(id);
-            if !s.is_empty() {
-                return Some(s);
-            }
-        }
-        for candidate in [e.attrs.get("aria-label"), Some(&e.label)]
-            .into_iter()
-            .flatten()
-        {
-            let s = slug(candidate);
-            if !s.is_empty() {
-                return Some(s);
-            }
+        if let Some(s) = own_name(e) {
+            return Some(s);
         }
         if e.tag == "form" || e.tag == "main" {
             // Unnamed forms and the main landmark add no useful level to a key.
@@ -326,6 +314,22 @@ pub trait ElementRecordExt {
     fn classes(&self) -> &str {
         self.attr("class").unwrap_or("")
     }
+}
+
+/// The name an element gives itself: the slug of its stable id, else of its
+/// aria-label, else of its label (the first one whose slug is not empty).
+pub fn own_name(e: &ElementRecord) -> Option<String> {
+    let id = e.attr("id").filter(|id| stable_id(id));
+    for candidate in [id, e.attr("aria-label"), Some(e.label.as_str())]
+        .into_iter()
+        .flatten()
+    {
+        let s = slug(candidate);
+        if !s.is_empty() {
+            return Some(s);
+        }
+    }
+    None
 }
 
 /// Ids a framework generated (`:r1:`, `ember123`, hashes) change between loads; keys
