@@ -777,38 +777,29 @@ pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Val
 }
 
 /// The states a toggle control shows, as booleans named by [`state_name`] from its label
-/// (its first class when it has no label: icon buttons): `aria-pressed` or `aria-checked`
-/// as `<name>` ("Star" → `starred`), `aria-expanded` as `<name>_expanded`,
-/// `aria-selected` as `<name>_selected` (tabs are reported by their tablist instead).
-/// Only `"true"` is on; `"mixed"` and `"false"` are off.
+/// (its first class when it has no label: icon buttons): `aria-pressed` (else
+/// `aria-checked`) as `<name>` ("Star" → `starred`), `aria-expanded` as
+/// `<name>_expanded`. Only `"true"` is on; `"mixed"` and `"false"` are off. Selection is
+/// reported where it belongs: a tablist's `selected_tab`, a record's `selected`.
 pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
-    const STATES: [(&str, &str); 4] = [
-        ("aria-pressed", ""),
-        ("aria-checked", ""),
-        ("aria-expanded", "_expanded"),
-        ("aria-selected", "_selected"),
-    ];
     let mut out = Vec::new();
-    if !STATES.iter().any(|(attr, _)| e.has(attr)) {
+    let pressed = e.attr("aria-pressed").or_else(|| e.attr("aria-checked"));
+    let expanded = e.attr("aria-expanded");
+    if pressed.is_none() && expanded.is_none() {
         return out;
     }
     let mut name = crate::text::state_name(&control_label(e));
     if name.is_empty() {
-        if let Some(class) = e.classes().split_whitespace().next() {
-            name = crate::text::state_name(class);
-        }
+        name = crate::text::state_name(e.classes().split_whitespace().next().unwrap_or(""));
     }
-    if name.is_empty() || name.len() > crate::text::MAX_NAME_LEN {
+    if name.is_empty() {
         return out;
     }
-    for (attr, suffix) in STATES {
-        if let Some(v) = e.attr(attr) {
-            // A tab's selection is its tablist's `selected_tab`; a control both pressed
-            // and checked reports the first (the caller keeps the first of a key).
-            if !(suffix == "_selected" && e.role() == "tab") {
-                out.push((name.clone() + suffix, Value::Bool(v.trim() == "true")));
-            }
-        }
+    if let Some(v) = expanded {
+        out.push((name.clone() + "_expanded", Value::Bool(v.trim() == "true")));
+    }
+    if let Some(v) = pressed {
+        out.push((name, Value::Bool(v.trim() == "true")));
     }
     out
 }

@@ -6,7 +6,7 @@
 //! items keyed by their label in navigation and menus), elements with stable ids
 //! (counters and labelled values, namespaced by their region), form field values (never
 //! secrets: only whether they are filled), toggle states (`aria-pressed`,
-//! `aria-checked`, `aria-expanded`, `aria-selected`, a tablist's selected tab), status
+//! `aria-checked`, `aria-expanded`; `aria-selected` as a tablist's selected tab), status
 //! messages, `<dl>` pairs, meters, microdata and JSON-LD.
 //!
 //! How a key is named, so that an agent can tell what a value is: a value is keyed by
