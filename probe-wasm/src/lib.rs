@@ -70,7 +70,7 @@ fn parse_config(config: &str) -> Option<(ProbeTier, Limits)> {
         max_objects: cap("max_objects", d.max_objects)?,
         max_list_records: cap("max_list_records", d.max_list_records)?,
     };
-    Some((tier, limits.clamped()))
+    Some((tier, limits))
 }
 
 /// A probe instance, one per page (in-page tier) or one per tab in the extension's

@@ -120,8 +120,8 @@ pub fn text_value(e: &nsp_protocol::snapshot::ElementRecord, how: TextSource) ->
     }
 }
 
+/// `limits` as given: the probe's constructors clamp them, and any value is safe here.
 pub fn extract(page: &Page<'_>, lists: &Lists, limits: Limits) -> Objects {
-    let limits = limits.clamped();
     let mut out = Objects {
         max_objects: limits.max_objects,
         ..Objects::default()
@@ -392,9 +392,8 @@ fn secret_filled(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
         return v.trim() == "true";
     }
     if let Some(n) = e.attr("value_length") {
-        // A length above zero, read without a number parser.
-        let digits = n.trim().trim_start_matches('0');
-        return !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        // The extractor wrote a length in digits: filled unless it is 0.
+        return !n.trim().trim_start_matches('0').is_empty();
     }
     e.attr("value").is_some_and(|v| !v.is_empty())
 }
