@@ -739,19 +739,10 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
 /// zero badges, and the probe does not guess that a missing number is 0.
 pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Value)> {
     let mut fields: Vec<(String, Value)> = Vec::new();
-    let mut count = crate::text::count_in(&item_label(page, row));
-    if count.is_none() {
-        // A badge: a leaf of the item whose text is a number alone.
-        for d in page.descendants(row) {
-            let t = page.els[d].text.trim();
-            if page.children(d).is_empty() && !t.contains(' ') {
-                count = crate::text::count_in(t);
-                if count.is_some() {
-                    break;
-                }
-            }
-        }
-    }
+    // The item's own text holds its badge wherever it sits; an item too large to carry
+    // text (see the extractor) still has its control's label.
+    let count = crate::text::count_in(&page.els[row].text)
+        .or_else(|| crate::text::count_in(&item_label(page, row)));
     if let Some(n) = count {
         fields.push(("count".into(), n));
     }
