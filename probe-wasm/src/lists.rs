@@ -279,9 +279,11 @@ fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
 fn item_names(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<Vec<String>> {
     let e = &page.els[c];
     let menu_like = e.tag == "menu" || matches!(e.role(), "menu" | "menubar" | "tablist");
+    // Inside navigation: the nearest region around it is a nav (every nav is a region,
+    // named "nav" at least).
     let in_nav = || {
-        page.ancestors(c)
-            .any(|a| page.els[a].tag == "nav" || page.els[a].role() == "navigation")
+        page.region[c]
+            .is_some_and(|r| page.els[r].tag == "nav" || page.els[r].role() == "navigation")
     };
     if matches!(e.tag.as_str(), "table" | "tbody" | "dl")
         || rows.is_empty()

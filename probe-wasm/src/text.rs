@@ -73,10 +73,7 @@ pub fn name_slug(label: &str) -> String {
 pub fn count_in(label: &str) -> Option<serde_json::Value> {
     // The number parser the probe already has: the wasm pays for one.
     for token in label.split_whitespace() {
-        let t = match token.strip_prefix('(') {
-            Some(inner) => inner.strip_suffix(')').unwrap_or(inner),
-            None => token,
-        };
+        let t = token.trim_start_matches('(').trim_end_matches(')');
         if t.bytes().all(|b| b.is_ascii_digit() || b == b',') {
             if let Some(n) = parse_number(t) {
                 return Some(n);
