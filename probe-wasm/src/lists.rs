@@ -735,7 +735,7 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
 /// The fields of one item of a list of named items (see [`List::item_names`]): `count`
 /// when the item shows a number (in its label, "Inbox 2", or in a badge of its own),
 /// and the ARIA states of the item or its control as booleans (`current`, `selected`,
-/// `checked`, `pressed`, `expanded`). A state that any item of the list carries is
+/// `expanded`). A state that any item of the list carries is
 /// reported for every item, so `folders.sent.current` exists while false and turns true
 /// when the page moves `aria-current`. A count is reported only while shown: pages hide
 /// zero badges, and the probe does not guess that a missing number is 0.
@@ -751,8 +751,6 @@ pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Val
     for (attr, name) in [
         ("aria-current", "current"),
         ("aria-selected", "selected"),
-        ("aria-checked", "checked"),
-        ("aria-pressed", "pressed"),
         ("aria-expanded", "expanded"),
     ] {
         let own = item_state(page, row, attr);
@@ -781,10 +779,14 @@ pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
     if pressed.is_none() && expanded.is_none() {
         return out;
     }
-    let mut name = crate::text::state_name(&control_label(e));
-    if name.is_empty() {
-        name = crate::text::state_name(e.classes().split_whitespace().next().unwrap_or(""));
-    }
+    // An unlabelled icon button is named by its title (in `control_label`) or its first
+    // class: the state is shown either way.
+    let label = control_label(e);
+    let name = crate::text::state_name(if label.is_empty() {
+        e.classes().split_whitespace().next().unwrap_or("")
+    } else {
+        &label
+    });
     if name.is_empty() {
         return out;
     }
