@@ -144,8 +144,8 @@ pub struct ProbeConfig {
 }
 
 /// The probe's own defaults (`nsp_probe::Limits`), repeated here because the daemon does
-/// not link the probe; a test in the end-to-end suite would notice a drift in behaviour,
-/// and the values are only defaults.
+/// not link the probe (a wasm crate). nspd always sends its values, so these are what a
+/// browser gets when nspd.toml says nothing; keep them equal to the probe's.
 pub const PROBE_MAX_OBJECTS: u64 = 1500;
 pub const PROBE_MAX_LIST_RECORDS: u64 = 100;
 /// The largest cap the probe accepts (`nsp_probe::MAX_OBJECTS_CEILING`).

@@ -66,6 +66,7 @@ impl Limits {
         }
     }
 }
+
 /// Most keys one JSON-LD block contributes.
 const MAX_JSON_LD_KEYS: usize = 60;
 
