@@ -33,6 +33,9 @@
   let port = null;
   let tier = null;
   let probe = null;
+  let glue = null;
+  // nspd's probe settings, relayed by the service worker (see sw.js); null: defaults.
+  let probeSettings = null;
   let probeError = null;
   let capture = null;
   let lastState = null;
@@ -260,9 +263,10 @@
 
   async function loadProbe() {
     try {
-      const glue = await import(chrome.runtime.getURL("probe/nsp_probe.js"));
-      await glue.default({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
-      probe = new glue.Probe(JSON.stringify({ tier: "wasm_in_page" }));
+      const g = await import(chrome.runtime.getURL("probe/nsp_probe.js"));
+      await g.default({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
+      probe = new g.Probe(probeConfig());
+      glue = g;
       tier = "wasm_in_page";
     } catch (err) {
       // The page's CSP forbids WebAssembly here (or the module could not load): the
@@ -277,6 +281,24 @@
           : "The probe could not be loaded: ") + why.text + " / " + String((swErr && swErr.message) || swErr);
       }
     }
+  }
+
+  function probeConfig() {
+    return JSON.stringify({ tier: "wasm_in_page", ...(probeSettings || {}) });
+  }
+
+  // New settings from nspd: a probe is configured when it is made, so the page's probe
+  // is made anew (the extension's own was dropped by the worker) and the page captured
+  // again under the new caps.
+  function onProbeSettings(settings) {
+    if (JSON.stringify(settings) === JSON.stringify(probeSettings)) return;
+    probeSettings = settings;
+    if (tier === "wasm_in_page" && glue) {
+      const old = probe;
+      probe = new glue.Probe(probeConfig());
+      if (old) old.free();
+    }
+    if (capture) schedule(() => fullCapture(null));
   }
 
   function analyze(json) {
@@ -353,6 +375,9 @@
         // Asked for a fresh state (often right after an action): let the page finish
         // its current burst of changes first.
         schedule(() => quiet(FRESH_WAIT_MS).then(() => fullCapture(msg.request_id)));
+        break;
+      case "probe_config":
+        onProbeSettings(msg.settings || null);
         break;
       case "probe_result": {
         const done = rpcPending.get(msg.id);

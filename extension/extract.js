@@ -679,7 +679,8 @@
         // Values are read as properties: that is what the user typed, not the markup.
         if (attrs === null) attrs = {};
         if (secret) {
-          attrs.value_length = String((el.value || "").length);
+          // Whether it is filled, and nothing more: not even the length leaves the page.
+          attrs.value_filled = el.value ? "true" : "false";
         } else if (tag === "input" && (el.type === "checkbox" || el.type === "radio")) {
           attrs.checked = String(el.checked);
           attrs.value = clipAttr(el.getAttribute("value") || "on");

@@ -29,6 +29,10 @@ let reconnectTimer = null;
 let config = null;
 const probes = new Map();  // tabId -> Probe, for tabs on the extension tier
 let probeInit = null;
+// The probe settings nspd sent in its welcome ([probe] in nspd.toml: max_objects,
+// max_list_records), or null for the probe's defaults. Every probe, here and in the
+// pages, is configured with them.
+let probeSettings = null;
 const recent = [];         // last dispatched actions, newest first, for the popup
 
 // --- chrome.* behind one small surface -------------------------------------------------
@@ -170,6 +174,8 @@ function claimInOrder(actionId) {
 async function onDaemonMessage(msg) {
   switch (msg.type) {
     case "welcome":
+      applyProbeSettings(msg.probe || null);
+      break;
     case "keepalive_ack":
       break;
     case "dispatch": {
@@ -202,6 +208,26 @@ async function onDaemonMessage(msg) {
 
 // --- the probe, for pages whose CSP forbids WebAssembly -----------------------------------
 
+function probeConfig(tier) {
+  return JSON.stringify({ tier, ...(probeSettings || {}) });
+}
+
+// A probe takes its settings when it is made: new settings mean new probes. This
+// worker's own are dropped (the next update finds none and the page sends a full
+// snapshot); the pages make theirs anew and capture again.
+function applyProbeSettings(settings) {
+  if (JSON.stringify(settings) === JSON.stringify(probeSettings)) return;
+  probeSettings = settings;
+  for (const tabId of Array.from(probes.keys())) dropProbe(tabId);
+  for (const port of ports.values()) {
+    try {
+      port.postMessage({ type: "probe_config", settings: probeSettings });
+    } catch (_) {
+      // The tab went away meanwhile.
+    }
+  }
+}
+
 function probeReady() {
   probeInit = probeInit || initProbe({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
   return probeInit;
@@ -224,7 +250,7 @@ async function runProbe(tabId, port, msg) {
       case "probe_analyze": {
         let probe = probes.get(tabId);
         if (!probe) {
-          probe = new Probe(JSON.stringify({ tier: "wasm_extension" }));
+          probe = new Probe(probeConfig("wasm_extension"));
           probes.set(tabId, probe);
         }
         reply(true, probe.analyze(msg.snapshot));
@@ -384,6 +410,7 @@ chrome.runtime.onConnect.addListener((port) => {
   const tabId = port.sender.tab.id;
   const windowId = port.sender.tab.windowId;
   ports.set(tabId, port);
+  if (probeSettings) port.postMessage({ type: "probe_config", settings: probeSettings });
   port.onMessage.addListener((msg) => {
     if (msg && typeof msg.type === "string" && msg.type.startsWith("probe_")) {
       runProbe(tabId, port, msg);

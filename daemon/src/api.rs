@@ -95,7 +95,10 @@ pub async fn route(
         (&Method::GET, ["state", pid]) => {
             let pid = parse_pid(pid)?;
             let fresh = query_flag(req.uri().query(), "fresh")?;
-            let s = bounded(request_timeout, get_state(state, pid, fresh)).await?;
+            // Checked before any capture is asked for: a bad query costs the page nothing.
+            let window = ObjectWindow::parse(req.uri().query())?;
+            let mut s = bounded(request_timeout, get_state(state, pid, fresh)).await?;
+            window.apply(&mut s);
             Ok(ok_json(&s))
         }
         (&Method::GET, ["schema", pid]) => schema(state, parse_pid(pid)?),
@@ -843,6 +846,116 @@ fn parse_pid(raw: &str) -> Result<u64, ApiError> {
     }
 }
 
+/// Most objects one `GET /state?limit=` may ask for (the probe's own ceiling).
+pub const MAX_STATE_LIMIT: usize = 100_000;
+/// Longest `prefix=` or `after=`: an object key is at most this long.
+pub const MAX_KEY_QUERY_BYTES: usize = 200;
+
+/// Which part of a tab's objects `GET /state` returns: `prefix=` keeps the keys that
+/// start with it, `after=` the keys after it (in key order, to read a large state in
+/// pages), `limit=` at most that many, in key order. Without them, all objects.
+#[derive(Debug, Default, PartialEq)]
+pub struct ObjectWindow {
+    pub prefix: Option<String>,
+    pub after: Option<String>,
+    pub limit: Option<usize>,
+}
+
+impl ObjectWindow {
+    pub fn parse(query: Option<&str>) -> Result<ObjectWindow, ApiError> {
+        let mut w = ObjectWindow::default();
+        let Some(query) = query else { return Ok(w) };
+        for pair in query.split('&') {
+            let (k, raw) = pair.split_once('=').unwrap_or((pair, ""));
+            if !matches!(k, "prefix" | "after" | "limit") {
+                continue;
+            }
+            let bad = |m: String| Err(ApiError::invalid_request(m).with("field", k));
+            let Some(v) = percent_decode(raw) else {
+                return bad(format!(
+                    "?{k}= is not valid percent-encoded UTF-8; encode the key as a query value."
+                ));
+            };
+            let taken = match k {
+                "limit" => w.limit.is_some(),
+                "prefix" => w.prefix.is_some(),
+                _ => w.after.is_some(),
+            };
+            if taken {
+                return bad(format!("?{k}= is given twice; give it once."));
+            }
+            match k {
+                "limit" => match v.trim().parse::<usize>() {
+                    Ok(n) if (1..=MAX_STATE_LIMIT).contains(&n) => w.limit = Some(n),
+                    _ => {
+                        return bad(format!(
+                            "?limit= must be a whole number from 1 to {MAX_STATE_LIMIT} (the most objects to return, in key order), not {v:?}."
+                        ))
+                    }
+                },
+                _ if v.len() > MAX_KEY_QUERY_BYTES => {
+                    return bad(format!(
+                        "?{k}= must be at most {MAX_KEY_QUERY_BYTES} bytes (an object key or its beginning, e.g. inbox.emails[), not {} bytes.",
+                        v.len()
+                    ))
+                }
+                "prefix" => w.prefix = Some(v),
+                _ => w.after = Some(v),
+            }
+        }
+        Ok(w)
+    }
+
+    /// Keeps the window's objects. `filtered_object_count` becomes the number returned;
+    /// `objects_truncated` is set when `limit` left matching objects out (read on with
+    /// `after=` the last key returned).
+    pub fn apply(&self, s: &mut SubstrateState) {
+        if *self == ObjectWindow::default() {
+            return;
+        }
+        let prefix = self.prefix.as_deref().unwrap_or("");
+        let limit = self.limit.unwrap_or(usize::MAX);
+        let all = std::mem::take(&mut s.objects);
+        let mut matching = all.into_iter().filter(|(k, _)| {
+            k.starts_with(prefix) && self.after.as_deref().is_none_or(|a| k.as_str() > a)
+        });
+        s.objects = matching.by_ref().take(limit).collect();
+        if matching.next().is_some() {
+            s.probe_metadata.objects_truncated = true;
+        }
+        s.probe_metadata.filtered_object_count = s.objects.len() as u64;
+    }
+}
+
+/// `%XX` escapes and `+` (a space) decoded; `None` for a broken escape or bytes that
+/// are not UTF-8.
+fn percent_decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 fn query_flag(query: Option<&str>, name: &str) -> Result<bool, ApiError> {
     let Some(query) = query else { return Ok(false) };
     for pair in query.split('&') {
@@ -864,4 +977,38 @@ fn query_flag(query: Option<&str>, name: &str) -> Result<bool, ApiError> {
 fn ok_json<T: serde::Serialize>(value: &T) -> Response<Body> {
     let value = serde_json::to_value(value).unwrap_or_else(|_| json!({}));
     json_response(StatusCode::OK, &value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_windows_parse_and_refuse_what_they_cannot_mean() {
+        let w = ObjectWindow::parse(Some("fresh=true&prefix=inbox.emails%5B1&limit=5&after=a+b"))
+            .expect("parses");
+        assert_eq!(w.prefix.as_deref(), Some("inbox.emails[1"));
+        assert_eq!(w.after.as_deref(), Some("a b"));
+        assert_eq!(w.limit, Some(5));
+        assert_eq!(
+            ObjectWindow::parse(None).expect("none"),
+            ObjectWindow::default()
+        );
+        for bad in [
+            "limit=0",
+            "limit=-1",
+            "limit=ten",
+            "limit=100001",
+            "limit=",
+            "prefix=%ZZ",
+            "prefix=%+5",
+            "prefix=%FF",
+            "prefix=a&prefix=b",
+        ] {
+            let err = ObjectWindow::parse(Some(bad)).expect_err(bad);
+            assert_eq!(err.status, StatusCode::BAD_REQUEST, "{bad}");
+        }
+        let long = format!("prefix={}", "a".repeat(201));
+        assert!(ObjectWindow::parse(Some(&long)).is_err());
+    }
 }

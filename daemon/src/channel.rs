@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
-use nsp_protocol::channel::{DaemonMessage, ExtensionMessage};
+use nsp_protocol::channel::{DaemonMessage, ExtensionMessage, ProbeSettings};
 use nsp_protocol::CHANNEL_VERSION;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -31,7 +31,8 @@ pub fn ws_config(max_message_bytes: usize) -> WebSocketConfig {
 }
 
 /// Runs one extension connection to its end.
-pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub) {
+/// `probe` goes to the extension in the welcome: the settings of every probe it runs.
+pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: ProbeSettings) {
     let (mut sink, mut stream) = ws.split();
 
     let hello = tokio::time::timeout(HELLO_TIMEOUT, stream.next()).await;
@@ -77,6 +78,7 @@ pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub) {
     let welcome = DaemonMessage::Welcome {
         channel_version: CHANNEL_VERSION,
         daemon_version: crate::VERSION.into(),
+        probe: Some(probe),
     };
     if send(&mut sink, &welcome).await.is_err() {
         hub.disconnect(conn);

@@ -131,6 +131,35 @@ impl Default for ExtensionConfig {
     }
 }
 
+/// `[probe]`: how much of a page the probe reports, passed to the extension in the
+/// channel's welcome. Larger values show more of long pages (row 600 of a table) at the
+/// cost of larger captures; `GET /state?prefix=&limit=` reads parts of them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ProbeConfig {
+    /// Most keys one capture reports in `objects`.
+    pub max_objects: u64,
+    /// Most records one list contributes; the rest are counted in `<list>_total`.
+    pub max_list_records: u64,
+}
+
+/// The probe's own defaults (`nsp_probe::Limits`), repeated here because the daemon does
+/// not link the probe (a wasm crate). nspd always sends its values, so these are what a
+/// browser gets when nspd.toml says nothing; keep them equal to the probe's.
+pub const PROBE_MAX_OBJECTS: u64 = 1500;
+pub const PROBE_MAX_LIST_RECORDS: u64 = 100;
+/// The largest cap the probe accepts (`nsp_probe::MAX_OBJECTS_CEILING`).
+pub const PROBE_CAP_CEILING: u64 = 100_000;
+
+impl Default for ProbeConfig {
+    fn default() -> Self {
+        ProbeConfig {
+            max_objects: PROBE_MAX_OBJECTS,
+            max_list_records: PROBE_MAX_LIST_RECORDS,
+        }
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -140,6 +169,7 @@ pub struct FileConfig {
     pub rate_limit: RateLimitConfig,
     pub dispatcher: DispatcherConfig,
     pub extension: ExtensionConfig,
+    pub probe: ProbeConfig,
 }
 
 /// Everything the server needs, after all sources are applied.
@@ -166,6 +196,8 @@ pub struct Settings {
     pub max_tabs: usize,
     pub actions_per_sec: u32,
     pub state_reads_per_sec: u32,
+    /// Sent to the extension in the welcome, for every probe it runs.
+    pub probe: nsp_protocol::channel::ProbeSettings,
 }
 
 impl Settings {
@@ -195,11 +227,22 @@ impl Settings {
             max_tabs: c.server.max_tabs,
             actions_per_sec: c.rate_limit.actions_per_sec,
             state_reads_per_sec: c.rate_limit.state_reads_per_sec,
+            probe: nsp_protocol::channel::ProbeSettings {
+                max_objects: c.probe.max_objects,
+                max_list_records: c.probe.max_list_records,
+            },
         }
     }
 }
 
-const SECTIONS: &[&str] = &["server", "auth", "rate_limit", "dispatcher", "extension"];
+const SECTIONS: &[&str] = &[
+    "server",
+    "auth",
+    "rate_limit",
+    "dispatcher",
+    "extension",
+    "probe",
+];
 
 /// Loads the file (if `path` exists or was given explicitly) and applies the
 /// environment overrides from `env`.
@@ -303,6 +346,16 @@ fn validate(c: &FileConfig) -> Result<(), ConfigError> {
     }
     if !(16..=65_536).contains(&c.dispatcher.verify_expression_max_bytes) {
         return bad("dispatcher.verify_expression_max_bytes must be between 16 and 65536".into());
+    }
+    for (name, value) in [
+        ("probe.max_objects", c.probe.max_objects),
+        ("probe.max_list_records", c.probe.max_list_records),
+    ] {
+        if !(1..=PROBE_CAP_CEILING).contains(&value) {
+            return bad(format!(
+                "{name} = {value} is out of range; it must be between 1 and {PROBE_CAP_CEILING}"
+            ));
+        }
     }
     if c.server.max_body_bytes < 1024 {
         return bad("server.max_body_bytes must be at least 1024".into());
@@ -421,6 +474,24 @@ mod tests {
         assert!(err.to_string().contains("NSP_SERVR__PORT"), "{err}");
         let err = load_str("", &[("NSP_SERVER__PROT", "1")]).expect_err("must fail");
         assert!(err.to_string().contains("NSP_SERVER__PROT"), "{err}");
+    }
+
+    #[test]
+    fn probe_caps_come_from_the_file_and_env_and_are_bounded() {
+        let c = load_str(
+            "[probe]\nmax_objects = 20000\n",
+            &[("NSP_PROBE__MAX_LIST_RECORDS", "1000")],
+        )
+        .expect("config");
+        let s = Settings::from_config(c, PathBuf::from("."));
+        assert_eq!(s.probe.max_objects, 20_000);
+        assert_eq!(s.probe.max_list_records, 1000);
+        let d = Settings::new(PathBuf::from("."));
+        assert_eq!(d.probe.max_objects, PROBE_MAX_OBJECTS);
+        let err = load_str("[probe]\nmax_objects = 0\n", &[]).expect_err("must fail");
+        assert!(err.to_string().contains("probe.max_objects"), "{err}");
+        let err = load_str("[probe]\nmax_list_records = 100001\n", &[]).expect_err("must fail");
+        assert!(err.to_string().contains("between 1 and 100000"), "{err}");
     }
 
     #[test]

@@ -195,6 +195,7 @@ fn upgrade_extension(
     let accept = derive_accept_key(key.as_bytes());
     let hub = state.hub.clone();
     let config = crate::channel::ws_config(state.settings.max_ws_message_bytes);
+    let probe = state.settings.probe;
     tokio::spawn(async move {
         match hyper::upgrade::on(req).await {
             Ok(upgraded) => {
@@ -204,7 +205,7 @@ fn upgrade_extension(
                     Some(config),
                 )
                 .await;
-                crate::channel::serve(ws, hub).await;
+                crate::channel::serve(ws, hub, probe).await;
             }
             Err(e) => tracing::warn!(error = %e, "extension upgrade failed"),
         }

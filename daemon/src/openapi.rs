@@ -43,8 +43,15 @@ fn operation(method: &str, path: &str) -> Value {
         ("GET", "/health") => ("Daemon health; needs no key", json!([]), None, ok("Health", "The daemon is up"), vec![403]),
         ("GET", "/substrate/v1/apps") => ("List the tabs with a probe", json!([]), None, ok("AppList", "Every known tab"), auth.to_vec()),
         ("GET", "/substrate/v1/state/{pid}") => (
-            "A tab's state, flat; fresh=true asks the page for a new capture",
-            json!([pid_param[0], {"name": "fresh", "in": "query", "required": false, "schema": {"type": "boolean", "default": false}}]),
+            "A tab's state, flat; fresh=true asks the page for a new capture; prefix=, after= and limit= return a part of its objects (a large page read in pages)",
+            json!([pid_param[0],
+                {"name": "fresh", "in": "query", "required": false, "schema": {"type": "boolean", "default": false}},
+                {"name": "prefix", "in": "query", "required": false, "description": "Only the objects whose key starts with this (e.g. `inbox.emails[12].`); percent-encode `[` and `]`",
+                    "schema": {"type": "string", "maxLength": crate::api::MAX_KEY_QUERY_BYTES}},
+                {"name": "after", "in": "query", "required": false, "description": "Only the objects whose key sorts after this one: the last key of the previous page",
+                    "schema": {"type": "string", "maxLength": crate::api::MAX_KEY_QUERY_BYTES}},
+                {"name": "limit", "in": "query", "required": false, "description": "At most this many objects, in key order; when more match, probe_metadata.objects_truncated is true",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": crate::api::MAX_STATE_LIMIT}}]),
             None,
             ok("SubstrateState", "The tab's state"),
             [&auth[..], &[400, 404, 503, 504]].concat(),
@@ -164,7 +171,11 @@ pub fn document() -> Value {
                     "context": {"type": "object", "properties": {"url": nullable_string, "location": nullable_string, "view": nullable_string, "window_title": nullable_string, "window_id": nullable_string}},
                     "objects": {"type": "object"},
                     "actions": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/ActionSchema"}},
-                    "probe_metadata": {"type": "object"}
+                    "probe_metadata": {"type": "object", "properties": {
+                        "raw_object_count": {"type": "integer", "description": "Keys the probe found before its caps"},
+                        "filtered_object_count": {"type": "integer", "description": "Keys in this response's objects"},
+                        "objects_truncated": {"type": "boolean", "description": "Present and true when a cap left objects out: the probe's max_objects or max_list_records, or this request's limit"}
+                    }}
                 }},
                 "Schema": {"type": "object", "properties": {"pid": {"type": "integer"}, "app_id": string, "app_name": string, "schema_version": string, "actions": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/ActionSchema"}}}},
                 "ActionRequest": {"type": "object", "required": ["action"], "properties": {

@@ -80,6 +80,111 @@ async fn state_schema_and_diff() {
 }
 
 #[tokio::test]
+async fn state_reads_a_part_of_a_large_page_by_prefix_and_limit() {
+    let (d, ext, pid) = setup().await;
+    ext.set(|p| {
+        for n in 0..600 {
+            p.capture
+                .objects
+                .insert(format!("orders[{n}].id"), json!(format!("o{n}")));
+        }
+    });
+    ext.push_capture();
+    let base = format!("/substrate/v1/state/{pid}");
+    let r = d.get(&format!("{base}?fresh=true")).await;
+    assert_eq!(r.status, 200);
+    let total = r.body["objects"].as_object().expect("objects").len();
+    assert_eq!(total, 604);
+    assert!(r.body["probe_metadata"].get("objects_truncated").is_none());
+
+    // Row 600 of the table, by prefix (percent-encoded like any client does).
+    let r = d.get(&format!("{base}?prefix=orders%5B599%5D.")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["objects"], json!({"orders[599].id": "o599"}));
+    assert_eq!(r.body["probe_metadata"]["filtered_object_count"], 1);
+    assert!(r.body["probe_metadata"].get("objects_truncated").is_none());
+    // Everything else of the state is still there.
+    assert_eq!(
+        r.body["actions"]["send_email"]["reversibility"],
+        "irreversible_write"
+    );
+
+    // A limit returns the first keys in key order and says that more exist; `after`
+    // reads on from the last key returned.
+    let r = d.get(&format!("{base}?prefix=orders[&limit=2")).await;
+    let keys: Vec<String> = r.body["objects"]
+        .as_object()
+        .expect("objects")
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["orders[0].id", "orders[100].id"]);
+    assert_eq!(r.body["probe_metadata"]["objects_truncated"], true);
+    assert_eq!(r.body["probe_metadata"]["filtered_object_count"], 2);
+    let r = d
+        .get(&format!(
+            "{base}?prefix=orders[&limit=2&after=orders%5B100%5D.id"
+        ))
+        .await;
+    let keys: Vec<String> = r.body["objects"]
+        .as_object()
+        .expect("objects")
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["orders[101].id", "orders[102].id"]);
+    // A limit that covers everything left is not a truncation.
+    let r = d.get(&format!("{base}?prefix=outbox.&limit=10")).await;
+    assert_eq!(r.body["objects"], json!({"outbox.sent_count": 14}));
+    assert!(r.body["probe_metadata"].get("objects_truncated").is_none());
+    // No match is an empty object map, not an error.
+    let r = d.get(&format!("{base}?prefix=nothing.here")).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.body["objects"], json!({}));
+
+    for bad in [
+        "limit=0",
+        "limit=abc",
+        "limit=100001",
+        "prefix=%GG",
+        "limit=1&limit=2",
+    ] {
+        let r = d.get(&format!("{base}?{bad}")).await;
+        r.assert_error(400, "invalid_request");
+        let message = r.body["message"].as_str().unwrap_or("");
+        assert!(message.contains('?'), "{bad}: {message}");
+    }
+    let r = d.get(&format!("{base}?limit=0")).await;
+    assert!(
+        r.body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("from 1 to 100000"),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.body["field"], "limit");
+}
+
+#[tokio::test]
+async fn the_welcome_carries_the_probe_settings() {
+    let mut config = fast_config();
+    config.probe.max_objects = 20_000;
+    config.probe.max_list_records = 1_000;
+    let (_d, ext, _pid) = daemon_with_tab(config, 0.99).await;
+    match &ext.welcome {
+        nsp_protocol::channel::DaemonMessage::Welcome { probe, .. } => assert_eq!(
+            *probe,
+            Some(nsp_protocol::channel::ProbeSettings {
+                max_objects: 20_000,
+                max_list_records: 1_000
+            })
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
 async fn invalid_request_names_the_field_and_changes_nothing() {
     let (d, ext, pid) = setup().await;
     let raw = |body: &'static str| {

@@ -21,6 +21,7 @@ use nsp_protocol::{
 use crate::classify::Verdict;
 use crate::confidence::Coverage;
 use crate::lists::TextSource;
+use crate::objects::Limits;
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, host, slug, view_of, MAX_DESCRIPTION_LEN};
 use crate::HashMap;
@@ -190,12 +191,16 @@ pub struct Reuse {
 }
 
 /// Analyses one snapshot.
-pub fn analyze(snapshot: &PageSnapshot, tier: ProbeTier) -> PageCapture {
-    analyze_with_reuse(snapshot, tier).0
+pub fn analyze(snapshot: &PageSnapshot, tier: ProbeTier, limits: Limits) -> PageCapture {
+    analyze_with_reuse(snapshot, tier, limits).0
 }
 
 /// Analyses one snapshot and says what a text-only change may reuse.
-pub fn analyze_with_reuse(snapshot: &PageSnapshot, tier: ProbeTier) -> (PageCapture, Reuse) {
+pub fn analyze_with_reuse(
+    snapshot: &PageSnapshot,
+    tier: ProbeTier,
+    limits: Limits,
+) -> (PageCapture, Reuse) {
     let page = Page::new(snapshot);
     let lists = lists::find(&page);
     let mut claims = Claims::new(snapshot.elements.len());
@@ -213,7 +218,7 @@ pub fn analyze_with_reuse(snapshot: &PageSnapshot, tier: ProbeTier) -> (PageCapt
     let (mut actions, explain) = settle_names(found);
     builtins::add(&mut actions);
 
-    let objects = objects::extract(&page, &lists);
+    let objects = objects::extract(&page, &lists, limits);
     let state_confidence = confidence::state(snapshot, &coverage);
 
     let app_name = snapshot
@@ -224,6 +229,7 @@ pub fn analyze_with_reuse(snapshot: &PageSnapshot, tier: ProbeTier) -> (PageCapt
         .map(|s| clip(s, MAX_DESCRIPTION_LEN))
         .unwrap_or_else(|| host(&snapshot.url).to_owned());
     let raw_object_count = objects.raw_count as u64;
+    let objects_truncated = objects.truncated;
     let mut text_keys: HashMap<usize, Vec<(String, TextSource)>> = HashMap::default();
     for (i, key, how) in objects.text_sources {
         let _e = &page.els[i];
@@ -262,6 +268,7 @@ pub fn analyze_with_reuse(snapshot: &PageSnapshot, tier: ProbeTier) -> (PageCapt
             settled: !snapshot.unsettled,
             coverage: Some(crate::round4(coverage.ratio)),
             confidence_reason: Some(state_confidence.reason),
+            objects_truncated,
         },
         objects,
         actions: {

@@ -45,11 +45,35 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomS
 pub use classify::raised_by_confirm;
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
-/// How the extension configures a probe.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "snake_case")]
-struct ProbeConfig {
-    tier: ProbeTier,
+pub use objects::{Limits, MAX_OBJECTS_CEILING};
+
+/// How the extension configures a probe (JSON text): `tier` (`wasm_in_page` or
+/// `wasm_extension`), and the caps on `objects` that nspd's `[probe]` settings set,
+/// `max_objects` and `max_list_records` (absent or null: the defaults of [`Limits`];
+/// out of range: clamped to 1..=[`MAX_OBJECTS_CEILING`]). Read through `serde_json::Value`
+/// by hand rather than a derived struct: the wasm already holds that parser, and every
+/// derived deserializer is code of its own in a wasm with a size budget.
+/// The one error: what a configuration looks like (one string, no formatting code).
+const CONFIG_HELP: &str = "bad probe config: want {tier: wasm_in_page|wasm_extension, max_objects?: n, max_list_records?: n}";
+
+fn parse_config(config: &str) -> Option<(ProbeTier, Limits)> {
+    let v: Value = serde_json::from_str(config).ok()?;
+    let tier = match v.get("tier")?.as_str()? {
+        "wasm_in_page" => ProbeTier::WasmInPage,
+        "wasm_extension" => ProbeTier::WasmExtension,
+        _ => return None,
+    };
+    let cap = |name: &str, default: usize| match v.get(name) {
+        None | Some(Value::Null) => Some(default),
+        // `as` saturates (a negative number is 0); `clamped` bounds the result.
+        Some(n) => n.as_f64().map(|n| n as usize),
+    };
+    let d = Limits::default();
+    let limits = Limits {
+        max_objects: cap("max_objects", d.max_objects)?,
+        max_list_records: cap("max_list_records", d.max_list_records)?,
+    };
+    Some((tier, limits))
 }
 
 /// A probe instance, one per page (in-page tier) or one per tab in the extension's
@@ -59,6 +83,7 @@ struct ProbeConfig {
 #[derive(Debug)]
 pub struct Probe {
     tier: ProbeTier,
+    limits: Limits,
     snapshot: Option<PageSnapshot>,
     last: Option<PageCapture>,
     reuse: discover::Reuse,
@@ -66,12 +91,11 @@ pub struct Probe {
 
 #[wasm_bindgen]
 impl Probe {
-    /// `config` is JSON text: `{"tier": "wasm_in_page" | "wasm_extension"}`.
+    /// `config` is JSON text: `{"tier": "wasm_in_page" | "wasm_extension",
+    /// "max_objects"?: n, "max_list_records"?: n}`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<Probe, JsError> {
-        let config: ProbeConfig = serde_json::from_str(config)
-            .map_err(|e| JsError::new(&format!("bad probe config: {e}")))?;
-        Ok(Probe::with_tier(config.tier))
+        Probe::from_config(config).map_err(|e| JsError::new(&e))
     }
 
     /// Analyses a snapshot (JSON text of a `PageSnapshot`) and returns the capture as
@@ -96,9 +120,20 @@ impl Probe {
 }
 
 impl Probe {
+    /// A probe from the JSON text of its configuration (see [`Probe::new`]).
+    pub fn from_config(config: &str) -> Result<Probe, String> {
+        let (tier, limits) = parse_config(config).ok_or_else(|| CONFIG_HELP.to_owned())?;
+        Ok(Probe::with_limits(tier, limits))
+    }
+
     pub fn with_tier(tier: ProbeTier) -> Probe {
+        Probe::with_limits(tier, Limits::default())
+    }
+
+    pub fn with_limits(tier: ProbeTier, limits: Limits) -> Probe {
         Probe {
             tier,
+            limits: limits.clamped(),
             snapshot: None,
             last: None,
             reuse: discover::Reuse::default(),
@@ -109,7 +144,7 @@ impl Probe {
         let snapshot: PageSnapshot =
             serde_json::from_str(snapshot_json).map_err(|e| format!("bad snapshot: {e}"))?;
         let started = now_ms();
-        let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier);
+        let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier, self.limits);
         stamp(&mut capture.probe_metadata, started);
         let text =
             serde_json::to_string(&capture).map_err(|e| format!("cannot encode capture: {e}"))?;
@@ -155,7 +190,8 @@ impl Probe {
                 capture
             }
             None => {
-                let (capture, reuse) = discover::analyze_with_reuse(snapshot, self.tier);
+                let (capture, reuse) =
+                    discover::analyze_with_reuse(snapshot, self.tier, self.limits);
                 self.reuse = reuse;
                 capture
             }
@@ -303,5 +339,14 @@ fn now_ms() -> f64 {
 
 /// Natively callable analysis, for tests and tools.
 pub fn analyze_snapshot(snapshot: &PageSnapshot, tier: ProbeTier) -> PageCapture {
-    discover::analyze(snapshot, tier)
+    discover::analyze(snapshot, tier, Limits::default())
+}
+
+/// [`analyze_snapshot`] with caps on `objects` other than the defaults.
+pub fn analyze_snapshot_with(
+    snapshot: &PageSnapshot,
+    tier: ProbeTier,
+    limits: Limits,
+) -> PageCapture {
+    discover::analyze(snapshot, tier, limits.clamped())
 }

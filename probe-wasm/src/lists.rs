@@ -12,8 +12,8 @@ use std::collections::BTreeSet;
 use nsp_protocol::snapshot::ElementRecord;
 use serde_json::Value;
 
-use crate::page::{is_field, is_secret, stable_id, ElementRecordExt, Page};
-use crate::text::{declared_value, name_value_pairs, slug, typed_value};
+use crate::page::{control_label, is_field, is_secret, stable_id, ElementRecordExt, Page};
+use crate::text::{declared_value, name_slug, name_value_pairs, slug, typed_value};
 use crate::HashMap;
 
 /// Most records one list contributes to `objects`; the rest are counted in
@@ -39,7 +39,17 @@ pub struct List {
     /// Cell positions left out of records: unnamed columns with the same text on every
     /// row ("Details" links) say nothing about the row.
     pub dropped_cells: Vec<usize>,
+    /// For a list of named items (a nav's links, a menu, a tablist) whose rows each carry
+    /// a short, distinct label: each row's name, the slug of that label without its
+    /// numbers. Such records are keyed `<list>.<name>` instead of `<list>[N]`, so
+    /// `folders.inbox.count` says which counter it is. `None` for lists of records.
+    pub item_names: Option<Vec<String>>,
 }
+
+/// Most rows a list of named items may have: longer lists are data, not navigation.
+const MAX_NAMED_ITEMS: usize = 40;
+/// Longest label (in bytes) that still names an item rather than describing a record.
+const MAX_ITEM_LABEL: usize = 48;
 
 /// What identifies a row.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +107,7 @@ pub fn find(page: &Page<'_>) -> Lists {
                 state_classes: Vec::new(),
                 columns: Vec::new(),
                 dropped_cells: Vec::new(),
+                item_names: None,
             });
             lists.lists.len() - 1
         });
@@ -137,9 +148,15 @@ pub fn find(page: &Page<'_>) -> Lists {
         {
             continue;
         }
-        let name = list_name(page, c);
+        let (name, named) = list_name(page, c);
         let ns = page.namespace(c);
-        let mut path = page.key_in(ns, &name);
+        let item_names = item_names(page, c, &rows);
+        let mut path = match ns {
+            // An unnamed list of named items adds no level: `folders.inbox.count`, not
+            // `folders.items.inbox.count`.
+            Some(ns) if item_names.is_some() && !named => ns.to_owned(),
+            _ => page.key_in(ns, &name),
+        };
         if paths.contains_key(&path) {
             let mut n = 2;
             while paths.contains_key(&format!("{path}_{n}")) {
@@ -164,6 +181,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             state_classes,
             columns,
             dropped_cells,
+            item_names,
         });
     }
     // Ownership flows down the table: parents come before children.
@@ -233,37 +251,87 @@ fn is_row(e: &ElementRecord) -> bool {
         )
 }
 
-fn list_name(page: &Page<'_>, c: usize) -> String {
+/// The list's name, and whether the page gave it one (an id or a label) rather than
+/// the fallback `items`/`rows`.
+fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
     let e = &page.els[c];
-    let own = e
-        .attr("id")
-        .filter(|id| stable_id(id))
-        .map(slug)
-        .or_else(|| e.attr("aria-label").map(slug))
-        .or_else(|| Some(slug(&e.label)))
-        .filter(|s| !s.is_empty());
-    if let Some(name) = own {
-        return name;
+    if let Some(name) = crate::page::own_name(e) {
+        return (name, true);
     }
     if e.tag == "tbody" {
         if let Some(table) = page.parent[c].filter(|t| page.els[*t].tag == "table") {
-            let t = &page.els[table];
-            if let Some(name) = t
-                .attr("id")
-                .filter(|id| stable_id(id))
-                .map(slug)
-                .or_else(|| t.attr("aria-label").map(slug))
-                .or_else(|| Some(slug(&t.label)))
-                .filter(|s| !s.is_empty())
-            {
-                return name;
+            if let Some(name) = crate::page::own_name(&page.els[table]) {
+                return (name, true);
             }
-            return "rows".into();
+            return ("rows".into(), false);
         }
     }
     match e.tag.as_str() {
-        "table" | "tbody" => "rows".into(),
-        _ => "items".into(),
+        "table" | "tbody" => ("rows".into(), false),
+        _ => ("items".into(), false),
+    }
+}
+
+/// The names of a list's items when it is a list of named items: a menu, or a list
+/// inside navigation, of at most [`MAX_NAMED_ITEMS`] rows, each labelled by a short text
+/// whose slug (numbers left out, see [`name_slug`]) is distinct from the others'.
+/// Tables and lists elsewhere are data: their records keep `[N]`.
+fn item_names(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<Vec<String>> {
+    let e = &page.els[c];
+    let menu_like = e.tag == "menu" || matches!(e.role(), "menu" | "menubar" | "tablist");
+    // Inside navigation: the nearest region around it is a nav (every nav is a region,
+    // named "nav" at least).
+    let in_nav = || {
+        page.region[c]
+            .is_some_and(|r| page.els[r].tag == "nav" || page.els[r].role() == "navigation")
+    };
+    if matches!(e.tag.as_str(), "table" | "tbody" | "dl")
+        || rows.is_empty()
+        || rows.len() > MAX_NAMED_ITEMS
+        || !(menu_like || e.tag == "nav" || e.role() == "navigation" || in_nav())
+    {
+        return None;
+    }
+    // Plain loops in these functions, not iterator chains: each chain is code of its own
+    // in the wasm, which has a size budget.
+    let mut names: Vec<String> = Vec::with_capacity(rows.len());
+    for r in rows {
+        let label = item_label(page, *r);
+        if label.len() > MAX_ITEM_LABEL {
+            return None;
+        }
+        let name = name_slug(&label);
+        // A name still starting with a digit is made of numbers: no name at all.
+        if name.is_empty() || name.as_bytes()[0].is_ascii_digit() || names.contains(&name) {
+            return None;
+        }
+        names.push(name);
+    }
+    Some(names)
+}
+
+/// What an item of a menu is called: the label of its first control (the link or
+/// button a person reads), else its own text.
+pub fn item_label(page: &Page<'_>, row: usize) -> String {
+    if let Some(i) = first_control(page, row) {
+        let label = control_label(&page.els[i]);
+        if !label.trim().is_empty() {
+            return label;
+        }
+    }
+    page.els[row].text.trim().to_owned()
+}
+
+/// The row itself when it is a control, else its first control.
+fn first_control(page: &Page<'_>, row: usize) -> Option<usize> {
+    (row..page.end[row]).find(|i| page.control(*i))
+}
+
+/// An ARIA state of an item: on the row, else on its first control.
+fn item_state<'p>(page: &'p Page<'_>, row: usize, attr: &str) -> Option<&'p str> {
+    match page.els[row].attr(attr) {
+        Some(v) => Some(v),
+        None => first_control(page, row).and_then(|i| page.els[i].attr(attr)),
     }
 }
 
@@ -643,6 +711,14 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             );
         }
     }
+    // Toggle buttons in rows (a star, a like) are state too, named after what they set.
+    for i in page.descendants(row) {
+        if page.control(i) && !page.field(i) {
+            for (name, value) in toggle_states(&page.els[i]) {
+                push(&mut fields, name, value);
+            }
+        }
+    }
     if fields.is_empty() {
         if let Some(v) = typed_value(&e.text) {
             push_from(
@@ -656,7 +732,74 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
     fields
 }
 
-fn slug_key(name: &str) -> String {
+/// The fields of one item of a list of named items (see [`List::item_names`]): `count`
+/// when the item shows a number (in its label, "Inbox 2", or in a badge of its own),
+/// and the ARIA states of the item or its control as booleans (`current`, `selected`,
+/// `expanded`). A state that any item of the list carries is
+/// reported for every item, so `folders.sent.current` exists while false and turns true
+/// when the page moves `aria-current`. A count is reported only while shown: pages hide
+/// zero badges, and the probe does not guess that a missing number is 0.
+pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Value)> {
+    let mut fields: Vec<(String, Value)> = Vec::new();
+    // The item's own text holds its badge wherever it sits; an item too large to carry
+    // text (see the extractor) still has its control's label.
+    let count = crate::text::count_in(&page.els[row].text)
+        .or_else(|| crate::text::count_in(&item_label(page, row)));
+    if let Some(n) = count {
+        fields.push(("count".into(), n));
+    }
+    for (attr, name) in [
+        ("aria-current", "current"),
+        ("aria-selected", "selected"),
+        ("aria-expanded", "expanded"),
+    ] {
+        let own = item_state(page, row, attr);
+        if own.is_some()
+            || list
+                .rows
+                .iter()
+                .any(|r| item_state(page, *r, attr).is_some())
+        {
+            let on = own.is_some_and(|v| !matches!(v.trim(), "false" | "mixed"));
+            fields.push((name.into(), Value::Bool(on)));
+        }
+    }
+    fields
+}
+
+/// The states a toggle control shows, as booleans named by [`state_name`] from its label
+/// (its first class when it has no label: icon buttons): `aria-pressed` (else
+/// `aria-checked`) as `<name>` ("Star" → `starred`), `aria-expanded` as
+/// `<name>_expanded`. Only `"true"` is on; `"mixed"` and `"false"` are off. Selection is
+/// reported where it belongs: a tablist's `selected_tab`, a record's `selected`.
+pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let pressed = e.attr("aria-pressed").or_else(|| e.attr("aria-checked"));
+    let expanded = e.attr("aria-expanded");
+    if pressed.is_none() && expanded.is_none() {
+        return out;
+    }
+    // An unlabelled icon button is named by its title (in `control_label`) or its first
+    // class: the state is shown either way.
+    let label = control_label(e);
+    let name = crate::text::state_name(if label.is_empty() {
+        e.classes().split_whitespace().next().unwrap_or("")
+    } else {
+        &label
+    });
+    if name.is_empty() {
+        return out;
+    }
+    if let Some(v) = expanded {
+        out.push((name.clone() + "_expanded", Value::Bool(v.trim() == "true")));
+    }
+    if let Some(v) = pressed {
+        out.push((name, Value::Bool(v.trim() == "true")));
+    }
+    out
+}
+
+pub fn slug_key(name: &str) -> String {
     let s = slug(name);
     if s.is_empty() {
         name.trim().to_owned()

@@ -2,27 +2,71 @@
 //! capture for the same page structure, so agents can write verify expressions
 //! against them (`inbox.unread_count`, `inbox.emails[0].subject`).
 //!
-//! Sources: `data-nsp-key` declarations (exact, trusted), lists (indexed records),
-//! elements with stable ids (counters and labelled values, namespaced by their
-//! region), form field values (never secrets: only their length), status messages,
-//! `<dl>` pairs, meters, microdata and JSON-LD.
+//! Sources: `data-nsp-key` declarations (exact, trusted), lists (indexed records, or
+//! items keyed by their label in navigation and menus), elements with stable ids
+//! (counters and labelled values, namespaced by their region), form field values (never
+//! secrets: only whether they are filled), toggle states (`aria-pressed`,
+//! `aria-checked`, `aria-expanded`; `aria-selected` as a tablist's selected tab), status
+//! messages, `<dl>` pairs, meters, microdata and JSON-LD.
+//!
+//! How a key is named, so that an agent can tell what a value is: a value is keyed by
+//! its own accessible name or label, or by the label of the item holding it, never by
+//! its position when a name exists (`folders.inbox.count`, not `folders.items[0].badge`);
+//! numbers are left out of names, so a counter going from 2 to 3 keeps its key. Records
+//! of data lists and tables, which have no name of their own, keep `[N]`.
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::lists::{
-    declared_element_value, record_fields_sourced, resolve_declared_path, Lists, TextSource,
-    MAX_RECORDS,
+    declared_element_value, item_fields, record_fields_sourced, resolve_declared_path, slug_key,
+    toggle_states, Lists, TextSource, MAX_RECORDS,
 };
-use crate::page::{is_field, is_heading, is_secret, stable_id, ElementRecordExt, Page};
+use crate::page::{
+    control_label, is_field, is_heading, is_secret, stable_id, ElementRecordExt, Page,
+};
 use crate::text::{
     clip, declared_value, name_value_pairs, parse_number, slug, typed_value, MAX_VALUE_LEN,
 };
 use crate::HashMap;
 
-/// Most keys one capture reports.
+/// Most keys one capture reports, unless configured otherwise ([`Limits`]).
 pub const MAX_OBJECTS: usize = 1500;
+/// Bounds on what the probe may be configured to report: a capture crosses the wasm
+/// boundary and the extension channel as one string.
+pub const MAX_OBJECTS_CEILING: usize = 100_000;
+
+/// How much of a page goes into `objects`: the probe's configuration sets these (nspd's
+/// `[probe]` settings reach it through the extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most keys one capture reports.
+    pub max_objects: usize,
+    /// Most records one list contributes; the rest are counted in `<list>_total`.
+    pub max_list_records: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_objects: MAX_OBJECTS,
+            max_list_records: MAX_RECORDS,
+        }
+    }
+}
+
+impl Limits {
+    /// Within the bounds: at least one key and one record, at most
+    /// [`MAX_OBJECTS_CEILING`] of either.
+    pub fn clamped(self) -> Limits {
+        Limits {
+            max_objects: self.max_objects.clamp(1, MAX_OBJECTS_CEILING),
+            max_list_records: self.max_list_records.clamp(1, MAX_OBJECTS_CEILING),
+        }
+    }
+}
+
 /// Most keys one JSON-LD block contributes.
 const MAX_JSON_LD_KEYS: usize = 60;
 
@@ -31,6 +75,10 @@ pub struct Objects {
     pub values: BTreeMap<String, Value>,
     /// Keys found before the caps applied.
     pub raw_count: usize,
+    /// A cap left something out: keys past `max_objects`, or records past
+    /// `max_list_records` (counted in `<list>_total`).
+    pub truncated: bool,
+    max_objects: usize,
     /// Keys read from one element's text, and how: a change of that text alone can be
     /// applied to these keys without a full analysis.
     pub text_sources: Vec<(usize, String, TextSource)>,
@@ -50,11 +98,13 @@ impl Objects {
             // The first writer of a key wins: declarations run first.
             return;
         }
-        if self.values.len() < MAX_OBJECTS {
+        if self.values.len() < self.max_objects {
             if let Some((i, how)) = src {
                 self.text_sources.push((i, key.clone(), how));
             }
             self.values.insert(key, value);
+        } else {
+            self.truncated = true;
         }
     }
 }
@@ -71,16 +121,31 @@ pub fn text_value(e: &nsp_protocol::snapshot::ElementRecord, how: TextSource) ->
     }
 }
 
-pub fn extract(page: &Page<'_>, lists: &Lists) -> Objects {
-    let mut out = Objects::default();
+/// `limits` as given: the probe's constructors clamp them, and any value is safe here.
+pub fn extract(page: &Page<'_>, lists: &Lists, limits: Limits) -> Objects {
+    let mut out = Objects {
+        max_objects: limits.max_objects,
+        ..Objects::default()
+    };
     declared(page, &mut out);
     for list in &lists.lists {
-        for (n, row) in list.rows.iter().take(MAX_RECORDS).enumerate() {
+        if let Some(names) = &list.item_names {
+            // Named items: `folders.inbox.count`, `folders.sent.current`.
+            for (row, name) in list.rows.iter().zip(names) {
+                let base = list.path.clone() + "." + name + ".";
+                for (field, value) in item_fields(page, list, *row) {
+                    out.put(base.clone() + &field, value);
+                }
+            }
+            continue;
+        }
+        for (n, row) in list.rows.iter().take(limits.max_list_records).enumerate() {
             for (field, value, src) in record_fields_sourced(page, list, *row) {
                 out.put_from(format!("{}[{n}].{field}", list.path), value, src);
             }
         }
-        if list.rows.len() > MAX_RECORDS {
+        if list.rows.len() > limits.max_list_records {
+            out.truncated = true;
             out.put(format!("{}_total", list.path), Value::from(list.rows.len()));
         }
     }
@@ -105,7 +170,7 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
         }
         if let Some(pairs) = e.attr("data-nsp-fields") {
             for (name, raw) in name_value_pairs(pairs) {
-                out.put(format!("{path}.{}", slug_or(&name)), declared_value(&raw));
+                out.put(format!("{path}.{}", slug_key(&name)), declared_value(&raw));
             }
         }
         let is_container = page.descendants(i).any(|d| page.els[d].has("data-nsp-key"));
@@ -117,15 +182,6 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
                 (!e.has("data-nsp-value") && !is_field(e)).then_some((i, TextSource::Declared));
             out.put_from(path, v, src);
         }
-    }
-}
-
-fn slug_or(name: &str) -> String {
-    let s = slug(name);
-    if s.is_empty() {
-        name.trim().to_owned()
-    } else {
-        s
     }
 }
 
@@ -142,6 +198,19 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
         }
         if !e.visible {
             continue;
+        }
+        if e.role() == "tablist" {
+            selected_tab(page, i, ns, out);
+            continue;
+        }
+        if page.control(i) {
+            let states = toggle_states(e);
+            if !states.is_empty() {
+                for (leaf, value) in states {
+                    out.put(page.key_in(ns, &leaf), value);
+                }
+                continue;
+            }
         }
         if let Some(id) = e.attr("id").filter(|id| stable_id(id)) {
             // An element holding controls is a container, its text their labels.
@@ -233,7 +302,36 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
     }
 }
 
-/// A form field's value under its form's namespace. Secrets report their length only.
+/// The tab a tablist shows, by its label: `<ns>.<tablist>.selected_tab = "Week"` (or
+/// `<ns>.selected_tab` for an unnamed tablist), `null` while no tab is selected. One
+/// string rather than a boolean per tab: the key stays the same whichever tab is chosen,
+/// and a verify expression names the tab it expects.
+fn selected_tab(page: &Page<'_>, list: usize, ns: Option<&str>, out: &mut Objects) {
+    let e = &page.els[list];
+    let mut any = false;
+    let mut selected = Value::Null;
+    for d in page.descendants(list) {
+        let t = &page.els[d];
+        if t.role() == "tab" {
+            any = true;
+            if t.attr("aria-selected").map(str::trim) == Some("true") {
+                selected = Value::String(clip(&control_label(t), MAX_VALUE_LEN));
+                break;
+            }
+        }
+    }
+    if !any {
+        return;
+    }
+    let key = match crate::page::own_name(e) {
+        Some(name) => page.key_in(ns, &name) + ".selected_tab",
+        None => page.key_under(ns, "selected_tab"),
+    };
+    out.put(key, selected);
+}
+
+/// A form field's value under its form's namespace. A secret reports only whether it
+/// is filled (`<name>_filled`): neither its value nor its length leaves the probe.
 fn field_value(
     page: &Page<'_>,
     i: usize,
@@ -250,15 +348,13 @@ fn field_value(
         .or_else(|| e.attr("id").filter(|id| stable_id(id)))
         .map(slug)
         .filter(|s| !s.is_empty())
-        .or_else(|| Some(slug(&crate::page::field_label(e))).filter(|s| !s.is_empty()));
+        .or_else(|| Some(slug(&crate::page::field_label(e))).filter(|s| !s.is_empty()))
+        // A switch drawn as a button may be named by its text alone.
+        .or_else(|| Some(slug(&control_label(e))).filter(|s| !s.is_empty()));
     let Some(name) = name else { return };
     let key = page.key_under(ns, &name);
     if is_secret(e) {
-        let len = e
-            .attr("value_length")
-            .and_then(|l| l.parse::<u64>().ok())
-            .unwrap_or(0);
-        out.put(format!("{key}_length"), Value::from(len));
+        out.put(format!("{key}_filled"), Value::Bool(secret_filled(e)));
         return;
     }
     match (e.tag.as_str(), e.input_type().as_ref()) {
@@ -287,6 +383,20 @@ fn field_value(
             Value::String(clip(e.attr("value").unwrap_or(""), MAX_VALUE_LEN)),
         ),
     }
+}
+
+/// Whether a secret field holds anything. The extractor sends `value_filled`; snapshots
+/// recorded before it sent `value_length`, which is read here and never reported; a
+/// field only the probe judges secret may still carry its `value`.
+fn secret_filled(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    if let Some(v) = e.attr("value_filled") {
+        return v.trim() == "true";
+    }
+    if let Some(n) = e.attr("value_length") {
+        // The extractor wrote a length in digits: filled unless it is 0.
+        return !n.trim().trim_start_matches('0').is_empty();
+    }
+    e.attr("value").is_some_and(|v| !v.is_empty())
 }
 
 /// `itemscope`/`itemprop` → `<type>.<prop>` (indexed when a type repeats).
@@ -341,7 +451,7 @@ fn microdata(page: &Page<'_>, out: &mut Objects) {
                 .map(str::to_owned)
                 .unwrap_or_else(|| e.text.clone());
             if let Some(v) = typed_value(&raw) {
-                out.put(format!("{base}.{}", slug_or(prop)), v);
+                out.put(format!("{base}.{}", slug_key(prop)), v);
             }
         }
     }
@@ -394,7 +504,7 @@ fn flatten(prefix: &str, value: &Value, depth: usize, budget: &mut usize, out: &
                 if k.starts_with('@') {
                     continue;
                 }
-                let leaf = slug_or(k);
+                let leaf = slug_key(k);
                 flatten(&format!("{prefix}.{leaf}"), v, depth + 1, budget, out);
             }
         }

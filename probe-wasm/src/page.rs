@@ -166,20 +166,8 @@ impl<'a> Page<'a> {
     /// A region's namespace: a stable id, else its label, else its first heading.
     fn name_region(&self, i: usize) -> Option<String> {
         let e = &self.els[i];
-        if let Some(id) = e.attrs.get("id").filter(|id| stable_id(id)) {
-            let s = slug(id);
-            if !s.is_empty() {
-                return Some(s);
-            }
-        }
-        for candidate in [e.attrs.get("aria-label"), Some(&e.label)]
-            .into_iter()
-            .flatten()
-        {
-            let s = slug(candidate);
-            if !s.is_empty() {
-                return Some(s);
-            }
+        if let Some(s) = own_name(e) {
+            return Some(s);
         }
         if e.tag == "form" || e.tag == "main" {
             // Unnamed forms and the main landmark add no useful level to a key.
@@ -337,6 +325,22 @@ pub trait ElementRecordExt {
     }
 }
 
+/// The name an element gives itself: the slug of its stable id, else of its
+/// aria-label, else of its label (the first one whose slug is not empty).
+pub fn own_name(e: &ElementRecord) -> Option<String> {
+    let id = e.attr("id").filter(|id| stable_id(id));
+    for candidate in [id, e.attr("aria-label"), Some(e.label.as_str())]
+        .into_iter()
+        .flatten()
+    {
+        let s = slug(candidate);
+        if !s.is_empty() {
+            return Some(s);
+        }
+    }
+    None
+}
+
 /// Ids a framework generated (`:r1:`, `ember123`, hashes) change between loads; keys
 /// and names must not be built from them.
 pub fn stable_id(id: &str) -> bool {
@@ -463,8 +467,12 @@ pub fn is_editable(e: &ElementRecord) -> bool {
 /// Password and payment fields: their values never enter the state. The content script
 /// already leaves their values out of the snapshot; this is the second wall.
 pub fn is_secret(e: &ElementRecord) -> bool {
-    // The extractor sends only a length for what it judged secret.
-    if (e.input_type() == "password" && e.tag == "input") || e.has("value_length") {
+    // The extractor sends only whether it is filled for what it judged secret
+    // (`value_filled`; recorded snapshots from before carry `value_length`).
+    if (e.input_type() == "password" && e.tag == "input")
+        || e.has("value_filled")
+        || e.has("value_length")
+    {
         return true;
     }
     if e.attr("autocomplete").is_some_and(|a| {
@@ -554,6 +562,8 @@ pub fn is_payment(e: &ElementRecord) -> bool {
 }
 
 /// The human label of a control: aria-label, text, value, title, alt.
+// Called from many passes; inlined, each call site carried its own copy in the wasm.
+#[inline(never)]
 pub fn control_label(e: &ElementRecord) -> String {
     let candidates = [
         e.attr("aria-label"),

@@ -67,6 +67,57 @@ pub fn name_slug(label: &str) -> String {
     }
 }
 
+/// The count a label shows: the first token that is only digits ("Inbox 2",
+/// "Inbox (2)", "1,204 Sent"), or `None`. Paired with [`name_slug`], which drops the same
+/// tokens from the name, so the key stays put while the number changes.
+pub fn count_in(label: &str) -> Option<serde_json::Value> {
+    // The number parser the probe already has: the wasm pays for one.
+    for token in label.split_whitespace() {
+        let t = token.trim_start_matches('(').trim_end_matches(')');
+        if t.bytes().all(|b| b.is_ascii_digit() || b == b',') {
+            if let Some(n) = parse_number(t) {
+                return Some(n);
+            }
+        }
+    }
+    None
+}
+
+/// The name of the state a toggle control sets, from its label: "Star" and "Unstar"
+/// both give `starred`, so the key stays the same when the page flips the label along
+/// with the state. A label whose first word is not a known toggle verb is its
+/// [`name_slug`] as is ("Bold" → `bold`).
+pub fn state_name(label: &str) -> String {
+    let name = name_slug(label);
+    let (first, rest) = name.split_once('_').unwrap_or((&name, ""));
+    let state = match toggle_state(first) {
+        None => first.strip_prefix("un").and_then(toggle_state),
+        found => found,
+    };
+    match state {
+        Some(s) if rest.is_empty() => s.to_owned(),
+        Some(s) => s.to_owned() + "_" + rest,
+        None => name,
+    }
+}
+
+/// Toggle verbs and the state each sets, `verb:state` pairs in one string: a `match` or
+/// a table of string pairs costs the probe's wasm (which has a size budget) more.
+const TOGGLE_VERBS: &str = "star:starred pin:pinned like:liked mute:muted follow:following \
+    bookmark:bookmarked flag:flagged save:saved subscribe:subscribed watch:watching \
+    favorite:favorited upvote:upvoted lock:locked select:selected check:checked";
+
+/// The state a toggle verb sets (star → starred), also for the state itself.
+fn toggle_state(word: &str) -> Option<&'static str> {
+    for pair in TOGGLE_VERBS.split_whitespace() {
+        let (verb, state) = pair.split_once(':')?;
+        if verb == word || state == word {
+            return Some(state);
+        }
+    }
+    None
+}
+
 /// Whether `name` is already a clean identifier we can keep as the page wrote it.
 pub fn is_identifier(name: &str) -> bool {
     !name.is_empty()
@@ -290,6 +341,36 @@ pub fn view_of(url: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn counts_come_from_digit_tokens_and_names_leave_them_out() {
+        for (label, count, name) in [
+            ("Inbox 2", Some(json!(2)), "inbox"),
+            ("Inbox (13)", Some(json!(13)), "inbox"),
+            ("1,204 Sent", Some(json!(1204)), "sent"),
+            ("Drafts", None, "drafts"),
+            ("Release 4.2", None, "release"),
+        ] {
+            assert_eq!(count_in(label), count, "{label}");
+            assert_eq!(name_slug(label), name, "{label}");
+        }
+    }
+
+    #[test]
+    fn toggle_labels_name_the_state_they_set() {
+        for (label, name) in [
+            ("Star", "starred"),
+            ("Unstar", "starred"),
+            ("Starred", "starred"),
+            ("Unmute notifications", "muted_notifications"),
+            ("Follow", "following"),
+            ("Bold", "bold"),
+            ("Dark mode", "dark_mode"),
+            ("Unknown", "unknown"),
+        ] {
+            assert_eq!(state_name(label), name, "{label}");
+        }
+    }
 
     #[test]
     fn slugs_are_bounded_identifiers() {

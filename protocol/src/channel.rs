@@ -90,6 +90,10 @@ pub enum DaemonMessage {
     Welcome {
         channel_version: u32,
         daemon_version: String,
+        /// The probe settings of this daemon (`[probe]` in nspd.toml). Absent from older
+        /// daemons; the extension then keeps the probe's defaults.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        probe: Option<ProbeSettings>,
     },
     KeepaliveAck,
     /// Run one action in a tab. The extension executes an `action_id` at most once.
@@ -113,6 +117,18 @@ pub enum DaemonMessage {
         request_id: String,
         tab_id: i64,
     },
+}
+
+/// Settings of the probe that nspd passes to the extension in its welcome. The
+/// extension adds them to every probe's configuration (beside the tier), so they reach
+/// the probe as its one configuration value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeSettings {
+    /// Most keys one capture reports in `objects`.
+    pub max_objects: u64,
+    /// Most records one list contributes to `objects` (the rest are counted in
+    /// `<list>_total`).
+    pub max_list_records: u64,
 }
 
 /// What happened when the page ran an action.

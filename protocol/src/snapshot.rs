@@ -105,7 +105,9 @@ pub struct ElementRecord {
     pub text: String,
     /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
     /// class, method, action, required, placeholder, autocomplete, value for non-secret
-    /// fields, `value_length` for secret ones, `checked`, `options`).
+    /// fields, `value_filled` ("true"/"false") for secret ones — never their length;
+    /// snapshots recorded before carry `value_length`, which the probe reads only as
+    /// filled or not — `checked`, `options`).
     #[serde(rename = "a", skip_serializing_if = "Attrs::is_empty")]
     pub attrs: Attrs,
     /// Rendered (checkVisibility, inside a visible frame). Absent means visible.

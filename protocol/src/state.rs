@@ -129,6 +129,15 @@ pub struct ProbeMetadata {
     /// Why the state's confidence is what it is, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence_reason: Option<String>,
+    /// A cap left objects out: the probe's `max_objects` or `max_list_records` (a list
+    /// past its cap also reports `<list>_total`), or the `limit` of a `/state` read.
+    /// Sent only when true, so clients that predate it read the same document.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub objects_truncated: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Why the probe decided what it did about one action (`nspd inspect --explain`).

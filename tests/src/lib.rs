@@ -89,6 +89,12 @@ impl Nspd {
     /// Starts `nspd run --launch` on a free port and waits until it listens and its
     /// browser has started.
     pub fn launch(opts: &NspdOptions) -> Result<Nspd> {
+        Nspd::launch_with_env(opts, &[])
+    }
+
+    /// [`Nspd::launch`] with extra environment variables for nspd (its
+    /// `NSP_<SECTION>__<KEY>` settings overrides).
+    pub fn launch_with_env(opts: &NspdOptions, env: &[(&str, &str)]) -> Result<Nspd> {
         let data_dir = fresh_data_dir()?;
         let mut args: Vec<std::ffi::OsString> = vec![
             "--launch".into(),
@@ -99,7 +105,7 @@ impl Nspd {
             args.push("--headless".into());
         }
         args.push(opts.url.clone().into());
-        Nspd::spawn(0, data_dir, &args, true, None)
+        Nspd::spawn(0, data_dir, &args, env, true, None)
     }
 
     /// As [`Nspd::launch`], with nspd's log (at debug level) written to `log` instead of
@@ -114,18 +120,19 @@ impl Nspd {
             "--headless".into(),
             opts.url.clone().into(),
         ];
-        Nspd::spawn(0, data_dir, &args, true, Some(log))
+        Nspd::spawn(0, data_dir, &args, &[], true, Some(log))
     }
 
     /// Starts `nspd run` without a browser on `port` (0: a free one), with `data_dir`.
     pub fn serve(port: u16, data_dir: tempfile::TempDir) -> Result<Nspd> {
-        Nspd::spawn(port, data_dir, &[], false, None)
+        Nspd::spawn(port, data_dir, &[], &[], false, None)
     }
 
     fn spawn(
         port: u16,
         data_dir: tempfile::TempDir,
         extra: &[std::ffi::OsString],
+        env: &[(&str, &str)],
         with_browser: bool,
         log: Option<&Path>,
     ) -> Result<Nspd> {
@@ -145,6 +152,7 @@ impl Nspd {
             .arg(data_dir.path())
             .args(extra)
             .env("NSP_LOG", filter)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr);
@@ -388,10 +396,22 @@ impl Nspd {
 /// Launches nspd with a headless browser on `url` and waits until that tab's probe is
 /// active with at least `min_confidence` (60 s at most).
 pub async fn open_tab(url: &str, min_confidence: f64) -> Result<(Nspd, AppSummary)> {
-    let nspd = Nspd::launch(&NspdOptions {
-        url: url.to_owned(),
-        headless: true,
-    })?;
+    open_tab_with_env(url, min_confidence, &[]).await
+}
+
+/// [`open_tab`] with extra environment variables for nspd.
+pub async fn open_tab_with_env(
+    url: &str,
+    min_confidence: f64,
+    env: &[(&str, &str)],
+) -> Result<(Nspd, AppSummary)> {
+    let nspd = Nspd::launch_with_env(
+        &NspdOptions {
+            url: url.to_owned(),
+            headless: true,
+        },
+        env,
+    )?;
     let app = nspd
         .wait_for_app(Duration::from_secs(60), |a| {
             a.probe_status == nsp_protocol::ProbeStatus::Active

@@ -180,10 +180,17 @@ async fn typed_passwords_and_card_numbers_never_reach_objects() {
         );
     }
     let objects = &fresh["objects"];
-    assert_eq!(objects["payment.password_length"], password.len());
-    assert_eq!(objects["payment.cardnumber_length"], card.len());
-    assert_eq!(objects["payment.backup_length"], backup.len());
-    assert_eq!(objects["payment.cvc_length"], cvc.len());
+    // Only whether each secret is filled: not its value, not its length.
+    for key in ["password", "cardnumber", "backup", "cvc"] {
+        assert_eq!(
+            objects[format!("payment.{key}_filled")],
+            true,
+            "{key}: {objects:#}"
+        );
+    }
+    for (key, value) in objects.as_object().expect("objects") {
+        assert!(!key.ends_with("_length"), "{key} = {value}");
+    }
     assert!(objects.get("payment.cvc").is_none() && objects.get("payment.password").is_none());
     // Ordinary fields are still reported.
     assert_eq!(objects["payment.note"], "for Q4");
@@ -259,4 +266,69 @@ async fn history_and_hash_navigation_make_new_captures() {
     })
     .await;
     assert_eq!(settings["objects"]["view.title"], "Settings");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn starring_a_row_flips_a_boolean_whose_key_stays() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/pages/mail.html");
+    let (nspd, app) = open(&url, 0.95).await;
+    let before = state(&nspd, app.pid).await;
+    let objects = &before["objects"];
+    assert_eq!(objects["inbox.threads[0].starred"], false, "{objects:#}");
+    assert_eq!(objects["inbox.threads[2].starred"], true, "{objects:#}");
+    // The folder counter is named by its folder, not its position.
+    assert_eq!(objects["folders.inbox.count"], 2, "{objects:#}");
+
+    let (status, resp) = nspd
+        .act(&json!({"pid": app.pid, "action": "star",
+                    "parameters": {"thread_id": "t-101"},
+                    "verify_expression": "inbox.threads[0].starred == true"}))
+        .await
+        .expect("action");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(resp["verification"]["passed"], true, "{resp:#}");
+
+    let after = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
+        s["objects"]["inbox.threads[0].starred"] == true
+    })
+    .await;
+    let keys = |s: &Value| -> Vec<String> {
+        s["objects"]
+            .as_object()
+            .expect("objects")
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_eq!(
+        keys(&before),
+        keys(&after),
+        "starring changes a value, not keys"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nspds_probe_settings_reach_the_probe_in_the_page() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/pages/mail.html");
+    // A cap far below the page's 40-odd keys: only the configured probe obeys it.
+    let (nspd, app) = nsp_tests::open_tab_with_env(&url, 0.95, &[("NSP_PROBE__MAX_OBJECTS", "5")])
+        .await
+        .expect("the tab's probe settles");
+    let s = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
+        s["objects"].as_object().is_some_and(|o| o.len() == 5)
+    })
+    .await;
+    let meta = &s["probe_metadata"];
+    assert_eq!(meta["objects_truncated"], true, "{meta:#}");
+    assert!(
+        meta["raw_object_count"].as_u64().unwrap_or(0) > 5,
+        "{meta:#}"
+    );
+    assert_eq!(meta["filtered_object_count"], 5, "{meta:#}");
 }

@@ -235,6 +235,8 @@ pub struct FakeExtension {
     pub tab_id: i64,
     out: mpsc::UnboundedSender<Message>,
     pub closed: Arc<Notify>,
+    /// The daemon's welcome, as it arrived.
+    pub welcome: DaemonMessage,
 }
 
 /// The default page: a small mail app with declared actions and a settled confidence.
@@ -296,10 +298,13 @@ impl FakeExtension {
         sink.send(Message::text(serde_json::to_string(&hello).expect("json")))
             .await
             .expect("hello");
-        match stream.next().await {
-            Some(Ok(Message::Text(t))) => assert!(t.contains("welcome"), "{t}"),
+        let welcome: DaemonMessage = match stream.next().await {
+            Some(Ok(Message::Text(t))) => {
+                assert!(t.contains("welcome"), "{t}");
+                serde_json::from_str(&t).expect("welcome")
+            }
             other => panic!("no welcome: {other:?}"),
-        }
+        };
         let page = Arc::new(Mutex::new(Page {
             capture: capture.clone().unwrap_or_default(),
             on_dispatch: OnDispatch::Succeed {
@@ -318,6 +323,7 @@ impl FakeExtension {
             tab_id,
             out: out.clone(),
             closed: closed.clone(),
+            welcome,
         };
         let first = tab_state(
             tab_id,
