@@ -872,7 +872,14 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             },
         );
     } else {
-        for h in &label_hits {
+        // Later words of the opening verb's own tier are usually its object ("Delete
+        // Buy milk"): the verb has said it already. Words of another tier still count,
+        // and make the reading mixed ("Undo send").
+        let opening = label_hits.iter().find(|h| h.first).map(|h| h.tier);
+        for h in label_hits
+            .iter()
+            .filter(|h| h.first || Some(h.tier) != opening)
+        {
             let strength =
                 if ev.kind == Kind::Link && h.tier == ReversibleWrite && !ends_session(&h.cue) {
                     // A link's words name where it goes ("Edit profile"): following it

@@ -64,14 +64,20 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             };
             for c in page.descendants(row) {
                 let e = &page.els[c];
-                if !page.control(c) || !e.visible || e.disabled || claims.is_claimed(c) {
+                let toggle = row_toggle(e);
+                if !(page.control(c) || toggle) || !e.visible || e.disabled || claims.is_claimed(c)
+                {
                     continue;
                 }
                 // Controls of a nested list belong to that list's rows.
                 if lists.record_of(page, c).map(|(_, _, r)| r) != Some(row) {
                     continue;
                 }
-                let label = control_label(e);
+                let label = if toggle {
+                    toggle_label(e)
+                } else {
+                    control_label(e)
+                };
                 let name = slug(&label);
                 if name.is_empty() {
                     continue;
@@ -222,11 +228,33 @@ fn key_for(page: &Page<'_>, lists: &Lists, l: usize, row: usize) -> (KeySpec, St
     }
 }
 
+/// A checkbox or switch repeated on rows (a todo's "done" box): pressing it in a row
+/// flips that row.
+fn row_toggle(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    (e.tag == "input" && e.input_type() == "checkbox") || matches!(e.role(), "switch" | "checkbox")
+}
+
+/// A row toggle's label: its own, else its first class ("toggle"), which is how such
+/// boxes are told apart from the row's other controls.
+fn toggle_label(e: &nsp_protocol::snapshot::ElementRecord) -> String {
+    let own = crate::page::field_label(e);
+    if !own.is_empty() && own != "on" {
+        return own;
+    }
+    e.classes()
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_owned()
+}
+
 fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     let first = group.controls[0];
     let e = &page.els[first];
     let list = &lists.lists[group.list];
-    let kind = if e.tag == "a"
+    let kind = if row_toggle(e) {
+        Kind::Toggle
+    } else if e.tag == "a"
         && e.attr("href")
             .is_some_and(|h| !h.starts_with("javascript:") && h != "#")
     {
@@ -236,7 +264,11 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     } else {
         Kind::Button
     };
-    let first_label = control_label(e);
+    let first_label = if kind == Kind::Toggle {
+        toggle_label(e)
+    } else {
+        control_label(e)
+    };
     let label = if group.label.is_empty() {
         first_label.as_str()
     } else {

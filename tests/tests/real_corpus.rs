@@ -25,14 +25,14 @@ use probe_support::{inject_probe_scripts, read_script, snapshot};
 use serde::Deserialize;
 use serde_json::Value;
 
-/// Least share of labelled actions (with a name) that must be offered. Target: 1.0.
+/// Least share of labelled actions (with a name) that must be offered.
 const MIN_NAMED_PRESENT: f64 = 1.0;
-/// Least share of labelled controls offered with exactly the truth's tier. Target: 0.95.
-const MIN_EXACT_TIER: f64 = 0.0;
-/// Least share of labelled controls the probe offers at all. Target: 0.95.
-const MIN_COVERAGE: f64 = 0.0;
-/// Least state confidence on a settled page. Target: 0.80.
-const MIN_SETTLED_CONFIDENCE: f64 = 0.0;
+/// Least share of labelled controls offered with exactly the truth's tier.
+const MIN_EXACT_TIER: f64 = 0.95;
+/// Least share of labelled controls the probe offers at all.
+const MIN_COVERAGE: f64 = 0.95;
+/// Least state confidence on a settled page (reversible writes need 0.80).
+const MIN_SETTLED_CONFIDENCE: f64 = 0.80;
 /// The corpus must be worth its name.
 const MIN_APPS: usize = 4;
 const MIN_PAGES: usize = 10;
