@@ -191,8 +191,9 @@ pub mod extraction {
         assert!(!snap.contains("4111"), "the card number left the page");
         let capture = analyze(&mut probe(), &snap);
         let actions = &capture["actions"];
+        // Logging in is a write that logging out undoes.
         assert_eq!(
-            actions["sign_in"]["reversibility"], "irreversible_write",
+            actions["sign_in"]["reversibility"], "reversible_write",
             "{actions:#}"
         );
         assert_eq!(actions["sign_in"]["parameters"][0]["name"], "email");
