@@ -135,6 +135,8 @@ pub enum Declared {
     Destructive,
     /// WebMCP `destructiveHint: false` (and not read-only).
     NotDestructive,
+    /// WebMCP `readOnlyHint: false` alone: it writes, how is left to the evidence.
+    NotReadOnly,
 }
 
 impl<'a> Evidence<'a> {
@@ -1235,6 +1237,10 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             Declared::NotDestructive => (
                 Vote::Against(IrreversibleWrite),
                 "the tool is declared non-destructive".to_owned(),
+            ),
+            Declared::NotReadOnly => (
+                Vote::Against(Read),
+                "the tool is declared not read-only (readOnlyHint: false)".to_owned(),
             ),
         };
         t.add(Signal::Declared, vote, detail);

@@ -387,19 +387,12 @@ fn webmcp_tool(tool: &DeclaredTool) -> Option<Found> {
     ev.declared = match (tool.read_only, tool.destructive) {
         (Some(true), _) => Some(Declared::ReadOnly),
         (_, Some(true)) => Some(Declared::Destructive),
+        (Some(false), Some(false)) => Some(Declared::Tier(Reversibility::ReversibleWrite)),
         (_, Some(false)) => Some(Declared::NotDestructive),
+        (Some(false), None) => Some(Declared::NotReadOnly),
         _ => None,
     };
     let mut verdict = classify(&ev);
-    if tool.read_only == Some(false) && verdict.tier == Reversibility::Read {
-        // The page says it is not read-only; the words cannot make it one.
-        verdict.tier = Reversibility::ReversibleWrite;
-        verdict.confidence = verdict.confidence.min(0.7);
-        verdict
-            .signals
-            .push("declared not read-only (readOnlyHint: false)".into());
-        verdict.tier_reason = "the words say read, but the tool is declared not read-only".into();
-    }
     if ev.declared.is_none() {
         verdict
             .signals
