@@ -5,32 +5,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nsp_probe::{analyze_snapshot, raised_by_confirm, round4, Probe};
-use nsp_protocol::snapshot::{
-    Attrs, ConfirmSeen, ElementRecord, PageSnapshot, SnapshotPatch, Splice,
-};
+use nsp_protocol::snapshot::{ConfirmSeen, PageSnapshot, SnapshotPatch, Splice};
 use nsp_protocol::{PageCapture, ProbeTier, Reversibility};
 use serde_json::Value;
 
-fn el(
-    tag: &str,
-    parent: Option<u32>,
-    selector: &str,
-    text: &str,
-    attrs: &[(&str, &str)],
-) -> ElementRecord {
-    ElementRecord {
-        tag: tag.into(),
-        parent,
-        selector: selector.into(),
-        text: text.into(),
-        attrs: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<Attrs>(),
-        visible: true,
-        ..ElementRecord::default()
-    }
-}
+mod support;
+use support::el_at as el;
 
 /// Reports: a plain "Archive" button, a "Star" button, and rows with a repeated
 /// "Archive" control (one row action).

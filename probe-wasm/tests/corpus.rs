@@ -22,23 +22,10 @@ fn pages() -> PathBuf {
 }
 
 fn snapshots() -> Vec<(String, PageSnapshot)> {
-    let mut out = Vec::new();
     let dir = pages().join("snapshots");
-    let mut entries: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let snap: PageSnapshot =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        out.push((name, snap));
-    }
-    out
+    let found = snapshots_in(&dir);
+    assert!(!found.is_empty(), "no snapshots in {}", dir.display());
+    found
 }
 
 fn band(c: f64) -> &'static str {

@@ -5,24 +5,12 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use nsp_probe::{analyze_snapshot, Probe};
-use nsp_protocol::snapshot::{Attrs, ElementRecord, PageSnapshot, SnapshotPatch, Splice};
+use nsp_protocol::snapshot::{ElementRecord, PageSnapshot, SnapshotPatch, Splice};
 use nsp_protocol::{PageCapture, ProbeTier, Reversibility};
 use serde_json::{json, Value};
 
-fn el(tag: &str, parent: Option<u32>, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
-    ElementRecord {
-        tag: tag.into(),
-        parent,
-        selector: format!("{tag}:nth-of-type({})", parent.map_or(0, |p| p + 1)),
-        text: text.into(),
-        attrs: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<Attrs>(),
-        visible: true,
-        ..ElementRecord::default()
-    }
-}
+mod support;
+use support::el;
 
 fn snap(elements: Vec<ElementRecord>) -> PageSnapshot {
     PageSnapshot {

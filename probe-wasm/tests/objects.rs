@@ -8,24 +8,12 @@
 use std::collections::BTreeMap;
 
 use nsp_probe::{analyze_snapshot, analyze_snapshot_with, Limits, Probe};
-use nsp_protocol::snapshot::{Attrs, ElementRecord, PageSnapshot};
+use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
 use nsp_protocol::{PageCapture, ProbeTier};
 use serde_json::{json, Value};
 
-fn el(tag: &str, parent: Option<u32>, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
-    ElementRecord {
-        tag: tag.into(),
-        parent,
-        selector: format!("{tag}:nth-of-type({})", parent.map_or(0, |p| p + 1)),
-        text: text.into(),
-        attrs: attrs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect::<Attrs>(),
-        visible: true,
-        ..ElementRecord::default()
-    }
-}
+mod support;
+use support::el;
 
 fn snap(elements: Vec<ElementRecord>) -> PageSnapshot {
     PageSnapshot {

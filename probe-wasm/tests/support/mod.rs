@@ -1,0 +1,34 @@
+//! Building blocks for the native tests' hand-built snapshots, shared so that every
+//! test file builds element records the same way the extraction does.
+
+#![allow(dead_code)]
+
+use nsp_protocol::snapshot::{Attrs, ElementRecord};
+
+/// A visible element record whose selector is `tag:nth-of-type(parent + 1)`.
+pub fn el(tag: &str, parent: Option<u32>, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    let selector = format!("{tag}:nth-of-type({})", parent.map_or(0, |p| p + 1));
+    el_at(tag, parent, &selector, text, attrs)
+}
+
+/// A visible element record with the given selector.
+pub fn el_at(
+    tag: &str,
+    parent: Option<u32>,
+    selector: &str,
+    text: &str,
+    attrs: &[(&str, &str)],
+) -> ElementRecord {
+    ElementRecord {
+        tag: tag.into(),
+        parent,
+        selector: selector.into(),
+        text: text.into(),
+        attrs: attrs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<Attrs>(),
+        visible: true,
+        ..ElementRecord::default()
+    }
+}
