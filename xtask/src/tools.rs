@@ -204,13 +204,14 @@ pub fn ensure_for_dist(root: &Path) -> Result<Tools> {
     ensure_wasm_target()?;
     let version = pinned_wasm_bindgen(root)?;
     let wasm_bindgen = ensure_cargo_tool("wasm-bindgen", "wasm-bindgen-cli", &version)?;
-    // Optional: a recent binaryen makes the probe smaller; without it rustc's
-    // size optimisation alone is used.
+    // Optional, and off on Debian 12 (its binaryen 108 breaks wasm-bindgen's output).
+    // BENCHMARKS.md has the measurements: with every crate at opt-level z, binaryen 132
+    // made the gzipped probe larger, not smaller.
     let wasm_opt = find_wasm_opt();
     match &wasm_opt {
         Some(p) => println!("  wasm-opt: {}", p.display()),
         None => println!(
-            "  wasm-opt: not used (optional; binaryen {MIN_WASM_OPT}+ makes the probe smaller)"
+            "  wasm-opt: not used (optional; only binaryen {MIN_WASM_OPT}+ would be)"
         ),
     }
     Ok(Tools {
