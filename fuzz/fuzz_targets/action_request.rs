@@ -24,8 +24,8 @@ fuzz_target!(|data: &[u8]| {
             // What nspd accepted, written back out, is accepted again (the SDK sends
             // what it would read).
             let encoded = serde_json::to_vec(&req).expect("a request encodes");
-            let again: ActionRequest =
-                parse_action_request(&encoded).expect("an accepted request, re-encoded, is accepted");
+            let again: ActionRequest = parse_action_request(&encoded)
+                .expect("an accepted request, re-encoded, is accepted");
             assert_eq!(again.action, req.action);
             assert_eq!(again.pid, req.pid);
         }
