@@ -184,6 +184,7 @@
     }
     const role = el.getAttribute("role") || "";
     if (role === "switch" || role === "checkbox") return "aria-checkbox";
+    if (role === "listbox") return "listbox";
     return "text";
   }
 
@@ -217,6 +218,18 @@
         const values = Array.from(el.options, (o) => o.value);
         if (!values.includes(String(value))) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the options ${JSON.stringify(values.slice(0, 50))}.`);
         setValue(el, String(value));
+        return;
+      }
+      case "listbox": {
+        // A custom select: a person clicks the option, and the page's own handler
+        // (React state, a hidden input) records the choice. The probe offers the
+        // options' texts; a value attribute or data-value is accepted too.
+        const options = Array.from(el.querySelectorAll('[role="option"]')).filter((o) => o.closest('[role="listbox"]') === el);
+        const want = norm(String(value));
+        const pick = options.find((o) => norm(o.textContent) === want) || options.find((o) => (o.getAttribute("data-value") || o.getAttribute("value")) === String(value));
+        if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the options ${JSON.stringify(options.slice(0, 50).map((o) => norm(o.textContent)))}.`);
+        if (pick.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${name}: the option ${JSON.stringify(want)} is disabled.`);
+        if (pick.getAttribute("aria-selected") !== "true") click(pick);
         return;
       }
       case "multiselect": {

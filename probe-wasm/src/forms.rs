@@ -28,7 +28,10 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
         if form.tag != "form" || !form.visible || claims.is_claimed(f) {
             continue;
         }
-        let fields: Vec<usize> = page.descendants(f).filter(|i| page.field(*i)).collect();
+        let fields: Vec<usize> = page
+            .descendants(f)
+            .filter(|i| form_field(page, *i))
+            .collect();
         let submits: Vec<usize> = page
             .descendants(f)
             .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
@@ -101,7 +104,7 @@ pub fn discover_implicit(
         };
         let fields: Vec<usize> = page
             .descendants(group)
-            .filter(|i| page.field(*i) && page.form[*i].is_none())
+            .filter(|i| form_field(page, *i) && page.form[*i].is_none())
             .collect();
         let facts = form_facts(page, group, &fields, false, true);
         let ns = page.namespace_incl(group).map(str::to_owned);
@@ -130,6 +133,13 @@ fn field_group(page: &Page<'_>, b: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// A field a form sends: the page's fields, and a custom select (`role=listbox`, chosen
+/// by clicking one of its options), which is no field anywhere else: outside a form its
+/// options are a list of records.
+fn form_field(page: &Page<'_>, i: usize) -> bool {
+    page.field(i) || page.els[i].role() == "listbox"
 }
 
 fn is_toggle(e: &ElementRecord) -> bool {
@@ -415,6 +425,31 @@ pub fn field_params(
                     if multiple { "array" } else { "string" },
                     (!options.is_empty()).then_some(options),
                     if multiple { None } else { default },
+                    "one of the allowed values (the list's options)".into(),
+                )
+            } else if first.role() == "listbox" {
+                // Its options' texts are the values; dispatch.js clicks the option
+                // whose text (or value attribute) matches.
+                let options: Vec<usize> = page
+                    .descendants(members[0])
+                    .filter(|d| page.els[*d].role() == "option" && page.els[*d].visible)
+                    .collect();
+                let values: Vec<Value> = options
+                    .iter()
+                    .map(|d| page.els[*d].text.trim())
+                    .filter(|t| !t.is_empty())
+                    .map(|t| Value::String(clip(t, 200)))
+                    .collect();
+                let selected = options
+                    .iter()
+                    .find(|d| page.els[**d].attr("aria-selected") == Some("true"))
+                    .map(|d| page.els[*d].text.trim())
+                    .filter(|t| !t.is_empty())
+                    .map(|t| Value::String(clip(t, 200)));
+                (
+                    "string",
+                    (!values.is_empty()).then_some(values),
+                    selected,
                     "one of the allowed values (the list's options)".into(),
                 )
             } else if is_input && matches!(kind.as_ref(), "number" | "range") {

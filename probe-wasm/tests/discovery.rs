@@ -404,3 +404,82 @@ fn settling_raises_the_confidence_through_a_delta() {
     assert_eq!(delta["probe_metadata"]["settled"], true);
     assert_eq!(delta["changed"], json!({}));
 }
+
+#[test]
+fn a_custom_listbox_in_a_form_is_a_parameter_with_its_options() {
+    let page = snap(vec![
+        el("form", None, "", &[("aria-label", "Support request")]),
+        el(
+            "input",
+            Some(0),
+            "",
+            &[("name", "subject"), ("type", "text")],
+        ),
+        el(
+            "div",
+            Some(0),
+            "",
+            &[
+                ("id", "message"),
+                ("role", "textbox"),
+                ("aria-label", "Message"),
+                ("contenteditable", "true"),
+            ],
+        ),
+        el(
+            "ul",
+            Some(0),
+            "",
+            &[
+                ("id", "priority"),
+                ("role", "listbox"),
+                ("aria-label", "Priority"),
+            ],
+        ),
+        el(
+            "li",
+            Some(3),
+            "Low",
+            &[("role", "option"), ("aria-selected", "false")],
+        ),
+        el(
+            "li",
+            Some(3),
+            "Normal",
+            &[("role", "option"), ("aria-selected", "true")],
+        ),
+        el(
+            "li",
+            Some(3),
+            "High",
+            &[("role", "option"), ("aria-selected", "false")],
+        ),
+        el("button", Some(0), "Send request", &[("type", "submit")]),
+    ]);
+    let capture = analyze(&page);
+    let (name, send) = capture
+        .actions
+        .iter()
+        .find(|(_, a)| a.internal_target.ends_with("button:nth-of-type(1)"))
+        .expect("the form's submit is an action");
+    let names: Vec<&str> = send.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["subject", "message", "priority"],
+        "{name}: {send:#?}"
+    );
+    let priority = &send.parameters[2];
+    assert_eq!(priority.type_name, "string");
+    assert_eq!(
+        priority.allowed_values,
+        Some(vec![json!("Low"), json!("Normal"), json!("High")])
+    );
+    assert_eq!(priority.default_value, Some(json!("Normal")));
+    // The listbox is filled by its own selector, not by its options'.
+    let explain = &capture.explain[name];
+    assert!(
+        explain.parameters["priority"].ends_with("ul:nth-of-type(1)"),
+        "{:?}",
+        explain.parameters
+    );
+}

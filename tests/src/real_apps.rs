@@ -1,6 +1,7 @@
 //! Real open-source web apps for the real-app corpus and the end-to-end tests: Django's
-//! admin, Flask-Admin (Flask-SQLAlchemy on sqlite), Datasette, Radicale's web UI and a
-//! React TodoMVC bundled here with esbuild. Each runs from the registries' packages
+//! admin, Flask-Admin (Flask-SQLAlchemy on sqlite), Datasette, Radicale's web UI, a
+//! React TodoMVC and a React support form (framework-controlled inputs), both bundled
+//! here with esbuild. Each runs from the registries' packages
 //! (`cargo xtask test` installs them under `target/real-apps/`) with its own backend on
 //! a free 127.0.0.1 port and a fresh temporary database; the database is the ground
 //! truth. Dropping a [`RealApp`] kills its process group.
@@ -55,6 +56,31 @@ pub fn real_node_modules() -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// Bundles a React entry point (with react and react-dom from npm) into
+/// `dir/bundle.js` with esbuild, minified as production React.
+fn esbuild(entry: &Path, dir: &Path) -> Result<PathBuf> {
+    let modules = real_node_modules()?;
+    let bundle = dir.join("bundle.js");
+    let out = Command::new(modules.join(".bin/esbuild"))
+        .arg(entry)
+        .args([
+            "--bundle",
+            "--minify",
+            "--jsx=automatic",
+            "--define:process.env.NODE_ENV=\"production\"",
+            "--log-level=warning",
+        ])
+        .arg(format!("--outfile={}", bundle.display()))
+        // esbuild finds react in NODE_PATH, as node would.
+        .env("NODE_PATH", &modules)
+        .output()
+        .context("running esbuild")?;
+    if !out.status.success() {
+        bail!("esbuild failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    Ok(bundle)
+}
+
 /// `fixtures/real/`.
 pub fn real_dir() -> PathBuf {
     workspace_root().join("fixtures/real")
@@ -72,6 +98,8 @@ pub enum AppKind {
     Datasette,
     Radicale,
     TodoMvc,
+    /// `fixtures/real/react_form`: a controlled input, a contenteditable and a listbox.
+    ReactForm,
 }
 
 impl AppKind {
@@ -82,6 +110,7 @@ impl AppKind {
             AppKind::Datasette => "datasette",
             AppKind::Radicale => "radicale",
             AppKind::TodoMvc => "todomvc",
+            AppKind::ReactForm => "react-form",
         }
     }
 
@@ -92,6 +121,7 @@ impl AppKind {
             "datasette" => AppKind::Datasette,
             "radicale" => AppKind::Radicale,
             "todomvc" => AppKind::TodoMvc,
+            "react-form" => AppKind::ReactForm,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -219,31 +249,22 @@ impl RealApp {
                 ready_path = "/.web/";
             }
             AppKind::TodoMvc => {
-                let modules = real_node_modules()?;
-                let bundle = dir.path().join("bundle.js");
-                let out = Command::new(modules.join(".bin/esbuild"))
-                    .arg(real.join("todomvc/app.jsx"))
-                    .args([
-                        "--bundle",
-                        "--minify",
-                        "--jsx=automatic",
-                        "--define:process.env.NODE_ENV=\"production\"",
-                        "--log-level=warning",
-                    ])
-                    .arg(format!("--outfile={}", bundle.display()))
-                    // esbuild finds react in NODE_PATH, as node would.
-                    .env("NODE_PATH", &modules)
-                    .output()
-                    .context("running esbuild")?;
-                if !out.status.success() {
-                    bail!("esbuild failed: {}", String::from_utf8_lossy(&out.stderr));
-                }
+                let bundle = esbuild(&real.join("todomvc/app.jsx"), dir.path())?;
                 cmd = Command::new(&python);
                 cmd.arg(real.join("todomvc/server.py"))
                     .arg(port.to_string())
                     .arg(&db)
                     .arg(&bundle);
                 ready_path = "/api/todos";
+            }
+            AppKind::ReactForm => {
+                let bundle = esbuild(&real.join("react_form/app.jsx"), dir.path())?;
+                cmd = Command::new(&python);
+                cmd.arg(real.join("react_form/server.py"))
+                    .arg(port.to_string())
+                    .arg(&db)
+                    .arg(&bundle);
+                ready_path = "/api/tickets";
             }
         }
         RealApp::spawn(kind, cmd, port, db, python, dir, ready_path)

@@ -1,47 +1,135 @@
-//! `cargo xtask fuzz`: runs nsp-verify's `parse_eval` fuzz target (in `fuzz/`) for a
-//! given time, installing cargo-fuzz first when it is missing.
+//! `cargo xtask fuzz [TARGET]`: runs the fuzz targets in `fuzz/` (the verify expression
+//! parser, the extension-channel decoder, the `/action` request decoder) one after
+//! another for a given time each, installing cargo-fuzz first when it is missing, and
+//! prints each target's executions and outcome at the end.
 //!
 //! cargo-fuzz passes nightly-only flags (`-Zsanitizer=address`, coverage passes) to
 //! rustc. Only the stable toolchain exists on our machines and none other can be
 //! downloaded; the stable compiler accepts those flags when `RUSTC_BOOTSTRAP=1` is set,
 //! which is what this task does, for the fuzz build only.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-/// The one fuzz target, in `fuzz/fuzz_targets/parse_eval.rs`.
-const TARGET: &str = "parse_eval";
+/// Every target (in `fuzz/fuzz_targets/`) with its dictionary and its seed inputs (a
+/// directory in `fuzz/seeds/`, read but never written: new inputs go to
+/// `fuzz/corpus/<target>`, which git ignores).
+const TARGETS: &[(&str, &str, Option<&str>)] = &[
+    ("parse_eval", "parse_eval.dict", None),
+    (
+        "extension_message",
+        "json.dict",
+        Some("seeds/extension_message"),
+    ),
+    ("action_request", "json.dict", Some("seeds/action_request")),
+];
 /// cargo-fuzz version we install and run with.
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
 
-/// Fuzzes `parse_eval` for `seconds`; fails if the fuzzer found a crash (the input is
-/// then in `fuzz/artifacts/parse_eval/`).
-pub fn run(root: &Path, seconds: u64) -> Result<()> {
+/// What one run reported.
+struct Outcome {
+    target: &'static str,
+    execs: Option<u64>,
+    ok: bool,
+}
+
+/// Fuzzes every target (or only `only`) for `seconds` each; fails if the fuzzer found a
+/// crash in any (the input is then in `fuzz/artifacts/<target>/`). A crash in one target
+/// does not stop the others from running.
+pub fn run(root: &Path, seconds: u64, only: Option<&str>) -> Result<()> {
+    let targets: Vec<_> = TARGETS
+        .iter()
+        .filter(|(name, _, _)| only.is_none_or(|o| o == *name))
+        .collect();
+    if targets.is_empty() {
+        let names: Vec<&str> = TARGETS.iter().map(|t| t.0).collect();
+        bail!(
+            "no fuzz target {:?}; the targets are {names:?}",
+            only.unwrap_or("")
+        );
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     ensure_cargo_fuzz(&cargo)?;
-    let dict = root.join("fuzz").join("parse_eval.dict");
-    println!(
-        "fuzzing {TARGET} for {seconds} s: RUSTC_BOOTSTRAP=1 cargo fuzz run {TARGET} \
-         (corpus in fuzz/corpus/{TARGET}, crashes in fuzz/artifacts/{TARGET})"
-    );
-    let status = Command::new(&cargo)
-        .current_dir(root)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .args(["fuzz", "run", TARGET, "--"])
-        .arg(format!("-max_total_time={seconds}"))
-        .arg(format!("-dict={}", dict.display()))
-        .arg("-print_final_stats=1")
-        .status()
-        .context("starting cargo fuzz")?;
-    if !status.success() {
+    let mut outcomes = Vec::new();
+    for &&(target, dict, seeds) in &targets {
+        outcomes.push(fuzz_one(root, &cargo, target, dict, seeds, seconds)?);
+    }
+    println!("\nfuzz summary ({seconds} s per target):");
+    for o in &outcomes {
+        let execs = o.execs.map_or("?".to_owned(), |n| n.to_string());
+        let verdict = if o.ok {
+            "no crash".to_owned()
+        } else {
+            format!("FAILED: see fuzz/artifacts/{}/", o.target)
+        };
+        println!("  {:<18} {execs:>12} execs  {verdict}", o.target);
+    }
+    let failed: Vec<&str> = outcomes
+        .iter()
+        .filter(|o| !o.ok)
+        .map(|o| o.target)
+        .collect();
+    if !failed.is_empty() {
         bail!(
-            "the fuzzer stopped with {status}; the failing input is in fuzz/artifacts/{TARGET}/ \
-             (replay: RUSTC_BOOTSTRAP=1 cargo fuzz run {TARGET} fuzz/artifacts/{TARGET}/<file>)"
+            "the fuzzer stopped with a failure in {failed:?}; replay an input with \
+             RUSTC_BOOTSTRAP=1 cargo fuzz run <target> fuzz/artifacts/<target>/<file>"
         );
     }
     Ok(())
+}
+
+fn fuzz_one(
+    root: &Path,
+    cargo: &str,
+    target: &'static str,
+    dict: &str,
+    seeds: Option<&str>,
+    seconds: u64,
+) -> Result<Outcome> {
+    let fuzz_dir = root.join("fuzz");
+    // libFuzzer writes new inputs into the first corpus directory only.
+    let corpus = fuzz_dir.join("corpus").join(target);
+    std::fs::create_dir_all(&corpus).with_context(|| format!("creating {}", corpus.display()))?;
+    println!(
+        "fuzzing {target} for {seconds} s: RUSTC_BOOTSTRAP=1 cargo fuzz run {target} \
+         (corpus in fuzz/corpus/{target}, crashes in fuzz/artifacts/{target})"
+    );
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["fuzz", "run", target])
+        .arg(&corpus);
+    if let Some(seeds) = seeds {
+        cmd.arg(fuzz_dir.join(seeds));
+    }
+    let mut child = cmd
+        .arg("--")
+        .arg(format!("-max_total_time={seconds}"))
+        .arg(format!("-dict={}", fuzz_dir.join(dict).display()))
+        .arg("-print_final_stats=1")
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting cargo fuzz")?;
+    // libFuzzer reports on stderr: pass it through and keep the final count.
+    let mut execs = None;
+    let stderr = child.stderr.take().context("cargo fuzz's stderr")?;
+    let mut out = std::io::stderr();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.context("reading cargo fuzz's output")?;
+        if let Some(n) = line.strip_prefix("stat::number_of_executed_units:") {
+            execs = n.trim().parse().ok();
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let status = child.wait().context("waiting for cargo fuzz")?;
+    Ok(Outcome {
+        target,
+        execs,
+        ok: status.success(),
+    })
 }
 
 fn ensure_cargo_fuzz(cargo: &str) -> Result<()> {

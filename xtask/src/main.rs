@@ -35,11 +35,14 @@ enum Task {
     Bench,
     /// Install the real apps of the real-app corpus under target/real-apps (test does too).
     RealApps,
-    /// Fuzz the verify-expression parser and evaluator (cargo-fuzz, libFuzzer).
+    /// Fuzz (cargo-fuzz, libFuzzer): the verify-expression parser and evaluator, the
+    /// extension-channel decoder and the /action request decoder, one after another.
     Fuzz {
-        /// How long to run.
+        /// How long to run each target.
         #[arg(long, default_value_t = 600)]
         seconds: u64,
+        /// Only this target (parse_eval, extension_message, action_request).
+        target: Option<String>,
     },
 }
 
@@ -52,7 +55,7 @@ fn main() -> ExitCode {
         Task::Demo(args) => demo::run(&root, &args),
         Task::Bench => bench::run(&root),
         Task::RealApps => tools::ensure_real_apps(&root).map(|_| ()),
-        Task::Fuzz { seconds } => fuzz::run(&root, seconds),
+        Task::Fuzz { seconds, target } => fuzz::run(&root, seconds, target.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,159 @@
+//! End to end on framework inputs: a real React app (react and react-dom from npm,
+//! bundled with esbuild at test time; `fixtures/real/react_form`) whose form has a
+//! controlled `<input>`, a contenteditable message body and a custom select
+//! (`role=listbox`). An agent fills the discovered form action through the real nspd,
+//! headless Chromium and the extension; the app's backend records what React posted,
+//! which is the ground truth: exactly the values the agent sent, exactly once. A value
+//! that is not one of the listbox's options is refused and nothing is posted.
+//!
+//! Only the listbox needed work in dispatch.js (clicking the option); the native value
+//! setter and the contenteditable path were there, and this test is what shows that
+//! React's state, not only the DOM, received them.
+
+use std::time::{Duration, Instant};
+
+use nsp_protocol::ProbeStatus;
+use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
+use nsp_tests::{Nspd, NspdOptions};
+use serde_json::{json, Value};
+
+const TAB_TIMEOUT: Duration = Duration::from_secs(60);
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(20);
+
+const SUBJECT: &str = "Printer on the 2nd floor jams";
+// Characters a naive fill would mangle: quotes, an ampersand, a non-ASCII dash and
+// accented letters.
+const MESSAGE: &str = "It jams on every \"duplex\" job — café & kitchen side, since Monday.";
+const PRIORITY: &str = "High";
+
+async fn state(nspd: &Nspd, pid: u64) -> Value {
+    let (status, body) = nspd
+        .get(&format!("/substrate/v1/state/{pid}"))
+        .await
+        .expect("state");
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// The form action: the one whose parameters are the three fields.
+fn form_action(state: &Value) -> Option<(String, Value)> {
+    state["actions"].as_object()?.iter().find_map(|(name, a)| {
+        let params: Vec<&str> = a["parameters"]
+            .as_array()?
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        (params.contains(&"subject") && params.contains(&"message") && params.contains(&"priority"))
+            .then(|| (name.clone(), a.clone()))
+    })
+}
+
+/// Rows the backend recorded: (subject, message, priority).
+fn recorded(app: &RealApp) -> Vec<(String, String, String)> {
+    app.query("select subject, message, priority from tickets order by id")
+        .expect("the tickets table")
+        .into_iter()
+        .map(|r| {
+            let s = |i: usize| r[i].as_str().unwrap_or("<null>").to_owned();
+            (s(0), s(1), s(2))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_was_typed() {
+    let app = RealApp::start(AppKind::ReactForm, RealAppOptions::default()).expect("the app");
+    let url = app.url("/");
+    let nspd = Nspd::launch(&NspdOptions {
+        url: url.clone(),
+        headless: true,
+    })
+    .expect("nspd");
+    let pid = nspd
+        .wait_for_app(TAB_TIMEOUT, |a| {
+            a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&url)
+        })
+        .await
+        .expect("the form's tab is active")
+        .pid;
+
+    // The probe offers one form action with the three fields as parameters, the
+    // listbox's options as the allowed values of its parameter.
+    let deadline = Instant::now() + SETTLE_TIMEOUT;
+    let (name, action, first) = loop {
+        let s = state(&nspd, pid).await;
+        if let Some((name, action)) = form_action(&s) {
+            break (name, action, s);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no action takes subject, message and priority: {:#}",
+            s["actions"]
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    };
+    let priority = action["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "priority"))
+        .expect("priority")
+        .clone();
+    assert_eq!(
+        priority["allowed_values"],
+        json!(["Low", "Normal", "High", "Urgent"]),
+        "{priority:#}"
+    );
+    assert_eq!(priority["default_value"], "Normal", "{priority:#}");
+    let count_key = first["objects"]
+        .as_object()
+        .and_then(|o| o.keys().find(|k| k.ends_with("saved_count")).cloned())
+        .unwrap_or_else(|| panic!("the page's saved counter: {:#}", first["objects"]));
+    assert_eq!(
+        first["objects"][&count_key],
+        json!(0),
+        "{:#}",
+        first["objects"]
+    );
+    let verify = format!("{count_key} == 1");
+
+    // A value that is none of the options: nspd refuses it against the options the
+    // probe read from the listbox, before anything reaches the page.
+    let (status, resp) = nspd
+        .act(&json!({
+            "pid": pid,
+            "action": name,
+            "parameters": {"subject": SUBJECT, "message": MESSAGE, "priority": "Whenever"},
+            "verify_expression": verify,
+        }))
+        .await
+        .expect("act");
+    assert_eq!(status, 400, "an option that does not exist: {resp}");
+    assert_eq!(resp["code"], "invalid_parameters", "{resp}");
+    assert_eq!(resp["field"], "parameters.priority", "{resp}");
+    assert!(recorded(&app).is_empty(), "nothing was posted");
+
+    // The real values: React's state, and so the backend, has exactly them, once.
+    let (status, resp) = nspd
+        .act(&json!({
+            "pid": pid,
+            "action": name,
+            "parameters": {"subject": SUBJECT, "message": MESSAGE, "priority": PRIORITY},
+            "verify_expression": verify,
+        }))
+        .await
+        .expect("act");
+    assert_eq!(status, 200, "filling and saving the form: {resp}");
+    assert_eq!(resp["verification"]["passed"], true, "{resp}");
+    assert_eq!(
+        recorded(&app),
+        [(SUBJECT.to_owned(), MESSAGE.to_owned(), PRIORITY.to_owned())],
+        "the backend got exactly the typed values, once"
+    );
+    // The listbox shows the choice the agent made.
+    let after = state(&nspd, pid).await;
+    let (_, action) = form_action(&after).expect("the form is still offered");
+    let priority = action["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "priority"))
+        .expect("priority");
+    assert_eq!(priority["default_value"], PRIORITY, "{priority:#}");
+}
