@@ -299,6 +299,32 @@ async fn gate_order_expression_before_confidence() {
     assert!(ext.dispatched().is_empty());
 }
 
+/// Fail closed: when the audit log is on a full device (`/dev/full`, where every write
+/// fails with ENOSPC, for root too) an irreversible action is refused with 503 and the
+/// page is sent nothing; a read still runs (its record is not a precondition).
+#[tokio::test]
+async fn an_unwritable_audit_log_refuses_irreversible_actions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("data")).expect("mkdir");
+    std::os::unix::fs::symlink("/dev/full", dir.path().join("data/audit.jsonl")).expect("symlink");
+    let d = Daemon::start_in(fast_config(), dir).await;
+    let ext = FakeExtension::connect(&d, Some(mail_capture(0.99))).await;
+    let pid = wait_for_tab(&d, |a| a["has_state"] == true).await;
+    let r = d
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"}))
+        .await;
+    r.assert_error(503, "audit_unavailable");
+    assert_eq!(r.body["executed"], false);
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Free disk space"), "{message}");
+    assert!(ext.dispatched().is_empty(), "{:?}", ext.dispatched());
+    let r = d
+        .act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(ext.dispatched().len(), 1);
+}
+
 #[tokio::test]
 async fn irreversible_not_confirmed_when_verify_is_false() {
     let (d, ext, pid) = setup().await;
