@@ -117,6 +117,53 @@ fn ends_mid_line(path: &Path) -> std::io::Result<bool> {
     Ok(last[0] != b'\n')
 }
 
+/// One record of the log as one readable line (`nspd audit`): time, decision, action,
+/// tab, then what the record holds. A line that is not a JSON object (a record a crash
+/// cut short) is shown as such rather than hidden.
+pub fn format_line(line: &str) -> String {
+    let Ok(Value::Object(rec)) = serde_json::from_str::<Value>(line) else {
+        return format!("(not a record) {line}");
+    };
+    let text = |k: &str| match rec.get(k) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    };
+    let mut out = format!(
+        "{} {:<12} {} pid={}",
+        text("time"),
+        text("decision"),
+        text("action"),
+        text("pid")
+    );
+    for key in ["tier", "result", "effective_confidence"] {
+        let v = text(key);
+        if !v.is_empty() {
+            out.push_str(&format!(" {key}={v}"));
+        }
+    }
+    if let Some(Value::Object(v)) = rec.get("verification") {
+        let passed = v.get("passed").and_then(Value::as_bool).unwrap_or(false);
+        out.push_str(if passed { " verified" } else { " not-verified" });
+    }
+    let expr = text("verify_expression");
+    if !expr.is_empty() {
+        out.push_str(&format!(" verify={expr:?}"));
+    }
+    if let Some(p) = rec
+        .get("parameters")
+        .filter(|p| p.as_object().is_some_and(|m| !m.is_empty()))
+    {
+        out.push_str(&format!(" parameters={p}"));
+    }
+    let id = text("action_id");
+    if !id.is_empty() {
+        out.push_str(&format!(" action_id={id}"));
+    }
+    out.push_str(&format!(" request_id={}", text("request_id")));
+    out
+}
+
 /// The parameters with secret-looking values replaced.
 pub fn redact(params: &Map<String, Value>) -> Value {
     let mut out = Map::new();
@@ -188,5 +235,18 @@ mod tests {
             let v: Value = serde_json::from_str(line).expect("later lines parse");
             assert_eq!(v["action"], "next");
         }
+    }
+
+    #[test]
+    fn records_read_as_one_line_each() {
+        let line = json!({"time": "2026-01-01T00:00:00.000Z", "decision": "completed", "action": "send_email",
+            "pid": 3, "result": "done", "verification": {"passed": true, "explanation": "x"},
+            "action_id": "a1", "request_id": "r1"})
+        .to_string();
+        assert_eq!(
+            format_line(&line),
+            "2026-01-01T00:00:00.000Z completed    send_email pid=3 result=done verified action_id=a1 request_id=r1"
+        );
+        assert_eq!(format_line("{\"act"), "(not a record) {\"act");
     }
 }

@@ -1,4 +1,4 @@
-//! The `nspd` command line: `run`, `token`.
+//! The `nspd` command line: `run`, `token`, `inspect`, `verify-expr`, `audit`.
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -36,7 +36,8 @@ enum Command {
     /// as JSON (with --explain: why each action got its tier and confidence).
     Inspect(InspectArgs),
     /// Evaluate a verify expression offline against a saved state (what GET /state
-    /// returns). Prints the VerificationOutcome as JSON; exit 0 passed, 1 false, 2 invalid.
+    /// returns). Prints the VerificationOutcome as JSON.
+    #[command(after_help = VERIFY_EXPR_EXIT_CODES)]
     VerifyExpr {
         /// The state after the action.
         #[arg(long, value_name = "STATE.json")]
@@ -47,6 +48,24 @@ enum Command {
         /// The expression, e.g. 'prev.outbox.sent_count != outbox.sent_count'.
         expression: String,
     },
+    /// Print the audit log (<data dir>/audit.jsonl), one line per record: time, decision,
+    /// action, tab, then what the record holds (tier, result, verification, parameters).
+    Audit(AuditArgs),
+}
+
+const VERIFY_EXPR_EXIT_CODES: &str = "Exit codes:\n  0  the expression holds\n  1  the expression is false\n  2  the expression is invalid (the message gives the byte position)\n  3  a state file cannot be read or is not a state (the SDK's SubstrateState: pid, app_id, app_name, runtime, confidence and captured_at are required; everything else, probe_metadata included, may be missing)";
+
+#[derive(Debug, Args)]
+struct AuditArgs {
+    /// The data dir the log is in [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Only the last N records.
+    #[arg(long, value_name = "N")]
+    tail: Option<usize>,
+    /// Keep printing records as they are appended, until Ctrl-C.
+    #[arg(long, short = 'f')]
+    follow: bool,
 }
 
 #[derive(Debug, Args)]
@@ -60,7 +79,7 @@ struct RunArgs {
     /// Configuration file [default: <data dir>/nspd.toml]; NSP_<SECTION>__<KEY> variables override it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Where the agent key (and later the audit log) live.
+    /// Where the agent key and the audit log (audit.jsonl) live [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
     /// The unpacked extension to load with --launch (default: the one `cargo xtask dist` built).
@@ -113,6 +132,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Inspect(args) => inspect(args),
         Command::Token { data_dir } => token(data_dir),
+        Command::Audit(args) => audit(args),
         Command::VerifyExpr {
             state,
             prev,
@@ -128,16 +148,57 @@ fn main() -> ExitCode {
     }
 }
 
+/// A saved state as the SDK's `SubstrateState` model reads it: only the identity,
+/// `confidence` and `captured_at` are required; `context`, `objects`, `actions` and
+/// `probe_metadata` may be missing (or `{}`). Expressions read `objects`, `context`
+/// and `confidence` only, so actions and metadata are not interpreted.
+#[derive(Debug, serde::Deserialize)]
+struct SavedState {
+    pid: u64,
+    app_id: String,
+    app_name: String,
+    runtime: String,
+    confidence: f64,
+    #[serde(default)]
+    capture_id: String,
+    #[serde(default)]
+    schema_version: String,
+    captured_at: String,
+    #[serde(default)]
+    context: nsp_protocol::Context,
+    #[serde(default)]
+    objects: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
 fn read_state(path: &Path) -> anyhow::Result<nsp_protocol::SubstrateState> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
+    let saved: SavedState = serde_json::from_str(&text).with_context(|| {
         format!(
             "{} is not a SubstrateState (save the body of GET /substrate/v1/state/{{pid}})",
             path.display()
         )
+    })?;
+    Ok(nsp_protocol::SubstrateState {
+        pid: saved.pid,
+        app_id: saved.app_id,
+        app_name: saved.app_name,
+        runtime: saved.runtime,
+        confidence: saved.confidence,
+        capture_id: saved.capture_id,
+        schema_version: saved.schema_version,
+        captured_at: saved.captured_at,
+        context: saved.context,
+        objects: saved.objects,
+        actions: Default::default(),
+        probe_metadata: Default::default(),
     })
 }
+
+/// `verify-expr` exit codes (see [`VERIFY_EXPR_EXIT_CODES`]).
+const EXIT_FALSE: u8 = 1;
+const EXIT_INVALID_EXPRESSION: u8 = 2;
+const EXIT_BAD_STATE: u8 = 3;
 
 fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode {
     let loaded = read_state(state).and_then(|s| Ok((s, prev.map(read_state).transpose()?)));
@@ -145,7 +206,7 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         Ok(pair) => pair,
         Err(e) => {
             eprintln!("nspd: {e:#}");
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_BAD_STATE);
         }
     };
     let started = std::time::Instant::now();
@@ -153,7 +214,7 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         Ok(expr) => expr,
         Err(e) => {
             eprintln!("nspd: {}: {e}", e.code());
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_INVALID_EXPRESSION);
         }
     };
     let evaluation = nsp_verify::evaluate(&expr, &current, prev.as_ref());
@@ -173,13 +234,87 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         Ok(text) => println!("{text}"),
         Err(e) => {
             eprintln!("nspd: {e}");
-            return ExitCode::from(2);
+            return ExitCode::FAILURE;
         }
     }
     if outcome.passed {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(EXIT_FALSE)
+    }
+}
+
+/// How often `audit --follow` looks for new records.
+const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+fn audit(args: AuditArgs) -> anyhow::Result<()> {
+    use std::io::{BufRead, Seek};
+    let dir = args.data_dir.unwrap_or_else(default_data_dir);
+    let path = dir.join(nsp_daemon::audit::AUDIT_FILE);
+    let mut out = std::io::stdout().lock();
+    // Without --follow a missing log is an error; with it, the log may appear later.
+    let mut offset = 0u64;
+    match std::fs::File::open(&path) {
+        Ok(file) => {
+            let mut reader = std::io::BufReader::new(file);
+            let mut last: std::collections::VecDeque<String> = Default::default();
+            let mut line = String::new();
+            loop {
+                line.clear();
+                let n = reader
+                    .read_line(&mut line)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                // A last line without its newline may still be being written: --follow
+                // picks it up whole later.
+                if n == 0 || !line.ends_with('\n') {
+                    break;
+                }
+                offset += n as u64;
+                last.push_back(nsp_daemon::audit::format_line(line.trim_end()));
+                if args.tail.is_some_and(|t| last.len() > t) {
+                    last.pop_front();
+                }
+            }
+            for l in &last {
+                writeln!(out, "{l}")?;
+            }
+            out.flush()?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.follow => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read the audit log {}", path.display()))
+        }
+    }
+    if !args.follow {
+        return Ok(());
+    }
+    // Poll for growth until Ctrl-C (the default SIGINT action ends the process).
+    let mut pending = String::new();
+    loop {
+        std::thread::sleep(FOLLOW_POLL);
+        let Ok(mut file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len < offset {
+            // Truncated or replaced: start over.
+            offset = 0;
+            pending.clear();
+        }
+        if len == offset {
+            continue;
+        }
+        file.seek(std::io::SeekFrom::Start(offset))?;
+        let mut chunk = String::new();
+        let n = std::io::Read::read_to_string(&mut file, &mut chunk)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        offset += n as u64;
+        pending.push_str(&chunk);
+        while let Some(end) = pending.find('\n') {
+            let line: String = pending.drain(..=end).collect();
+            writeln!(out, "{}", nsp_daemon::audit::format_line(line.trim_end()))?;
+        }
+        out.flush()?;
     }
 }
 
