@@ -33,7 +33,9 @@ enum Command {
         data_dir: Option<PathBuf>,
     },
     /// Open URL in a Chromium with the extension, wait for the settled state, print it
-    /// as JSON (with --explain: why each action got its tier and confidence).
+    /// as JSON (with --explain: why each action got its tier and confidence). On failure
+    /// it prints nothing on stdout, names the stage that failed (browser start,
+    /// extension connect, settle) on stderr and exits 1.
     Inspect(InspectArgs),
     /// Evaluate a verify expression offline against a saved state (what GET /state
     /// returns). Prints the VerificationOutcome as JSON.
@@ -112,9 +114,12 @@ struct InspectArgs {
     /// The browser (else $CHROME, else chromium/chromium-browser/google-chrome on PATH).
     #[arg(long, value_name = "PATH")]
     browser: Option<PathBuf>,
-    /// How long to wait for the page to settle, in seconds.
+    /// How long to wait for the page to settle once the extension is connected, in seconds.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// How long to wait for the extension to connect to nspd after the browser starts, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    connect_timeout: u64,
     /// The page to inspect.
     url: String,
 }
@@ -354,17 +359,30 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
             nsp_protocol::EXTENSION_CHANNEL_PATH
         ),
         url: Some(args.url.clone()),
-    })?;
+    })
+    .context("browser start")?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(server.run(async {
         let _ = stopped.await;
     }));
-    let result = wait_settled(
+    let connected = wait_connected(
         &hub,
-        &args.url,
-        std::time::Duration::from_secs(args.timeout),
+        &mut browser,
+        std::time::Duration::from_secs(args.connect_timeout),
     )
     .await;
+    let result = match connected {
+        Ok(()) => {
+            wait_settled(
+                &hub,
+                &mut browser,
+                &args.url,
+                std::time::Duration::from_secs(args.timeout),
+            )
+            .await
+        }
+        Err(e) => Err(e),
+    };
     let _ = stop.send(());
     let _ = serving.await;
     browser.close();
@@ -374,14 +392,51 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
     } else {
         serde_json::to_value(&state)?
     };
-    println!("{}", serde_json::to_string_pretty(&output)?);
+    // Written and flushed here, with errors reported: a closed or full stdout must not
+    // end in silence with a success status.
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", serde_json::to_string_pretty(&output)?)
+        .and_then(|()| out.flush())
+        .context("cannot write the state to stdout")?;
     Ok(())
 }
 
-/// Waits for the tab showing `url` to report a settled capture; after the timeout,
-/// takes the newest capture there is (with a warning) or fails with the tab's status.
+/// How often `inspect` looks at the browser process while it waits.
+const INSPECT_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Stage "browser start" / "extension connect": waits for the extension in the browser
+/// to connect to this nspd; fails early if the browser exits first.
+async fn wait_connected(
+    hub: &nsp_daemon::tabs::Hub,
+    browser: &mut Browser,
+    timeout: std::time::Duration,
+) -> anyhow::Result<()> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if hub.connection_count() > 0 || hub.tab_count() > 0 {
+            return Ok(());
+        }
+        if browser.has_exited() {
+            anyhow::bail!(
+                "browser start: {} exited before the extension connected (is it a Chromium that can run here?)",
+                browser.path.display()
+            );
+        }
+        if tokio::time::Instant::now() >= deadline {
+            anyhow::bail!(
+                "extension connect: the extension did not connect to nspd within {timeout:?} of the browser starting (is --extension a built NSP extension? `cargo xtask dist` builds one; a slow machine may need a larger --connect-timeout)"
+            );
+        }
+        tokio::time::sleep(INSPECT_POLL).await;
+    }
+}
+
+/// Stage "settle": waits for the tab showing `url` to report a settled capture; after
+/// the timeout, takes the newest capture there is (with a warning) or fails with the
+/// tab's status.
 async fn wait_settled(
     hub: &nsp_daemon::tabs::Hub,
+    browser: &mut Browser,
     url: &str,
     timeout: std::time::Duration,
 ) -> anyhow::Result<(u64, nsp_protocol::SubstrateState)> {
@@ -399,7 +454,7 @@ async fn wait_settled(
             }
         }
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if left.is_zero() {
+        if left.is_zero() || browser.has_exited() {
             if let Some(found) = newest {
                 eprintln!(
                     "nspd: the page did not settle within {timeout:?}; printing its newest capture"
@@ -421,16 +476,21 @@ async fn wait_settled(
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
+            let waited = if left.is_zero() {
+                format!("within {timeout:?}")
+            } else {
+                "before the browser exited".into()
+            };
             anyhow::bail!(
-                "no capture of {url} within {timeout:?}; tabs: {}",
+                "settle: no capture of {url} {waited}; tabs: {} (an unreachable page or one the extension may not run on never gets a capture)",
                 if why.is_empty() {
-                    "none (did the extension connect?)".into()
+                    "none".into()
                 } else {
                     why
                 }
             );
         }
-        let _ = tokio::time::timeout(left, events.recv()).await;
+        let _ = tokio::time::timeout(left.min(INSPECT_POLL * 5), events.recv()).await;
     }
 }
 

@@ -549,6 +549,11 @@ impl Hub {
         self.lock().tabs.len()
     }
 
+    /// How many extension connections are open (`nspd inspect` waits for the first).
+    pub fn connection_count(&self) -> usize {
+        self.lock().conns.len()
+    }
+
     /// Summaries of every known tab, by pid.
     pub fn list(&self) -> Vec<AppSummary> {
         let inner = self.lock();

@@ -330,3 +330,75 @@ fn a_bad_config_is_refused_naming_the_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("NSP_SERVER__MAX_BODY_BYTES"), "{err}");
 }
+
+/// A script standing in for the browser, and a folder standing in for the extension:
+/// enough for `inspect` to reach the stage under test without a real Chromium.
+fn fake_browser(dir: &std::path::Path, body: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("browser.sh");
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).expect("write");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let ext = dir.join("ext");
+    std::fs::create_dir(&ext).expect("mkdir");
+    std::fs::write(ext.join("manifest.json"), "{}").expect("write");
+    (script, ext)
+}
+
+fn inspect_failure(browser: &std::path::Path, ext: &std::path::Path) -> String {
+    let out = nspd()
+        .args([
+            "inspect",
+            "--connect-timeout",
+            "1",
+            "--timeout",
+            "1",
+            "--browser",
+        ])
+        .arg(browser)
+        .arg("--extension")
+        .arg(ext)
+        .arg("http://127.0.0.1:9/")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `inspect` never ends in silence: each stage that fails says so on stderr.
+#[test]
+fn inspect_names_the_stage_that_failed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, ext) = fake_browser(dir.path(), "exit 0");
+    let err = inspect_failure(&dir.path().join("no-such-browser"), &ext);
+    assert!(
+        err.contains("browser start") && err.contains("cannot start"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (script, ext) = fake_browser(dir.path(), "exit 3");
+    let err = inspect_failure(&script, &ext);
+    assert!(
+        err.contains("browser start") && err.contains("exited before the extension connected"),
+        "{err}"
+    );
+
+    // A browser that runs but whose extension never connects.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (script, ext) = fake_browser(dir.path(), "exec sleep 30");
+    let started = std::time::Instant::now();
+    let err = inspect_failure(&script, &ext);
+    assert!(
+        err.contains("extension connect") && err.contains("did not connect"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the fake browser was not closed"
+    );
+}
