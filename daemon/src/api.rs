@@ -347,6 +347,12 @@ async fn action(
         }
     }
     let result = run_action(state, &req, pid, request_id).await;
+    if matches!(&result, Err(e) if e.code == codes::AUDIT_UNAVAILABLE) {
+        // Nothing was sent and the message says to retry once the disk is fixed: that
+        // retry, with the same key, must run rather than replay this refusal.
+        state.idempotency.release(&state.key_id, &idem);
+        return result;
+    }
     let (status, body) = match &result {
         Ok(resp) => (resp.status().as_u16(), replay_body(resp)),
         Err(e) => (e.status.as_u16(), e.body(request_id)),

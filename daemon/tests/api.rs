@@ -318,6 +318,16 @@ async fn an_unwritable_audit_log_refuses_irreversible_actions() {
     let message = r.body["message"].as_str().unwrap_or_default();
     assert!(message.contains("Free disk space"), "{message}");
     assert!(ext.dispatched().is_empty(), "{:?}", ext.dispatched());
+    // Nothing ran, so a retry with the same Idempotency-Key runs again (here: is refused
+    // again) instead of replaying the refusal.
+    let send = json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"});
+    let first = d.act_with_key(send.clone(), "k-audit").await;
+    first.assert_error(503, "audit_unavailable");
+    let again = d.act_with_key(send, "k-audit").await;
+    again.assert_error(503, "audit_unavailable");
+    assert!(again.headers.get("idempotent-replayed").is_none());
+    assert_ne!(again.body["action_id"], first.body["action_id"]);
+    assert!(ext.dispatched().is_empty());
     let r = d
         .act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}}))
         .await;
