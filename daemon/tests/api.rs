@@ -335,6 +335,62 @@ async fn an_unwritable_audit_log_refuses_irreversible_actions() {
     assert_eq!(ext.dispatched().len(), 1);
 }
 
+/// The disk fills while an irreversible action is in flight: its start is on disk, its
+/// completion cannot be. The action ran, so the answer is still 200, and it says that
+/// the log holds only the start. The fault is real: the daemon's own descriptor of
+/// `audit.jsonl` (found in /proc/self/fd by its path; this test's daemon is in-process)
+/// is pointed at `/dev/full` with dup2 while the page is answering.
+#[tokio::test]
+async fn a_completion_the_log_cannot_hold_is_said_in_the_answer() {
+    let (d, ext, pid) = setup().await;
+    ext.set(|p| {
+        p.on_dispatch = OnDispatch::Slow {
+            delay: Duration::from_millis(500),
+        }
+    });
+    let log = d.data_dir.path().join("data/audit.jsonl");
+    let acting = {
+        let body = json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 14"});
+        let d = std::sync::Arc::new(d);
+        let d2 = d.clone();
+        (tokio::spawn(async move { d2.act(body).await }), d)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while ext.dispatched().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "never dispatched");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let fd = std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd")
+        .filter_map(Result::ok)
+        .find(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == log))
+        .and_then(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .expect("the daemon's audit descriptor");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    // SAFETY: dup2 onto a descriptor this process owns (the daemon's open audit file);
+    // it stays open, now writing to /dev/full.
+    assert_eq!(
+        unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&full), fd) },
+        fd
+    );
+    let r = acting.0.await.expect("join");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("could not record its completion"),
+        "{message}"
+    );
+    let lines = acting.1.audit_lines();
+    assert!(lines
+        .iter()
+        .any(|l| l["decision"] == "dispatched" && l["action"] == "send_email"));
+    assert!(!lines.iter().any(|l| l["decision"] == "completed"));
+    assert_eq!(ext.dispatched().len(), 1);
+}
+
 #[tokio::test]
 async fn irreversible_not_confirmed_when_verify_is_false() {
     let (d, ext, pid) = setup().await;
