@@ -10,9 +10,12 @@
 (() => {
   if (globalThis.NspDelta) return;
 
+  // Removed first, then changed: a key in both ends up with its new value. The daemon
+  // (daemon/src/tabs.rs, Hub::tab_delta) applies a delta in this same order, and
+  // daemon/tests/delta_order.rs checks the two agree.
   function apply(cap, delta) {
-    for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;
     for (const k of delta.removed || []) delete cap.objects[k];
+    for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;
     if (delta.actions) cap.actions = delta.actions;
     if (delta.explain) cap.explain = delta.explain;
     if (typeof delta.confidence === "number") cap.confidence = delta.confidence;

@@ -349,6 +349,12 @@ async fn action(
         }
     }
     let result = run_action(state, &req, pid, request_id).await;
+    if matches!(&result, Err(e) if e.code == codes::AUDIT_UNAVAILABLE) {
+        // Nothing was sent and the message says to retry once the disk is fixed: that
+        // retry, with the same key, must run rather than replay this refusal.
+        state.idempotency.release(&state.key_id, &idem);
+        return result;
+    }
     let (status, body) = match &result {
         Ok(resp) => (resp.status().as_u16(), replay_body(resp)),
         Err(e) => (e.status.as_u16(), e.body(request_id)),
@@ -420,7 +426,9 @@ async fn run_action(
             let mut rec = audit_base(state, request_id, pid, url.as_deref(), &req.action);
             rec.insert("decision".into(), json!(format!("refused:{}", e.code)));
             rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
-            state.audit.record(rec, false);
+            // A refusal sends nothing, so a lost line cannot hide an action (and the
+            // failure is logged by `record`).
+            let _ = state.audit.record(rec, false);
             return Err(e);
         }
     };
@@ -490,26 +498,39 @@ async fn run_action(
         json!(decision.expression.as_ref().map(|(s, _)| s)),
     );
     rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
-    // Irreversible actions reach the disk before the page sees them.
-    state
-        .audit
-        .record(rec, decision.tier == Reversibility::IrreversibleWrite);
+    // Irreversible actions reach the disk before the page sees them, or not at all.
+    let irreversible = decision.tier == Reversibility::IrreversibleWrite;
+    if let Err(e) = state.audit.record(rec, irreversible) {
+        if irreversible {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                codes::AUDIT_UNAVAILABLE,
+                format!(
+                    "{} was not sent: it is an irreversible write and its audit record could not be written to {} ({e}). Free disk space or fix the permissions of the data dir, then retry.",
+                    decision.action,
+                    state.audit.path().display()
+                ),
+            )
+            .with("action_id", action_id.clone())
+            .with("executed", false));
+        }
+    }
 
     let outcome = state
         .hub
         .dispatch(
             pid,
             action_id.clone(),
-            decision.action.clone(),
-            req.parameters.clone(),
-            decision.internal_target.clone(),
-            decision.accepts_confirm(),
+            decision.cleared(),
             settings.action_timeout,
         )
         .await;
+    // The completion record; `false` when it did not reach the log, which the response
+    // then says (the action itself happened or not regardless).
     let completion = |result: &str,
                       verification: Option<&VerificationOutcome>,
-                      dialogs: &[PageDialog]| {
+                      dialogs: &[PageDialog]|
+     -> bool {
         let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
         rec.insert("action_id".into(), json!(action_id));
         rec.insert("decision".into(), json!("completed"));
@@ -521,18 +542,26 @@ async fn run_action(
             "verification".into(),
             json!(verification.map(|v| json!({"passed": v.passed, "explanation": v.explanation}))),
         );
-        state
-            .audit
-            .record(rec, decision.tier == Reversibility::IrreversibleWrite);
+        state.audit.record(rec, irreversible).is_ok()
+    };
+    let unrecorded = |e: ApiError, recorded: bool| {
+        if recorded {
+            e
+        } else {
+            e.with("audit_completion_recorded", false)
+        }
     };
     let (value, dialogs) = match outcome {
         Ok(DispatchOutcome::Done { value, dialogs }) => (value, dialogs),
         Ok(DispatchOutcome::Failed { code, message }) => {
-            completion("failed", None, &[]);
-            return Err(action_failed(code, &message).with("action_id", action_id.clone()));
+            let recorded = completion("failed", None, &[]);
+            return Err(unrecorded(
+                action_failed(code, &message).with("action_id", action_id.clone()),
+                recorded,
+            ));
         }
         Err(e) => {
-            completion(
+            let recorded = completion(
                 match e {
                     DispatchError::Detached => "not_sent",
                     DispatchError::Timeout(_) => "timeout",
@@ -541,7 +570,10 @@ async fn run_action(
                 None,
                 &[],
             );
-            return Err(dispatch_error(e, pid).with("action_id", action_id.clone()));
+            return Err(unrecorded(
+                dispatch_error(e, pid).with("action_id", action_id.clone()),
+                recorded,
+            ));
         }
     };
 
@@ -582,7 +614,7 @@ async fn run_action(
         }
         None => (None, None),
     };
-    completion(
+    let recorded = completion(
         match &verification {
             Some(v) if !v.passed => "verification_failed",
             _ => "done",
@@ -591,7 +623,7 @@ async fn run_action(
         &dialogs,
     );
     if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
-        return Err(ApiError::new(
+        return Err(unrecorded(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             codes::VERIFICATION_FAILED,
             format!(
@@ -601,7 +633,14 @@ async fn run_action(
         )
         .with("verification", serde_json::to_value(v).unwrap_or(Value::Null))
         .with("action_id", action_id.clone())
-        .with("executed", true));
+        .with("executed", true), recorded));
+    }
+    let mut message = success_message(&decision, verification.as_ref(), &dialogs);
+    if !recorded {
+        message.push_str(&format!(
+            " The audit log could not record its completion (see nspd's log; free disk space or fix the data dir): {} holds only that it was dispatched.",
+            state.audit.path().display()
+        ));
     }
     let state_delta = match (&prev, &updated_state) {
         (Some(before), Some(after)) => {
@@ -623,7 +662,7 @@ async fn run_action(
         executed: true,
         runtime: "v8".into(),
         total_latency_ms: started.elapsed().as_millis() as u64,
-        message: success_message(&decision, verification.as_ref(), &dialogs),
+        message,
         verification,
         updated_state,
         state_delta,

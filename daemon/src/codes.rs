@@ -30,6 +30,7 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (503, PROBE_DETACHED, "the tab's probe is not connected"),
     (503, PROBE_NOT_READY, "the tab has no capture yet"),
     (503, OUTCOME_UNKNOWN, "the page connection dropped after dispatch: the action may or may not have happened"),
+    (503, AUDIT_UNAVAILABLE, "the audit record of an irreversible action could not be written to disk (full disk, unwritable data dir): nothing was sent"),
     (503, TOO_MANY_WATCHERS, "the watcher limit is reached"),
     (504, PROBE_TIMEOUT, "the page did not answer in time"),
     (504, REQUEST_TIMEOUT, "the request did not finish within its route timeout"),
@@ -62,6 +63,7 @@ pub const RATE_LIMITED: &str = "rate_limited";
 pub const PROBE_DETACHED: &str = "probe_detached";
 pub const PROBE_NOT_READY: &str = "probe_not_ready";
 pub const OUTCOME_UNKNOWN: &str = "outcome_unknown";
+pub const AUDIT_UNAVAILABLE: &str = "audit_unavailable";
 pub const TOO_MANY_WATCHERS: &str = "too_many_watchers";
 pub const PROBE_TIMEOUT: &str = "probe_timeout";
 pub const REQUEST_TIMEOUT: &str = "request_timeout";

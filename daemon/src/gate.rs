@@ -3,14 +3,18 @@
 //! the checks is the contract (e.g. an irreversible request without an expression is
 //! refused for that before its confidence is looked at).
 //!
-//! Invariant: nothing reaches dispatch without a `Decision` from [`check`].
+//! Invariant: nothing reaches dispatch without a `Decision` from [`check`]. The type
+//! system holds it: [`crate::tabs::Hub::dispatch`] takes a [`Cleared`], which only
+//! [`check`] can make (its fields are private to this module), and what the page is
+//! sent is exactly what the gate looked at: the action, its checked parameters, its
+//! target and whether it may answer a `confirm()`.
 
 use std::collections::BTreeMap;
 
 use hyper::StatusCode;
 use nsp_protocol::api::ActionRequest;
 use nsp_protocol::{ActionExplain, ActionSchema, Reversibility, SubstrateState};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::codes;
 use crate::error::ApiError;
@@ -61,6 +65,8 @@ pub struct Decision {
     pub builtin: bool,
     /// For a builtin aimed at a discovered action's element: that action's name.
     pub inherited_from: Option<String>,
+    /// What may be dispatched; private, so a `Decision` comes only from [`check`].
+    cleared: Cleared,
 }
 
 impl Decision {
@@ -70,7 +76,52 @@ impl Decision {
     /// for any other tier a confirmation means the probe underrated the action, so it is
     /// declined.
     pub fn accepts_confirm(&self) -> bool {
-        self.tier == Reversibility::IrreversibleWrite && self.expression.is_some()
+        self.cleared.accept_confirm
+    }
+
+    /// The part of the decision that dispatch takes.
+    pub fn cleared(&self) -> &Cleared {
+        &self.cleared
+    }
+}
+
+/// An action the gate let through, with the parameters it checked. Only [`check`]
+/// constructs one; [`crate::tabs::Hub::dispatch`] requires one.
+#[derive(Debug, Clone)]
+pub struct Cleared {
+    action: String,
+    parameters: Map<String, Value>,
+    internal_target: Option<String>,
+    accept_confirm: bool,
+}
+
+impl Cleared {
+    pub fn action(&self) -> &str {
+        &self.action
+    }
+
+    pub fn parameters(&self) -> &Map<String, Value> {
+        &self.parameters
+    }
+
+    pub fn internal_target(&self) -> Option<&str> {
+        self.internal_target.as_deref()
+    }
+
+    pub fn accepts_confirm(&self) -> bool {
+        self.accept_confirm
+    }
+
+    /// A clearance for unit tests of the dispatch plumbing, which have no page state to
+    /// gate against. Not compiled into nspd.
+    #[cfg(test)]
+    pub(crate) fn for_tests(action: &str, parameters: Map<String, Value>) -> Cleared {
+        Cleared {
+            action: action.to_owned(),
+            parameters,
+            internal_target: None,
+            accept_confirm: false,
+        }
     }
 }
 
@@ -216,6 +267,12 @@ pub fn check(
         Some(src) => Some((src.to_owned(), parse_expression(src, limits)?)),
     };
 
+    let cleared = Cleared {
+        action: name.to_owned(),
+        parameters: req.parameters.clone(),
+        internal_target: internal_target.clone(),
+        accept_confirm: tier == Reversibility::IrreversibleWrite && expression.is_some(),
+    };
     Ok(Decision {
         action: name.to_owned(),
         tier,
@@ -226,6 +283,7 @@ pub fn check(
         internal_target,
         builtin: is_builtin,
         inherited_from,
+        cleared,
     })
 }
 

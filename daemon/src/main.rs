@@ -1,4 +1,4 @@
-//! The `nspd` command line: `run`, `token`.
+//! The `nspd` command line: `run`, `token`, `inspect`, `verify-expr`, `audit`.
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -33,10 +33,13 @@ enum Command {
         data_dir: Option<PathBuf>,
     },
     /// Open URL in a Chromium with the extension, wait for the settled state, print it
-    /// as JSON (with --explain: why each action got its tier and confidence).
+    /// as JSON (with --explain: why each action got its tier and confidence). On failure
+    /// it prints nothing on stdout, names the stage that failed (browser start,
+    /// extension connect, settle) on stderr and exits 1.
     Inspect(InspectArgs),
     /// Evaluate a verify expression offline against a saved state (what GET /state
-    /// returns). Prints the VerificationOutcome as JSON; exit 0 passed, 1 false, 2 invalid.
+    /// returns). Prints the VerificationOutcome as JSON.
+    #[command(after_help = VERIFY_EXPR_EXIT_CODES)]
     VerifyExpr {
         /// The state after the action.
         #[arg(long, value_name = "STATE.json")]
@@ -47,6 +50,24 @@ enum Command {
         /// The expression, e.g. 'prev.outbox.sent_count != outbox.sent_count'.
         expression: String,
     },
+    /// Print the audit log (<data dir>/audit.jsonl), one line per record: time, decision,
+    /// action, tab, then what the record holds (tier, result, verification, parameters).
+    Audit(AuditArgs),
+}
+
+const VERIFY_EXPR_EXIT_CODES: &str = "Exit codes:\n  0  the expression holds\n  1  the expression is false\n  2  the expression is invalid (the message gives the byte position)\n  3  a state file cannot be read or is not a state (the SDK's SubstrateState: pid, app_id, app_name, runtime, confidence and captured_at are required; everything else, probe_metadata included, may be missing)";
+
+#[derive(Debug, Args)]
+struct AuditArgs {
+    /// The data dir the log is in [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Only the last N records.
+    #[arg(long, value_name = "N")]
+    tail: Option<usize>,
+    /// Keep printing records as they are appended, until Ctrl-C.
+    #[arg(long, short = 'f')]
+    follow: bool,
 }
 
 #[derive(Debug, Args)]
@@ -60,7 +81,7 @@ struct RunArgs {
     /// Configuration file [default: <data dir>/nspd.toml]; NSP_<SECTION>__<KEY> variables override it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Where the agent key (and later the audit log) live.
+    /// Where the agent key and the audit log (audit.jsonl) live [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
     /// The unpacked extension to load with --launch (default: the one `cargo xtask dist` built).
@@ -93,9 +114,12 @@ struct InspectArgs {
     /// The browser (else $CHROME, else chromium/chromium-browser/google-chrome on PATH).
     #[arg(long, value_name = "PATH")]
     browser: Option<PathBuf>,
-    /// How long to wait for the page to settle, in seconds.
+    /// How long to wait for the page to settle once the extension is connected, in seconds.
     #[arg(long, default_value_t = 60)]
     timeout: u64,
+    /// How long to wait for the extension to connect to nspd after the browser starts, in seconds.
+    #[arg(long, default_value_t = 30, value_name = "SECS")]
+    connect_timeout: u64,
     /// The page to inspect.
     url: String,
 }
@@ -113,6 +137,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(args),
         Command::Inspect(args) => inspect(args),
         Command::Token { data_dir } => token(data_dir),
+        Command::Audit(args) => audit(args),
         Command::VerifyExpr {
             state,
             prev,
@@ -128,16 +153,57 @@ fn main() -> ExitCode {
     }
 }
 
+/// A saved state as the SDK's `SubstrateState` model reads it: only the identity,
+/// `confidence` and `captured_at` are required; `context`, `objects`, `actions` and
+/// `probe_metadata` may be missing (or `{}`). Expressions read `objects`, `context`
+/// and `confidence` only, so actions and metadata are not interpreted.
+#[derive(Debug, serde::Deserialize)]
+struct SavedState {
+    pid: u64,
+    app_id: String,
+    app_name: String,
+    runtime: String,
+    confidence: f64,
+    #[serde(default)]
+    capture_id: String,
+    #[serde(default)]
+    schema_version: String,
+    captured_at: String,
+    #[serde(default)]
+    context: nsp_protocol::Context,
+    #[serde(default)]
+    objects: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
 fn read_state(path: &Path) -> anyhow::Result<nsp_protocol::SubstrateState> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| {
+    let saved: SavedState = serde_json::from_str(&text).with_context(|| {
         format!(
             "{} is not a SubstrateState (save the body of GET /substrate/v1/state/{{pid}})",
             path.display()
         )
+    })?;
+    Ok(nsp_protocol::SubstrateState {
+        pid: saved.pid,
+        app_id: saved.app_id,
+        app_name: saved.app_name,
+        runtime: saved.runtime,
+        confidence: saved.confidence,
+        capture_id: saved.capture_id,
+        schema_version: saved.schema_version,
+        captured_at: saved.captured_at,
+        context: saved.context,
+        objects: saved.objects,
+        actions: Default::default(),
+        probe_metadata: Default::default(),
     })
 }
+
+/// `verify-expr` exit codes (see [`VERIFY_EXPR_EXIT_CODES`]).
+const EXIT_FALSE: u8 = 1;
+const EXIT_INVALID_EXPRESSION: u8 = 2;
+const EXIT_BAD_STATE: u8 = 3;
 
 fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode {
     let loaded = read_state(state).and_then(|s| Ok((s, prev.map(read_state).transpose()?)));
@@ -145,7 +211,7 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         Ok(pair) => pair,
         Err(e) => {
             eprintln!("nspd: {e:#}");
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_BAD_STATE);
         }
     };
     let started = std::time::Instant::now();
@@ -153,7 +219,7 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         Ok(expr) => expr,
         Err(e) => {
             eprintln!("nspd: {}: {e}", e.code());
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_INVALID_EXPRESSION);
         }
     };
     let evaluation = nsp_verify::evaluate(&expr, &current, prev.as_ref());
@@ -173,13 +239,87 @@ fn verify_expr(state: &Path, prev: Option<&Path>, expression: &str) -> ExitCode 
         Ok(text) => println!("{text}"),
         Err(e) => {
             eprintln!("nspd: {e}");
-            return ExitCode::from(2);
+            return ExitCode::FAILURE;
         }
     }
     if outcome.passed {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(EXIT_FALSE)
+    }
+}
+
+/// How often `audit --follow` looks for new records.
+const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+fn audit(args: AuditArgs) -> anyhow::Result<()> {
+    use std::io::{BufRead, Seek};
+    let dir = args.data_dir.unwrap_or_else(default_data_dir);
+    let path = dir.join(nsp_daemon::audit::AUDIT_FILE);
+    let mut out = std::io::stdout().lock();
+    // Without --follow a missing log is an error; with it, the log may appear later.
+    let mut offset = 0u64;
+    match std::fs::File::open(&path) {
+        Ok(file) => {
+            let mut reader = std::io::BufReader::new(file);
+            let mut last: std::collections::VecDeque<String> = Default::default();
+            let mut line = String::new();
+            loop {
+                line.clear();
+                let n = reader
+                    .read_line(&mut line)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                // A last line without its newline may still be being written: --follow
+                // picks it up whole later.
+                if n == 0 || !line.ends_with('\n') {
+                    break;
+                }
+                offset += n as u64;
+                last.push_back(nsp_daemon::audit::format_line(line.trim_end()));
+                if args.tail.is_some_and(|t| last.len() > t) {
+                    last.pop_front();
+                }
+            }
+            for l in &last {
+                writeln!(out, "{l}")?;
+            }
+            out.flush()?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && args.follow => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot read the audit log {}", path.display()))
+        }
+    }
+    if !args.follow {
+        return Ok(());
+    }
+    // Poll for growth until Ctrl-C (the default SIGINT action ends the process).
+    let mut pending = String::new();
+    loop {
+        std::thread::sleep(FOLLOW_POLL);
+        let Ok(mut file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if len < offset {
+            // Truncated or replaced: start over.
+            offset = 0;
+            pending.clear();
+        }
+        if len == offset {
+            continue;
+        }
+        file.seek(std::io::SeekFrom::Start(offset))?;
+        let mut chunk = String::new();
+        let n = std::io::Read::read_to_string(&mut file, &mut chunk)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        offset += n as u64;
+        pending.push_str(&chunk);
+        while let Some(end) = pending.find('\n') {
+            let line: String = pending.drain(..=end).collect();
+            writeln!(out, "{}", nsp_daemon::audit::format_line(line.trim_end()))?;
+        }
+        out.flush()?;
     }
 }
 
@@ -219,17 +359,30 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
             nsp_protocol::EXTENSION_CHANNEL_PATH
         ),
         url: Some(args.url.clone()),
-    })?;
+    })
+    .context("browser start")?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(server.run(async {
         let _ = stopped.await;
     }));
-    let result = wait_settled(
+    let connected = wait_connected(
         &hub,
-        &args.url,
-        std::time::Duration::from_secs(args.timeout),
+        &mut browser,
+        std::time::Duration::from_secs(args.connect_timeout),
     )
     .await;
+    let result = match connected {
+        Ok(()) => {
+            wait_settled(
+                &hub,
+                &mut browser,
+                &args.url,
+                std::time::Duration::from_secs(args.timeout),
+            )
+            .await
+        }
+        Err(e) => Err(e),
+    };
     let _ = stop.send(());
     let _ = serving.await;
     browser.close();
@@ -239,14 +392,51 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
     } else {
         serde_json::to_value(&state)?
     };
-    println!("{}", serde_json::to_string_pretty(&output)?);
+    // Written and flushed here, with errors reported: a closed or full stdout must not
+    // end in silence with a success status.
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", serde_json::to_string_pretty(&output)?)
+        .and_then(|()| out.flush())
+        .context("cannot write the state to stdout")?;
     Ok(())
 }
 
-/// Waits for the tab showing `url` to report a settled capture; after the timeout,
-/// takes the newest capture there is (with a warning) or fails with the tab's status.
+/// How often `inspect` looks at the browser process while it waits.
+const INSPECT_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Stage "browser start" / "extension connect": waits for the extension in the browser
+/// to connect to this nspd; fails early if the browser exits first.
+async fn wait_connected(
+    hub: &nsp_daemon::tabs::Hub,
+    browser: &mut Browser,
+    timeout: std::time::Duration,
+) -> anyhow::Result<()> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if hub.connection_count() > 0 || hub.tab_count() > 0 {
+            return Ok(());
+        }
+        if browser.has_exited() {
+            anyhow::bail!(
+                "browser start: {} exited before the extension connected (is it a Chromium that can run here?)",
+                browser.path.display()
+            );
+        }
+        if tokio::time::Instant::now() >= deadline {
+            anyhow::bail!(
+                "extension connect: the extension did not connect to nspd within {timeout:?} of the browser starting (is --extension a built NSP extension? `cargo xtask dist` builds one; a slow machine may need a larger --connect-timeout)"
+            );
+        }
+        tokio::time::sleep(INSPECT_POLL).await;
+    }
+}
+
+/// Stage "settle": waits for the tab showing `url` to report a settled capture; after
+/// the timeout, takes the newest capture there is (with a warning) or fails with the
+/// tab's status.
 async fn wait_settled(
     hub: &nsp_daemon::tabs::Hub,
+    browser: &mut Browser,
     url: &str,
     timeout: std::time::Duration,
 ) -> anyhow::Result<(u64, nsp_protocol::SubstrateState)> {
@@ -264,7 +454,7 @@ async fn wait_settled(
             }
         }
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if left.is_zero() {
+        if left.is_zero() || browser.has_exited() {
             if let Some(found) = newest {
                 eprintln!(
                     "nspd: the page did not settle within {timeout:?}; printing its newest capture"
@@ -286,16 +476,21 @@ async fn wait_settled(
                 })
                 .collect::<Vec<_>>()
                 .join("; ");
+            let waited = if left.is_zero() {
+                format!("within {timeout:?}")
+            } else {
+                "before the browser exited".into()
+            };
             anyhow::bail!(
-                "no capture of {url} within {timeout:?}; tabs: {}",
+                "settle: no capture of {url} {waited}; tabs: {} (an unreachable page or one the extension may not run on never gets a capture)",
                 if why.is_empty() {
-                    "none (did the extension connect?)".into()
+                    "none".into()
                 } else {
                     why
                 }
             );
         }
-        let _ = tokio::time::timeout(left, events.recv()).await;
+        let _ = tokio::time::timeout(left.min(INSPECT_POLL * 5), events.recv()).await;
     }
 }
 

@@ -16,10 +16,11 @@ use nsp_protocol::{
     round_confidence, ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata,
     ProbeStatus, SubstrateState, SCHEMA_VERSION,
 };
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::error::ApiError;
+use crate::gate::Cleared;
 
 /// Identifies one extension connection for the daemon's lifetime.
 pub type ConnId = u64;
@@ -385,6 +386,8 @@ impl Hub {
             tracing::debug!(pid, "a delta before any full capture; ignored");
             return None;
         };
+        // Removed first, then changed (a key in both keeps its new value), the order of
+        // extension/delta.js; daemon/tests/delta_order.rs checks both.
         for key in &delta.removed {
             state.objects.remove(key);
         }
@@ -546,6 +549,11 @@ impl Hub {
         self.lock().tabs.len()
     }
 
+    /// How many extension connections are open (`nspd inspect` waits for the first).
+    pub fn connection_count(&self) -> usize {
+        self.lock().conns.len()
+    }
+
     /// Summaries of every known tab, by pid.
     pub fn list(&self) -> Vec<AppSummary> {
         let inner = self.lock();
@@ -580,18 +588,15 @@ impl Hub {
         Some((tab.previous.clone()?, tab.current.clone()?))
     }
 
-    /// Sends an action to the tab's page and waits for its answer. `accept_confirm` lets
-    /// the page answer yes to the action's own `confirm()` (see
+    /// Sends an action the gate cleared to the tab's page and waits for its answer. Only
+    /// [`crate::gate::check`] makes a [`Cleared`]; the page may answer yes to the
+    /// action's own `confirm()` only when it says so (see
     /// [`crate::gate::Decision::accepts_confirm`]).
-    #[allow(clippy::too_many_arguments)]
     pub async fn dispatch(
         &self,
         pid: u64,
         action_id: String,
-        action: String,
-        parameters: Map<String, Value>,
-        internal_target: Option<String>,
-        accept_confirm: bool,
+        cleared: &Cleared,
         timeout: Duration,
     ) -> Result<DispatchOutcome, DispatchError> {
         let (reply, rx) = oneshot::channel();
@@ -619,10 +624,10 @@ impl Hub {
         let msg = DaemonMessage::Dispatch {
             action_id: action_id.clone(),
             tab_id,
-            action,
-            parameters,
-            internal_target,
-            accept_confirm,
+            action: cleared.action().to_owned(),
+            parameters: cleared.parameters().clone(),
+            internal_target: cleared.internal_target().map(str::to_owned),
+            accept_confirm: cleared.accepts_confirm(),
         };
         if tx.send(msg).await.is_err() {
             self.lock().pending_actions.remove(&action_id);
@@ -771,13 +776,16 @@ fn build_state(tab: &Tab, capture: PageCapture) -> SubstrateState {
 }
 
 /// Keys whose values differ between two object maps (added, removed or changed), sorted.
+/// Values compare with the equality `/diff` and `changed()` use
+/// ([`nsp_verify::json_equal`]: numbers by value), so `/watch` reports exactly the keys
+/// `/diff` lists.
 pub fn changed_keys(
     before: &BTreeMap<String, Value>,
     after: &BTreeMap<String, Value>,
 ) -> Vec<String> {
     let mut keys: Vec<String> = before
         .iter()
-        .filter(|(k, v)| after.get(*k) != Some(v))
+        .filter(|(k, v)| !after.get(*k).is_some_and(|a| nsp_verify::json_equal(v, a)))
         .map(|(k, _)| k.clone())
         .collect();
     keys.extend(after.keys().filter(|k| !before.contains_key(*k)).cloned());
@@ -828,6 +836,7 @@ fn make_app_id(url: Option<&str>, pid: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Map;
 
     #[test]
     fn app_ids_are_slugs_of_the_host() {
@@ -848,6 +857,36 @@ mod tests {
         let a: BTreeMap<String, Value> = [("x".into(), 1.into()), ("y".into(), 2.into())].into();
         let b: BTreeMap<String, Value> = [("y".into(), 3.into()), ("z".into(), 4.into())].into();
         assert_eq!(changed_keys(&a, &b), vec!["x", "y", "z"]);
+    }
+
+    fn state_with(objects: Value) -> SubstrateState {
+        serde_json::from_value(serde_json::json!({
+            "pid": 1, "app_id": "a", "app_name": "A", "runtime": "v8", "confidence": 1.0,
+            "capture_id": "c", "schema_version": "1.0.0", "captured_at": "2026-01-01T00:00:00Z",
+            "context": {"url": null, "location": null, "view": null, "window_title": null, "window_id": null},
+            "objects": objects, "actions": {},
+            "probe_metadata": {"capture_latency_ms": 0.0, "labeling_latency_ms": 0.0, "total_latency_ms": 0.0,
+                "raw_object_count": 0, "filtered_object_count": 0, "cache_hit": false, "probe_tier": null}
+        }))
+        .expect("state")
+    }
+
+    /// `/watch` (changed_keys) and `/diff` (changed_fields) use one equality: `3` and
+    /// `3.0` are the same number in both, and a real change is one in both.
+    #[test]
+    fn watch_and_diff_agree_on_what_changed() {
+        let before =
+            state_with(serde_json::json!({"n": 3, "list": [1, {"x": 2}], "s": "a", "gone": 1}));
+        let after = state_with(
+            serde_json::json!({"n": 3.0, "list": [1.0, {"x": 2.0}], "s": "b", "new": 1}),
+        );
+        let watched = changed_keys(&before.objects, &after.objects);
+        let diffed: Vec<String> = nsp_verify::changed_fields(&before, &after)
+            .into_iter()
+            .map(|c| c.path)
+            .collect();
+        assert_eq!(watched, vec!["gone", "new", "s"]);
+        assert_eq!(watched, diffed);
     }
 
     #[tokio::test]
@@ -933,16 +972,9 @@ mod tests {
             .expect("tab");
         let hub2 = hub.clone();
         let task = tokio::spawn(async move {
-            hub2.dispatch(
-                pid,
-                "a1".into(),
-                "read_text".into(),
-                Map::new(),
-                None,
-                false,
-                Duration::from_secs(5),
-            )
-            .await
+            let cleared = crate::gate::Cleared::for_tests("read_text", Map::new());
+            hub2.dispatch(pid, "a1".into(), &cleared, Duration::from_secs(5))
+                .await
         });
         let sent = rx.recv().await.expect("dispatch sent");
         assert!(matches!(sent, DaemonMessage::Dispatch { .. }));

@@ -299,6 +299,98 @@ async fn gate_order_expression_before_confidence() {
     assert!(ext.dispatched().is_empty());
 }
 
+/// Fail closed: when the audit log is on a full device (`/dev/full`, where every write
+/// fails with ENOSPC, for root too) an irreversible action is refused with 503 and the
+/// page is sent nothing; a read still runs (its record is not a precondition).
+#[tokio::test]
+async fn an_unwritable_audit_log_refuses_irreversible_actions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("data")).expect("mkdir");
+    std::os::unix::fs::symlink("/dev/full", dir.path().join("data/audit.jsonl")).expect("symlink");
+    let d = Daemon::start_in(fast_config(), dir).await;
+    let ext = FakeExtension::connect(&d, Some(mail_capture(0.99))).await;
+    let pid = wait_for_tab(&d, |a| a["has_state"] == true).await;
+    let r = d
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"}))
+        .await;
+    r.assert_error(503, "audit_unavailable");
+    assert_eq!(r.body["executed"], false);
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert!(message.contains("Free disk space"), "{message}");
+    assert!(ext.dispatched().is_empty(), "{:?}", ext.dispatched());
+    // Nothing ran, so a retry with the same Idempotency-Key runs again (here: is refused
+    // again) instead of replaying the refusal.
+    let send = json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"});
+    let first = d.act_with_key(send.clone(), "k-audit").await;
+    first.assert_error(503, "audit_unavailable");
+    let again = d.act_with_key(send, "k-audit").await;
+    again.assert_error(503, "audit_unavailable");
+    assert!(again.headers.get("idempotent-replayed").is_none());
+    assert_ne!(again.body["action_id"], first.body["action_id"]);
+    assert!(ext.dispatched().is_empty());
+    let r = d
+        .act(json!({"pid": pid, "action": "search", "parameters": {"q": "x"}}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(ext.dispatched().len(), 1);
+}
+
+/// The disk fills while an irreversible action is in flight: its start is on disk, its
+/// completion cannot be. The action ran, so the answer is still 200, and it says that
+/// the log holds only the start. The fault is real: the daemon's own descriptor of
+/// `audit.jsonl` (found in /proc/self/fd by its path; this test's daemon is in-process)
+/// is pointed at `/dev/full` with dup2 while the page is answering.
+#[tokio::test]
+async fn a_completion_the_log_cannot_hold_is_said_in_the_answer() {
+    let (d, ext, pid) = setup().await;
+    ext.set(|p| {
+        p.on_dispatch = OnDispatch::Slow {
+            delay: Duration::from_millis(500),
+        }
+    });
+    let log = d.data_dir.path().join("data/audit.jsonl");
+    let acting = {
+        let body = json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 14"});
+        let d = std::sync::Arc::new(d);
+        let d2 = d.clone();
+        (tokio::spawn(async move { d2.act(body).await }), d)
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while ext.dispatched().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "never dispatched");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let fd = std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd")
+        .filter_map(Result::ok)
+        .find(|e| std::fs::read_link(e.path()).is_ok_and(|t| t == log))
+        .and_then(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .expect("the daemon's audit descriptor");
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    // SAFETY: dup2 onto a descriptor this process owns (the daemon's open audit file);
+    // it stays open, now writing to /dev/full.
+    assert_eq!(
+        unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&full), fd) },
+        fd
+    );
+    let r = acting.0.await.expect("join");
+    assert_eq!(r.status, 200, "{}", r.body);
+    let message = r.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("could not record its completion"),
+        "{message}"
+    );
+    let lines = acting.1.audit_lines();
+    assert!(lines
+        .iter()
+        .any(|l| l["decision"] == "dispatched" && l["action"] == "send_email"));
+    assert!(!lines.iter().any(|l| l["decision"] == "completed"));
+    assert_eq!(ext.dispatched().len(), 1);
+}
+
 #[tokio::test]
 async fn irreversible_not_confirmed_when_verify_is_false() {
     let (d, ext, pid) = setup().await;

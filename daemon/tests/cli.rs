@@ -1,5 +1,6 @@
-//! The nspd command line as a user runs it: `verify-expr` against saved states,
-//! `token`, and a bad configuration refused with the key named.
+//! The nspd command line as a user runs it: `verify-expr` against saved states (and
+//! its exit codes), `token`, `audit` (--tail, --follow), and a bad configuration
+//! refused with the key named.
 
 use std::process::Command;
 
@@ -82,7 +83,199 @@ fn verify_expr_exit_codes_and_outcome() {
         .arg("a == 1")
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "an unreadable state is not an invalid expression"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read"), "{err}");
+
+    let out = nspd()
+        .arg("verify-expr")
+        .arg("--help")
+        .output()
+        .expect("run");
+    let help = String::from_utf8_lossy(&out.stdout);
+    for code in ["0  ", "1  ", "2  ", "3  "] {
+        assert!(help.contains(code), "exit code {code} undocumented: {help}");
+    }
+}
+
+/// What the SDK's `SubstrateState` model accepts, `verify-expr` accepts: no
+/// `probe_metadata`, `{}` or null for it, no context, no actions. A file that is not a
+/// state at all gets exit 3, whatever the expression.
+#[test]
+fn verify_expr_takes_what_the_sdk_takes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = state(15);
+    let mut variants = Vec::new();
+    for meta in [Some(json!({})), Some(Value::Null), None] {
+        let mut s = base.clone();
+        match meta {
+            Some(m) => s["probe_metadata"] = m,
+            None => {
+                s.as_object_mut().expect("object").remove("probe_metadata");
+            }
+        }
+        variants.push(s);
+    }
+    let mut minimal = base.clone();
+    for key in [
+        "context",
+        "actions",
+        "capture_id",
+        "schema_version",
+        "probe_metadata",
+    ] {
+        minimal.as_object_mut().expect("object").remove(key);
+    }
+    variants.push(minimal);
+    for (i, v) in variants.iter().enumerate() {
+        let path = dir.path().join(format!("s{i}.json"));
+        std::fs::write(&path, v.to_string()).expect("write");
+        let out = nspd()
+            .args(["verify-expr", "--state"])
+            .arg(&path)
+            .arg("outbox.sent_count == 15")
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{v}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    for (name, text) in [
+        ("bad.json", "{not json"),
+        ("other.json", "{\"objects\": {}}"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        let out = nspd()
+            .args(["verify-expr", "--state"])
+            .arg(&path)
+            .arg("a == 1")
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(3), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is not a SubstrateState"), "{err}");
+    }
+}
+
+fn audit_record(action: &str, n: u64) -> String {
+    format!(
+        "{}\n",
+        json!({"time": format!("2026-01-01T00:00:0{n}.000Z"), "decision": "dispatched", "action": action,
+            "pid": 1, "tier": "read", "request_id": format!("r{n}"), "action_id": format!("a{n}")})
+    )
+}
+
+#[test]
+fn audit_tail_prints_the_last_records_one_line_each() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log: String = (1..=5)
+        .map(|n| audit_record(&format!("act{n}"), n))
+        .collect();
+    std::fs::write(dir.path().join("audit.jsonl"), log).expect("write");
+    let out = nspd()
+        .args(["audit", "--tail", "2", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[0].contains("dispatched")
+            && lines[0].contains("act4")
+            && lines[0].contains("tier=read"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("act5") && lines[1].contains("request_id=r5"),
+        "{text}"
+    );
+    let all = nspd()
+        .args(["audit", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("run");
+    assert_eq!(String::from_utf8_lossy(&all.stdout).lines().count(), 5);
+    // No log at all is an error, not silence.
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out = nspd()
+        .args(["audit", "--data-dir"])
+        .arg(empty.path())
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("audit.jsonl"));
+}
+
+/// Ends the child however the test ends.
+struct Reap(std::process::Child);
+
+impl Drop for Reap {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn audit_follow_prints_records_as_they_are_appended() {
+    use std::io::{BufRead, Write};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("audit.jsonl");
+    std::fs::write(&path, audit_record("first", 1)).expect("write");
+    let mut child = Reap(
+        nspd()
+            .args(["audit", "--follow", "--data-dir"])
+            .arg(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn"),
+    );
+    let stdout = child.0.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait = std::time::Duration::from_secs(10);
+    let first = rx.recv_timeout(wait).expect("the existing record");
+    assert!(first.contains("first"), "{first}");
+    // A record written in two pieces is printed once, whole.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
+    let second = audit_record("second", 2);
+    let (a, b) = second.split_at(20);
+    f.write_all(a.as_bytes()).expect("write");
+    f.flush().expect("flush");
+    // Let the follower poll (every 200 ms) while only half the line is there; there is
+    // nothing to wait on, as it must print nothing for it.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    f.write_all(b.as_bytes()).expect("write");
+    let next = rx.recv_timeout(wait).expect("the appended record");
+    assert!(
+        next.contains("second") && next.contains("request_id=r2"),
+        "{next}"
+    );
+    drop(child);
 }
 
 #[test]
@@ -136,4 +329,76 @@ fn a_bad_config_is_refused_naming_the_key() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("NSP_SERVER__MAX_BODY_BYTES"), "{err}");
+}
+
+/// A script standing in for the browser, and a folder standing in for the extension:
+/// enough for `inspect` to reach the stage under test without a real Chromium.
+fn fake_browser(dir: &std::path::Path, body: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("browser.sh");
+    std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).expect("write");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let ext = dir.join("ext");
+    std::fs::create_dir(&ext).expect("mkdir");
+    std::fs::write(ext.join("manifest.json"), "{}").expect("write");
+    (script, ext)
+}
+
+fn inspect_failure(browser: &std::path::Path, ext: &std::path::Path) -> String {
+    let out = nspd()
+        .args([
+            "inspect",
+            "--connect-timeout",
+            "1",
+            "--timeout",
+            "1",
+            "--browser",
+        ])
+        .arg(browser)
+        .arg("--extension")
+        .arg(ext)
+        .arg("http://127.0.0.1:9/")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `inspect` never ends in silence: each stage that fails says so on stderr.
+#[test]
+fn inspect_names_the_stage_that_failed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_, ext) = fake_browser(dir.path(), "exit 0");
+    let err = inspect_failure(&dir.path().join("no-such-browser"), &ext);
+    assert!(
+        err.contains("browser start") && err.contains("cannot start"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (script, ext) = fake_browser(dir.path(), "exit 3");
+    let err = inspect_failure(&script, &ext);
+    assert!(
+        err.contains("browser start") && err.contains("exited before the extension connected"),
+        "{err}"
+    );
+
+    // A browser that runs but whose extension never connects.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (script, ext) = fake_browser(dir.path(), "exec sleep 30");
+    let started = std::time::Instant::now();
+    let err = inspect_failure(&script, &ext);
+    assert!(
+        err.contains("extension connect") && err.contains("did not connect"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "the fake browser was not closed"
+    );
 }

@@ -95,7 +95,16 @@ impl Nspd {
     /// [`Nspd::launch`] with extra environment variables for nspd (its
     /// `NSP_<SECTION>__<KEY>` settings overrides).
     pub fn launch_with_env(opts: &NspdOptions, env: &[(&str, &str)]) -> Result<Nspd> {
-        let data_dir = fresh_data_dir()?;
+        Nspd::launch_in(opts, env, fresh_data_dir()?)
+    }
+
+    /// [`Nspd::launch_with_env`] on a data dir the test prepared (or one a previous
+    /// nspd left, to restart on it).
+    pub fn launch_in(
+        opts: &NspdOptions,
+        env: &[(&str, &str)],
+        data_dir: tempfile::TempDir,
+    ) -> Result<Nspd> {
         let mut args: Vec<std::ffi::OsString> = vec![
             "--launch".into(),
             "--extension".into(),
@@ -200,6 +209,24 @@ impl Nspd {
             .trim()
             .to_owned();
         Ok(nspd)
+    }
+
+    /// nspd's process id (while it runs).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
+    /// Kills nspd with SIGKILL (no cleanup, as in a crash or an OOM kill), waits for it
+    /// to be gone, and hands back its data dir. Its browser dies with it (the kernel's
+    /// parent-death signal) and is killed here too if anything of it is left.
+    pub fn kill_keep_data(mut self) -> tempfile::TempDir {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        self.stop();
+        let placeholder = fresh_data_dir().expect("tempdir");
+        std::mem::replace(&mut self.data_dir, placeholder)
     }
 
     /// Stops nspd and hands back its data dir (to start another nspd on it).
@@ -405,12 +432,23 @@ pub async fn open_tab_with_env(
     min_confidence: f64,
     env: &[(&str, &str)],
 ) -> Result<(Nspd, AppSummary)> {
-    let nspd = Nspd::launch_with_env(
+    open_tab_in(url, min_confidence, env, fresh_data_dir()?).await
+}
+
+/// [`open_tab_with_env`] with nspd on `data_dir`.
+pub async fn open_tab_in(
+    url: &str,
+    min_confidence: f64,
+    env: &[(&str, &str)],
+    data_dir: tempfile::TempDir,
+) -> Result<(Nspd, AppSummary)> {
+    let nspd = Nspd::launch_in(
         &NspdOptions {
             url: url.to_owned(),
             headless: true,
         },
         env,
+        data_dir,
     )?;
     let app = nspd
         .wait_for_app(Duration::from_secs(60), |a| {

@@ -80,3 +80,28 @@ async fn inspect_prints_the_settled_state_and_explains_each_action() {
         "inspecting changes nothing"
     );
 }
+
+/// A page that never loads (nothing listens on its port) never gets a capture: inspect
+/// says the settle stage timed out, on stderr, with a failure status and nothing on
+/// stdout, instead of exiting in silence.
+#[test]
+fn inspect_says_which_stage_timed_out() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let out = Command::new(nspd_bin().expect("nspd"))
+        .args(["inspect", "--headless", "--timeout", "3", "--extension"])
+        .arg(extension_dir().expect("extension"))
+        .arg(format!("http://127.0.0.1:{port}/"))
+        .output()
+        .expect("run nspd inspect");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(err.contains("settle: no capture of"), "{err}");
+}

@@ -92,6 +92,7 @@ pub use diff::changed_fields;
 pub use error::{ErrorKind, ParseError, CODE_INVALID, CODE_TOO_LARGE};
 pub use eval::{evaluate, Evaluation};
 pub use parser::{parse, parse_with_limits};
+pub use value::json_equal;
 
 /// Depth above which a configured [`Limits::max_depth`] is not honoured, so that no
 /// setting can let the parser's recursion near the end of a thread's stack.

@@ -133,7 +133,7 @@ pub(crate) fn equal(a: Val<'_>, b: Val<'_>) -> bool {
 
 /// Deep equality of JSON values with numeric equality for numbers. Iterative: a state
 /// value can be nested deeper than any stack should follow.
-pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
+pub fn json_equal(a: &Value, b: &Value) -> bool {
     let mut pending: Vec<(&Value, &Value)> = Vec::new();
     let mut pair = (a, b);
     loop {

@@ -54,8 +54,13 @@ impl Daemon {
         Daemon::start_with(fast_config()).await
     }
 
-    pub async fn start_with(mut config: FileConfig) -> Daemon {
-        let data_dir = tempfile::tempdir().expect("tempdir");
+    pub async fn start_with(config: FileConfig) -> Daemon {
+        Daemon::start_in(config, tempfile::tempdir().expect("tempdir")).await
+    }
+
+    /// Starts with `<data_dir>/data` as the data dir, which the caller may have
+    /// prepared.
+    pub async fn start_in(mut config: FileConfig, data_dir: tempfile::TempDir) -> Daemon {
         config.server.port = 0;
         let settings = Settings::from_config(config, data_dir.path().join("data"));
         let server = Server::bind(settings).await.expect("bind");
