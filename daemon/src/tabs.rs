@@ -709,8 +709,14 @@ impl Hub {
             Ok(Ok(outcome)) => Ok(outcome),
             Ok(Err(_)) => Err(DispatchError::OutcomeUnknown),
             Err(_) => {
-                self.lock().pending_actions.remove(&action_id);
-                Err(DispatchError::Timeout(timeout))
+                let pending = self.lock().pending_actions.remove(&action_id);
+                // The connection dropped and no answer came over a new one before the
+                // timeout: that is an unknown outcome, not a slow page.
+                if pending.is_some_and(|p| p.orphaned) {
+                    Err(DispatchError::OutcomeUnknown)
+                } else {
+                    Err(DispatchError::Timeout(timeout))
+                }
             }
         }
     }
@@ -1085,6 +1091,41 @@ mod tests {
         assert!(
             matches!(&result, Ok(DispatchOutcome::Done { value, .. }) if value == "after the restart"),
             "{result:?}"
+        );
+    }
+
+    /// The stale-target guard sees rows reordered under a row action, which keeps its
+    /// selector; a form action's choices are not its target.
+    #[test]
+    fn a_row_actions_fingerprint_follows_its_rows_order() {
+        let schema = |target: &str, ids: &[&str]| ActionSchema {
+            signature: "fn(email_id: string) -> bool".into(),
+            reversibility: nsp_protocol::Reversibility::ReversibleWrite,
+            description: String::new(),
+            confidence: 0.99,
+            internal_target: target.into(),
+            parameters: vec![nsp_protocol::ActionParameter {
+                name: "email_id".into(),
+                type_name: "string".into(),
+                required: true,
+                description: String::new(),
+                allowed_values: Some(ids.iter().map(|&i| Value::from(i)).collect()),
+                default_value: None,
+            }],
+        };
+        let row = "row:[data-nsp-action=\"archive\"] | [data-nsp-param] | param";
+        assert_eq!(
+            target_fingerprint(&schema(row, &["e1", "e2"])),
+            target_fingerprint(&schema(row, &["e1", "e2"]))
+        );
+        assert_ne!(
+            target_fingerprint(&schema(row, &["e1", "e2"])),
+            target_fingerprint(&schema(row, &["e2", "e1"]))
+        );
+        let form = "dom:#compose button";
+        assert_eq!(
+            target_fingerprint(&schema(form, &["a", "b"])),
+            target_fingerprint(&schema(form, &["b", "a"]))
         );
     }
 }

@@ -6,14 +6,17 @@
 //! - The extension reaches nspd through `ChannelRelay`, a TCP relay on loopback. Timing
 //!   alone cannot put a fault "after the dispatch, before its answer": the page answers
 //!   about 20 ms after it clicks. So the relay, once it has passed a dispatch to the
-//!   extension, drops what the extension sends back on that connection (a link dead in
-//!   one direction), and the test makes the fault only once the backend has recorded
-//!   the send, i.e. the page really did it and its answer is really lost.
+//!   extension, drops whole frames the extension sends back on that connection (a link
+//!   dead in one direction), and the test cuts only once the page's `action_result` went
+//!   into that dead link: the page really did the send and its answer is really lost.
 //! - The cut (`ChannelRelay::cut`) closes both TCP sockets; nspd sees its extension
 //!   connection close, the service worker sees its WebSocket close and reconnects.
 //! - The worker stop uses the browser's DevTools port (`--remote-debugging-port=0`, read
 //!   from `DevToolsActivePort`): `Target.closeTarget` on the service worker's target,
-//!   which is what stopping it in `chrome://serviceworker-internals` does.
+//!   which stops it as the Stop button of `chrome://serviceworker-internals` does. The
+//!   page is held inside the action at that moment by a synchronous request from its
+//!   own submit handler to the test (a slow page handler), so the stop lands between
+//!   dispatch and answer every time.
 //! - The reorder runs a script in the page through DevTools, as the app's own code
 //!   would when it re-sorts its list.
 
@@ -126,10 +129,12 @@ async fn wait_state(nspd: &Nspd, pid: u64, what: &str, pred: impl Fn(&Value) -> 
     }
 }
 
-/// The cut comes after nspd dispatched the send and the page did it, before the page's
-/// answer reached nspd. The agent gets 503 `outcome_unknown` from the same nspd at once
-/// (not after the 30 s action timeout), the backend has exactly one send, and a retry
-/// with the same `Idempotency-Key` replays that answer without sending again.
+/// The cut comes after nspd dispatched the send, the page did it and its answer was
+/// lost on the dead link. nspd waits its reconnect grace (5 s) for the answer over the
+/// extension's new connection, which never brings it (the worker sent it once), then
+/// the agent gets 503 `outcome_unknown` from the same nspd, well before the 30 s action
+/// timeout. The backend has exactly one send, and a retry with the same
+/// `Idempotency-Key` replays that answer without sending again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_after_dispatch_is_outcome_unknown_and_a_keyed_retry_does_not_send_again() {
     let rig = Rig::start().await;
