@@ -152,7 +152,12 @@ async fn a_cut_after_dispatch_is_outcome_unknown_and_a_keyed_retry_does_not_send
             let started = Instant::now();
             let answer = nspd.act_idempotent(&request, key).await.expect("action");
             answered.notify_one();
-            eprintln!("the agent's answer: {} {}", answer.0, answer.1);
+            eprintln!(
+                "the agent's answer after {:?}: {} {}",
+                started.elapsed(),
+                answer.0,
+                answer.1
+            );
             (answer, started.elapsed())
         }
     };
@@ -286,7 +291,12 @@ async fn a_worker_stopped_while_an_action_is_pending_runs_it_once_and_answers() 
             .await
             .expect("action");
         answered.notify_one();
-        eprintln!("the agent's answer: {} {}", answer.0, answer.1);
+        eprintln!(
+            "the agent's answer after {:?}: {} {}",
+            started.elapsed(),
+            answer.0,
+            answer.1
+        );
         (answer, started.elapsed())
     };
     let fault = async {
