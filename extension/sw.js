@@ -34,6 +34,11 @@ let probeInit = null;
 // pages, is configured with them.
 let probeSettings = null;
 const recent = [];         // last dispatched actions, newest first, for the popup
+// Action results that came while the socket was down (the worker was just woken by the
+// page's answer, or nspd's connection dropped): sent after the next hello, so nspd,
+// which waits a few seconds for the same browser session, still gets a definite answer.
+const unsentResults = [];
+const UNSENT_LIMIT = 100;
 
 // --- chrome.* behind one small surface -------------------------------------------------
 
@@ -122,6 +127,7 @@ function connectDaemon() {
       instance_id: config.instanceId,
     }));
     for (const state of states.values()) ws.send(JSON.stringify(state));
+    while (unsentResults.length) ws.send(JSON.stringify(unsentResults.shift()));
     // Stored states may lag the page a little; fresh captures follow.
     for (const p of ports.values()) p.postMessage({ type: "capture", request_id: null });
     updateAllBadges();
@@ -318,7 +324,11 @@ function onTabMessage(tabId, windowId, msg) {
         entry.status = msg.outcome.status;
         entry.message = msg.outcome.message || null;
       }
-      sendToDaemon({ type: "action_result", action_id: msg.action_id, tab_id: tabId, outcome: msg.outcome });
+      const result = { type: "action_result", action_id: msg.action_id, tab_id: tabId, outcome: msg.outcome };
+      if (!sendToDaemon(result)) {
+        unsentResults.push(result);
+        if (unsentResults.length > UNSENT_LIMIT) unsentResults.shift();
+      }
       break;
     }
     default:

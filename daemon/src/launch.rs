@@ -41,6 +41,9 @@ pub struct Browser {
     child: Option<Child>,
     profile: Option<tempfile::TempDir>,
     pub path: PathBuf,
+    /// The browser's profile (`--user-data-dir`), where Chromium writes
+    /// `DevToolsActivePort` when started with a remote-debugging port.
+    user_data: PathBuf,
 }
 
 /// Finds the browser: explicit path, `$CHROME`, then PATH.
@@ -91,6 +94,13 @@ pub fn owned_child(cmd: &mut Command) -> &mut Command {
 
 impl Browser {
     pub fn launch(opts: &LaunchOptions) -> Result<Browser, LaunchError> {
+        Browser::launch_with_args(opts, &[])
+    }
+
+    /// [`Browser::launch`] with extra command-line switches before the URL. Tests use it
+    /// for `--remote-debugging-port=0` (see [`Browser::devtools_ws_url`]); nspd itself
+    /// never opens a DevTools port.
+    pub fn launch_with_args(opts: &LaunchOptions, extra: &[&str]) -> Result<Browser, LaunchError> {
         let path = find_browser(opts.browser.as_deref())?;
         if !opts.extension_dir.join("manifest.json").is_file() {
             return Err(LaunchError::NoExtension(opts.extension_dir.clone()));
@@ -136,6 +146,7 @@ impl Browser {
         if unsafe { libc::geteuid() } == 0 {
             args.push("--no-sandbox".into());
         }
+        args.extend(extra.iter().map(OsString::from));
         args.push(
             opts.url
                 .clone()
@@ -155,7 +166,29 @@ impl Browser {
             child: Some(child),
             profile: Some(profile),
             path,
+            user_data,
         })
+    }
+
+    /// The browser-wide DevTools WebSocket URL of a browser started with
+    /// `--remote-debugging-port=0`: Chromium picks a free loopback port and writes it,
+    /// with the browser target's path, to `DevToolsActivePort` in the profile. Waits up
+    /// to `timeout` for that file; `None` if it never appears.
+    pub fn devtools_ws_url(&self, timeout: Duration) -> Option<String> {
+        let file = self.user_data.join("DevToolsActivePort");
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                let mut lines = text.lines();
+                if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                    return Some(format!("ws://127.0.0.1:{}{}", port.trim(), path.trim()));
+                }
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
 
     /// The browser's process id (also its process group id).

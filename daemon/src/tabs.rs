@@ -75,9 +75,24 @@ struct Tab {
 /// How many recent captures the stale-target guard remembers.
 const HISTORY: usize = 32;
 
-/// What identifies an action's target: where it acts and what it takes.
+/// What identifies an action's target: where it acts and what it takes. A row action
+/// (`row:`) keeps one selector whatever the rows are, so its rows count too: the values
+/// its row parameters may take, in the page's order (the probe lists up to 25). Rows
+/// reordered, added or removed since a capture then make `expected_capture_id` stale, as
+/// an agent that chose "the third row" or "the one above X" needs.
 fn target_fingerprint(a: &ActionSchema) -> String {
-    format!("{}|{}", a.internal_target, a.signature)
+    let mut fingerprint = format!("{}|{}", a.internal_target, a.signature);
+    if a.internal_target.starts_with("row:") {
+        for p in &a.parameters {
+            if let Some(values) = &p.allowed_values {
+                fingerprint.push('|');
+                fingerprint.push_str(&p.name);
+                fingerprint.push('=');
+                fingerprint.push_str(&Value::Array(values.clone()).to_string());
+            }
+        }
+    }
+    fingerprint
 }
 
 impl Tab {
@@ -119,9 +134,21 @@ pub struct Delta {
 #[derive(Debug)]
 struct PendingAction {
     conn: ConnId,
+    /// The browser session (`hello.instance_id`) of `conn`: after a reconnect the same
+    /// session may still deliver the answer.
+    instance_id: String,
+    /// Set when `conn` closed: from then on the answer may come from a new connection
+    /// of the same browser session, within [`RECONNECT_GRACE`].
+    orphaned: bool,
     pid: u64,
     reply: oneshot::Sender<DispatchOutcome>,
 }
+
+/// How long a dispatched action whose connection closed waits for its answer over a
+/// new connection from the same browser session. A stopped service worker is woken
+/// again by the page's answer and reconnects at once, and a dropped socket reconnects
+/// after 0.25 to 0.75 s; beyond this the outcome is unknown.
+pub const RECONNECT_GRACE: Duration = Duration::from_secs(5);
 
 #[derive(Debug)]
 struct PendingCapture {
@@ -147,6 +174,7 @@ pub struct Hub {
     events: broadcast::Sender<TabEvent>,
     started: Instant,
     max_tabs: usize,
+    reconnect_grace: Duration,
 }
 
 /// The stale-target guard's answer.
@@ -191,7 +219,15 @@ impl Hub {
             events,
             started: Instant::now(),
             max_tabs,
+            reconnect_grace: RECONNECT_GRACE,
         }
+    }
+
+    /// This hub with another [`RECONNECT_GRACE`] (zero: a closed connection makes its
+    /// pending actions' outcome unknown at once).
+    pub fn with_reconnect_grace(mut self, grace: Duration) -> Hub {
+        self.reconnect_grace = grace;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -233,10 +269,14 @@ impl Hub {
         id
     }
 
-    /// The connection closed: its tabs become detached, and whatever was waiting on it
-    /// learns that the outcome is unknown (the senders are dropped).
+    /// The connection closed: its tabs become detached, and captures waiting on it fail
+    /// (their senders are dropped). Dispatched actions wait [`RECONNECT_GRACE`] more for
+    /// their answer over a new connection from the same browser session (the service
+    /// worker restarted or the socket dropped, the page still answers); then their
+    /// outcome is unknown.
     pub fn disconnect(&self, conn: ConnId) {
         let mut detached = Vec::new();
+        let mut orphaned = Vec::new();
         {
             let mut inner = self.lock();
             inner.conns.remove(&conn);
@@ -248,8 +288,33 @@ impl Hub {
                     detached.push(tab.pid);
                 }
             }
-            inner.pending_actions.retain(|_, p| p.conn != conn);
+            let grace =
+                !self.reconnect_grace.is_zero() && tokio::runtime::Handle::try_current().is_ok();
+            inner.pending_actions.retain(|id, p| {
+                if p.conn != conn {
+                    return true;
+                }
+                if grace {
+                    p.orphaned = true;
+                    orphaned.push(id.clone());
+                }
+                grace
+            });
             inner.pending_captures.retain(|_, p| p.conn != conn);
+        }
+        if !orphaned.is_empty() {
+            let hub = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(hub.reconnect_grace).await;
+                let mut inner = hub.lock();
+                for id in orphaned {
+                    // Still orphaned and unanswered: dropping the sender tells the
+                    // waiting dispatch that the outcome is unknown.
+                    if inner.pending_actions.get(&id).is_some_and(|p| p.orphaned) {
+                        inner.pending_actions.remove(&id);
+                    }
+                }
+            });
         }
         for pid in detached {
             self.emit(TabEvent {
@@ -480,11 +545,16 @@ impl Hub {
         });
     }
 
-    /// The page answered a dispatch.
+    /// The page answered a dispatch: on the connection it was sent on, or, once that
+    /// closed, on a new connection of the same browser session.
     pub fn action_result(&self, conn: ConnId, action_id: &str, outcome: DispatchOutcome) {
         let mut inner = self.lock();
+        let instance = inner.conns.get(&conn).map(|c| c.instance_id.clone());
         match inner.pending_actions.get(action_id) {
-            Some(p) if p.conn == conn => {
+            Some(p)
+                if p.conn == conn
+                    || (p.orphaned && instance.as_deref() == Some(p.instance_id.as_str())) =>
+            {
                 if let Some(p) = inner.pending_actions.remove(action_id) {
                     let _ = p.reply.send(outcome);
                 }
@@ -610,14 +680,21 @@ impl Hub {
                 }) => (*conn, *tab_id),
                 _ => return Err(DispatchError::Detached),
             };
-            let tx = inner
+            let (tx, instance_id) = inner
                 .conns
                 .get(&conn)
-                .map(|c| c.tx.clone())
+                .map(|c| (c.tx.clone(), c.instance_id.clone()))
                 .ok_or(DispatchError::Detached)?;
-            inner
-                .pending_actions
-                .insert(action_id.clone(), PendingAction { conn, pid, reply });
+            inner.pending_actions.insert(
+                action_id.clone(),
+                PendingAction {
+                    conn,
+                    instance_id,
+                    orphaned: false,
+                    pid,
+                    reply,
+                },
+            );
             (tx, tab_id)
         };
         let (tx, tab_id) = tx;
@@ -637,8 +714,14 @@ impl Hub {
             Ok(Ok(outcome)) => Ok(outcome),
             Ok(Err(_)) => Err(DispatchError::OutcomeUnknown),
             Err(_) => {
-                self.lock().pending_actions.remove(&action_id);
-                Err(DispatchError::Timeout(timeout))
+                let pending = self.lock().pending_actions.remove(&action_id);
+                // The connection dropped and no answer came over a new one before the
+                // timeout: that is an unknown outcome, not a slow page.
+                if pending.is_some_and(|p| p.orphaned) {
+                    Err(DispatchError::OutcomeUnknown)
+                } else {
+                    Err(DispatchError::Timeout(timeout))
+                }
             }
         }
     }
@@ -954,7 +1037,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_connection_makes_the_outcome_unknown() {
-        let hub = Hub::new();
+        let hub = Hub::new().with_reconnect_grace(Duration::from_millis(50));
         let (tx, mut rx) = mpsc::channel(4);
         let conn = hub.connect("b".into(), "Chromium".into(), tx);
         let pid = hub
@@ -983,6 +1066,91 @@ mod tests {
         assert!(
             matches!(result, Err(DispatchError::OutcomeUnknown)),
             "{result:?}"
+        );
+    }
+
+    /// A service worker that restarted (or a socket that dropped) reconnects with the
+    /// same browser session and delivers the page's answer: the dispatch gets it. An
+    /// answer from another browser session is not taken.
+    #[tokio::test]
+    async fn an_answer_after_a_reconnect_of_the_same_session_is_delivered() {
+        let hub = Hub::new().with_reconnect_grace(Duration::from_secs(10));
+        let (tx, mut rx) = mpsc::channel(4);
+        let conn = hub.connect("b".into(), "Chromium".into(), tx);
+        let announce = |conn| {
+            hub.tab_state(
+                conn,
+                1,
+                None,
+                ProbeStatus::Active,
+                None,
+                None,
+                None,
+                None,
+                None,
+            )
+        };
+        let pid = announce(conn).expect("tab");
+        let hub2 = hub.clone();
+        let task = tokio::spawn(async move {
+            let cleared = crate::gate::Cleared::for_tests("read_text", Map::new());
+            hub2.dispatch(pid, "a1".into(), &cleared, Duration::from_secs(20))
+                .await
+        });
+        rx.recv().await.expect("dispatch sent");
+        hub.disconnect(conn);
+
+        let (tx_other, _rx_other) = mpsc::channel(4);
+        let other = hub.connect("c".into(), "Chromium".into(), tx_other);
+        let done = |v: &str| DispatchOutcome::Done {
+            value: Value::String(v.into()),
+            dialogs: Vec::new(),
+        };
+        hub.action_result(other, "a1", done("from another browser"));
+
+        let (tx2, _rx2) = mpsc::channel(4);
+        let again = hub.connect("b".into(), "Chromium".into(), tx2);
+        assert_eq!(announce(again), Some(pid));
+        hub.action_result(again, "a1", done("after the restart"));
+        let result = task.await.expect("join");
+        assert!(
+            matches!(&result, Ok(DispatchOutcome::Done { value, .. }) if value == "after the restart"),
+            "{result:?}"
+        );
+    }
+
+    /// The stale-target guard sees rows reordered under a row action, which keeps its
+    /// selector; a form action's choices are not its target.
+    #[test]
+    fn a_row_actions_fingerprint_follows_its_rows_order() {
+        let schema = |target: &str, ids: &[&str]| ActionSchema {
+            signature: "fn(email_id: string) -> bool".into(),
+            reversibility: nsp_protocol::Reversibility::ReversibleWrite,
+            description: String::new(),
+            confidence: 0.99,
+            internal_target: target.into(),
+            parameters: vec![nsp_protocol::ActionParameter {
+                name: "email_id".into(),
+                type_name: "string".into(),
+                required: true,
+                description: String::new(),
+                allowed_values: Some(ids.iter().map(|&i| Value::from(i)).collect()),
+                default_value: None,
+            }],
+        };
+        let row = "row:[data-nsp-action=\"archive\"] | [data-nsp-param] | param";
+        assert_eq!(
+            target_fingerprint(&schema(row, &["e1", "e2"])),
+            target_fingerprint(&schema(row, &["e1", "e2"]))
+        );
+        assert_ne!(
+            target_fingerprint(&schema(row, &["e1", "e2"])),
+            target_fingerprint(&schema(row, &["e2", "e1"]))
+        );
+        let form = "dom:#compose button";
+        assert_eq!(
+            target_fingerprint(&schema(form, &["a", "b"])),
+            target_fingerprint(&schema(form, &["b", "a"]))
         );
     }
 }

@@ -4,6 +4,7 @@
 //! started, even when a test fails. `webdriver` drives a browser of its own for tests
 //! that need the browser rather than nspd's view of it.
 
+pub mod faults;
 pub mod real_apps;
 pub mod webdriver;
 
@@ -270,6 +271,34 @@ impl Nspd {
 
     pub async fn post(&self, path: &str, body: &Value) -> Result<(StatusCode, Value)> {
         self.request(Method::POST, path, Some(body)).await
+    }
+
+    /// `POST /substrate/v1/action` with `body` and an `Idempotency-Key`; also says
+    /// whether nspd answered with a stored response (`Idempotent-Replayed: true`).
+    pub async fn act_idempotent(
+        &self,
+        body: &Value,
+        key: &str,
+    ) -> Result<(StatusCode, Value, bool)> {
+        let req = Request::builder()
+            .method(Method::POST)
+            .uri(format!("{}/substrate/v1/action", self.base))
+            .header("x-substrate-key", &self.key)
+            .header("content-type", "application/json")
+            .header("idempotency-key", key)
+            .body(Full::new(Bytes::from(body.to_string())))?;
+        let resp = tokio::time::timeout(Duration::from_secs(150), self.client.request(req))
+            .await
+            .context("nspd did not answer within 150 s")??;
+        let status = resp.status();
+        let replayed = resp
+            .headers()
+            .get("idempotent-replayed")
+            .is_some_and(|v| v == "true");
+        let bytes = resp.into_body().collect().await?.to_bytes();
+        let json = serde_json::from_slice(&bytes)
+            .with_context(|| format!("non-JSON body: {}", String::from_utf8_lossy(&bytes)))?;
+        Ok((status, json, replayed))
     }
 
     /// `POST /substrate/v1/action` with `body`.

@@ -210,9 +210,7 @@ pub fn ensure_for_dist(root: &Path) -> Result<Tools> {
     let wasm_opt = find_wasm_opt();
     match &wasm_opt {
         Some(p) => println!("  wasm-opt: {}", p.display()),
-        None => println!(
-            "  wasm-opt: not used (optional; only binaryen {MIN_WASM_OPT}+ would be)"
-        ),
+        None => println!("  wasm-opt: not used (optional; only binaryen {MIN_WASM_OPT}+ would be)"),
     }
     Ok(Tools {
         wasm_bindgen,
