@@ -183,7 +183,7 @@ pub struct Settings {
     pub require_key: bool,
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
-    /// The route timeout of `POST /action` (http-api.md: 120 s).
+    /// The route timeout of `POST /action` (docs/api.md: 120 s).
     pub action_route_timeout: Duration,
     pub action_timeout: Duration,
     pub capture_timeout: Duration,

@@ -1,4 +1,4 @@
-//! The gate of safety.md, steps 2–7, as one pure function: given the request and the
+//! The gate of docs/safety.md, steps 2–7, as one pure function: given the request and the
 //! state the gate uses, either a [`Decision`] to dispatch or the refusal. The order of
 //! the checks is the contract (e.g. an irreversible request without an expression is
 //! refused for that before its confidence is looked at).

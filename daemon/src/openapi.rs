@@ -218,7 +218,7 @@ pub fn document() -> Value {
 mod tests {
     use super::*;
 
-    /// The error table of the contract (shared/spec/http-api.md), by status and code.
+    /// The error table of the contract (docs/api.md), by status and code.
     const CONTRACT: &[(u16, &str)] = &[
         (400, "invalid_request"),
         (400, "missing_verify_expression"),

@@ -1,4 +1,4 @@
-//! The first three localhost defences of security.md, each proven by sending the
+//! The localhost defences of docs/threat-model.md, each proven by sending the
 //! attack: the Host allow-list (DNS rebinding), the pinned extension Origin on the
 //! extension channel (cross-site WebSocket hijacking), foreign Origins on the agent
 //! API, and loopback-only binding.

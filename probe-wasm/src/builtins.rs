@@ -1,4 +1,4 @@
-//! The generic builtins every tab offers (safety.md). Their schemas are defined once,
+//! The generic builtins every tab offers (docs/safety.md). Their schemas are defined once,
 //! in `nsp_protocol::builtins`, shared with the daemon's gate; the probe lists them in
 //! every state.
 

@@ -1,4 +1,4 @@
-//! The generic builtins every tab offers (safety.md): `click`, `type`, `clear`,
+//! The generic builtins every tab offers (docs/safety.md): `click`, `type`, `clear`,
 //! `focus`, `scroll`, `press_key`, `navigate`, `read_text`. One definition, used by the
 //! probe (which lists them in every state) and by the daemon's gate (which gates each
 //! call by what it aims at). The tiers here are the worst case, for an element nothing
