@@ -488,7 +488,9 @@ async fn run_action(
             Err(_) => state.hub.state(pid).ok(),
         }
     } else {
-        gate_state.clone()
+        // A read without an expression: no verification and no state after it, so no
+        // before-state either (it would be a second copy of the whole state per read).
+        None
     };
 
     let action_id = uuid::Uuid::now_v7().to_string();
