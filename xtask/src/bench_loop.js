@@ -136,8 +136,14 @@ async function readMode([extDir, browserPath, base, key, callsArg]) {
     const a = await ours();
     const b = await theirs();
     if (a !== "42 open orders" || b.trim() !== "42 open orders") throw new Error(`the reads disagree: ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
-    const kinds = { read_text: ours, playwright: theirs, health: floor };
-    const samples = { read_text: [], playwright: [], health: [] };
+    // nspd's own share of a read: the same request refused by the gate (no selector),
+    // which authenticates, gates and audits but sends nothing to the browser.
+    const refused = async () => {
+      const r = await api("POST", "/substrate/v1/action", { pid, action: "read_text", parameters: {} });
+      if (r.status < 400 || r.status >= 500) throw new Error(`refused read_text: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
+    };
+    const kinds = { read_text: ours, playwright: theirs, health: floor, refused };
+    const samples = { read_text: [], playwright: [], health: [], refused: [] };
     const names = Object.keys(kinds);
     // Warm-up (JIT, connections, the worker's storage), then rounds in rotating order.
     for (const n of names) for (let i = 0; i < 100; i++) await kinds[n]();
@@ -159,6 +165,7 @@ async function readMode([extDir, browserPath, base, key, callsArg]) {
       read_text: stats(samples.read_text),
       playwright_text_content: stats(samples.playwright),
       health: stats(samples.health),
+      refused: stats(samples.refused),
     };
   } finally {
     await context.close();
