@@ -167,6 +167,19 @@ async function claimActionId(actionId) {
   return true;
 }
 
+// The read_text builtin only reads the page: run twice, it changes nothing, so it skips
+// the claim (two chrome.storage.session round trips and a rewrite of the whole executed
+// list, most of its round trip in `cargo xtask bench`). Only the builtin: a page's own
+// action of that name is claimed like any other, and the content script runs nothing
+// but the builtin for an unclaimed dispatch.
+function isPureRead(msg) {
+  if (msg.action !== "read_text") return false;
+  const state = states.get(msg.tab_id);
+  const actions = state && state.capture ? state.capture.actions : null;
+  const schema = actions ? actions.read_text : null;
+  return !schema || String(schema.internal_target || "").startsWith("builtin:");
+}
+
 let claimChain = Promise.resolve();
 function claimInOrder(actionId) {
   // Serialise read-modify-write of the executed list.
@@ -189,7 +202,8 @@ async function onDaemonMessage(msg) {
         type: "action_result", action_id: msg.action_id, tab_id: msg.tab_id,
         outcome: { status: "failed", code, message },
       });
-      if (!(await claimInOrder(msg.action_id))) {
+      const unclaimed = isPureRead(msg);
+      if (!unclaimed && !(await claimInOrder(msg.action_id))) {
         fail("duplicate", "This action id was already executed; it was not run again.");
         return;
       }
@@ -199,7 +213,7 @@ async function onDaemonMessage(msg) {
         return;
       }
       remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "running" });
-      port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true });
+      port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true, unclaimed });
       break;
     }
     case "capture": {

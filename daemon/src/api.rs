@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use crate::codes;
 use crate::error::ApiError;
 use crate::gate::{self, Decision, GateLimits};
-use crate::http::{json_response, AppState, Body};
+use crate::http::{json_bytes, json_bytes_response, json_response, AppState, Body};
 use crate::idempotency::Claim;
 use crate::ratelimit::Bucket;
 use crate::tabs::{DispatchError, TargetCheck};
@@ -97,6 +97,13 @@ pub async fn route(
             let fresh = query_flag(req.uri().query(), "fresh")?;
             // Checked before any capture is asked for: a bad query costs the page nothing.
             let window = ObjectWindow::parse(req.uri().query())?;
+            if !fresh && window == ObjectWindow::default() {
+                // The whole current state: the bytes serialized once per capture.
+                return Ok(json_bytes_response(
+                    StatusCode::OK,
+                    state.hub.state_json(pid)?,
+                ));
+            }
             let mut s = bounded(request_timeout, get_state(state, pid, fresh)).await?;
             window.apply(&mut s);
             Ok(ok_json(&s))
@@ -481,7 +488,9 @@ async fn run_action(
             Err(_) => state.hub.state(pid).ok(),
         }
     } else {
-        gate_state.clone()
+        // A read without an expression: no verification and no state after it, so no
+        // before-state either (it would be a second copy of the whole state per read).
+        None
     };
 
     let action_id = uuid::Uuid::now_v7().to_string();
@@ -1016,8 +1025,7 @@ fn query_flag(query: Option<&str>, name: &str) -> Result<bool, ApiError> {
 }
 
 fn ok_json<T: serde::Serialize>(value: &T) -> Response<Body> {
-    let value = serde_json::to_value(value).unwrap_or_else(|_| json!({}));
-    json_response(StatusCode::OK, &value)
+    json_bytes_response(StatusCode::OK, json_bytes(value))
 }
 
 #[cfg(test)]

@@ -78,10 +78,23 @@ pub fn error_response(err: &ApiError, request_id: &str) -> Response<Body> {
     resp
 }
 
+/// The JSON body of `value` as the API sends it: through `serde_json::Value`, so object
+/// keys come out in one (sorted) order whatever the type. [`crate::tabs::Hub::state_json`] caches
+/// these bytes.
+pub fn json_bytes<T: serde::Serialize>(value: &T) -> Bytes {
+    let value = serde_json::to_value(value).unwrap_or_else(|_| serde_json::json!({}));
+    Bytes::from(serde_json::to_vec(&value).unwrap_or_else(|_| b"{}".to_vec()))
+}
+
 /// A JSON response with the headers every response carries.
 pub fn json_response(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
     let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
-    let mut resp = Response::new(Full::new(Bytes::from(body)));
+    json_bytes_response(status, Bytes::from(body))
+}
+
+/// [`json_response`] for a body already serialized.
+pub fn json_bytes_response(status: StatusCode, body: Bytes) -> Response<Body> {
+    let mut resp = Response::new(Full::new(body));
     *resp.status_mut() = status;
     let headers = resp.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use hyper::StatusCode;
 use nsp_protocol::api::AppSummary;
 use nsp_protocol::channel::{DaemonMessage, DispatchOutcome};
@@ -64,6 +65,12 @@ struct Tab {
     title: Option<String>,
     browser: String,
     current: Option<SubstrateState>,
+    /// `current` as `GET /state` sends it, serialized on the first read after each
+    /// change and served as is until the next (`commit` clears it).
+    current_json: Option<Bytes>,
+    /// Counts commits, so a serialization made outside the lock is kept only if no
+    /// capture arrived meanwhile.
+    generation: u64,
     previous: Option<SubstrateState>,
     explain: BTreeMap<String, ActionExplain>,
     /// Recent captures' action targets, for the stale-target guard.
@@ -115,6 +122,8 @@ impl Tab {
             self.history.pop_front();
         }
         self.previous = self.current.replace(state);
+        self.current_json = None;
+        self.generation += 1;
         changed
     }
 }
@@ -388,6 +397,8 @@ impl Hub {
                         title: None,
                         browser: browser.clone(),
                         current: None,
+                        current_json: None,
+                        generation: 0,
                         previous: None,
                         explain: BTreeMap::new(),
                         history: VecDeque::new(),
@@ -649,6 +660,38 @@ impl Hub {
             Some(state) => Ok(state.clone()),
             None => Err(not_ready(tab)),
         }
+    }
+
+    /// The tab's current state as the JSON body `GET /state` sends (the bytes of
+    /// [`crate::http::json_bytes`] of [`Hub::state`]), or the same error. Serialized
+    /// once per capture: under 1,000 readers and a stream of deltas, reads then cost a
+    /// lookup and a reference count instead of a clone and a serialization each.
+    pub fn state_json(&self, pid: u64) -> Result<Bytes, ApiError> {
+        let (state, generation) = {
+            let inner = self.lock();
+            let tab = inner
+                .tabs
+                .get(&pid)
+                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+            if tab.conn.is_none() {
+                return Err(detached(pid));
+            }
+            if let Some(bytes) = &tab.current_json {
+                return Ok(bytes.clone());
+            }
+            match &tab.current {
+                Some(state) => (state.clone(), tab.generation),
+                None => return Err(not_ready(tab)),
+            }
+        };
+        // Serialized outside the lock: other tabs' readers and deltas need not wait.
+        let bytes = crate::http::json_bytes(&state);
+        if let Some(tab) = self.lock().tabs.get_mut(&pid) {
+            if tab.generation == generation {
+                tab.current_json = Some(bytes.clone());
+            }
+        }
+        Ok(bytes)
     }
 
     /// The tab's previous and current state, when there are two captures.
@@ -933,6 +976,97 @@ mod tests {
         );
         assert_eq!(make_app_id(Some("http://[::1]:80/x"), 2), "1-2");
         assert_eq!(make_app_id(None, 3), "tab-3");
+    }
+
+    fn capture_with(objects: Value) -> PageCapture {
+        serde_json::from_value(serde_json::json!({
+            "app_name": "A", "confidence": 0.9,
+            "context": {"url": "http://127.0.0.1:9/x", "location": null, "view": null, "window_title": null, "window_id": null},
+            "objects": objects,
+            "actions": {"read_text": {"signature": "fn(selector: string) -> string", "reversibility": "read",
+                "description": "Read text", "confidence": 1.0, "internal_target": "builtin:read_text", "parameters": []}},
+            "probe_metadata": {"capture_latency_ms": 0.0, "labeling_latency_ms": 0.0, "total_latency_ms": 0.0,
+                "raw_object_count": 1, "filtered_object_count": 1, "cache_hit": false, "probe_tier": null}
+        }))
+        .expect("capture")
+    }
+
+    /// The cached body is what a fresh serialization of the state gives, after every
+    /// kind of change: a full capture, a delta, a detach and a reattach, a close.
+    #[tokio::test]
+    async fn the_cached_state_body_is_a_fresh_serialization_after_every_change() {
+        let hub = Hub::new().with_reconnect_grace(Duration::ZERO);
+        let fresh = |hub: &Hub, pid: u64| crate::http::json_bytes(&hub.state(pid).expect("state"));
+        let (tx, _rx) = mpsc::channel(4);
+        let conn = hub.connect("browser-a".into(), "Chromium 156".into(), tx);
+        let announce = |hub: &Hub, conn: ConnId, capture: Option<PageCapture>| {
+            hub.tab_state(
+                conn,
+                5,
+                Some(1),
+                ProbeStatus::Active,
+                None,
+                None,
+                None,
+                capture,
+                None,
+            )
+            .expect("tab")
+        };
+        let pid = announce(&hub, conn, None);
+        let err = hub.state_json(pid).expect_err("no capture yet");
+        assert_eq!(err.code, hub.state(pid).expect_err("no capture").code);
+
+        announce(&hub, conn, Some(capture_with(serde_json::json!({"n": 1}))));
+        let first = hub.state_json(pid).expect("state");
+        assert_eq!(first, fresh(&hub, pid));
+        // Served from the cache: the same allocation, not a new serialization.
+        assert_eq!(hub.state_json(pid).expect("again").as_ptr(), first.as_ptr());
+
+        let delta = Delta {
+            changed: [("n".to_owned(), Value::from(2))].into(),
+            ..Delta::default()
+        };
+        hub.tab_delta(conn, 5, delta).expect("delta applied");
+        let after_delta = hub.state_json(pid).expect("state");
+        assert_ne!(after_delta, first, "a delta invalidates the cached body");
+        assert_eq!(after_delta, fresh(&hub, pid));
+        assert!(String::from_utf8_lossy(&after_delta).contains(r#""n":2"#));
+
+        let delta = Delta {
+            removed: vec!["n".to_owned()],
+            confidence: Some(0.5),
+            ..Delta::default()
+        };
+        hub.tab_delta(conn, 5, delta).expect("delta applied");
+        let removed = hub.state_json(pid).expect("state");
+        assert_eq!(removed, fresh(&hub, pid));
+        assert!(!String::from_utf8_lossy(&removed).contains(r#""n":"#));
+
+        announce(
+            &hub,
+            conn,
+            Some(capture_with(serde_json::json!({"m": "x"}))),
+        );
+        let recaptured = hub.state_json(pid).expect("state");
+        assert_ne!(
+            recaptured, removed,
+            "a full capture invalidates the cached body"
+        );
+        assert_eq!(recaptured, fresh(&hub, pid));
+
+        // Detached: the same error as the uncached read, never the stale bytes.
+        hub.disconnect(conn);
+        let err = hub.state_json(pid).expect_err("detached");
+        assert_eq!(err.code, hub.state(pid).expect_err("detached").code);
+        let (tx, _rx2) = mpsc::channel(4);
+        let conn = hub.connect("browser-a".into(), "Chromium 156".into(), tx);
+        announce(&hub, conn, None);
+        assert_eq!(hub.state_json(pid).expect("reattached"), fresh(&hub, pid));
+
+        hub.tab_closed(conn, 5);
+        let err = hub.state_json(pid).expect_err("closed");
+        assert_eq!(err.code, hub.state(pid).expect_err("closed").code);
     }
 
     #[test]

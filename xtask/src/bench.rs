@@ -1,23 +1,49 @@
 //! `cargo xtask bench`: every benchmark, each reported against the anchor measured in
 //! the same run, into `target/bench/report.md` (BENCHMARKS.md quotes it).
+//! `NSP_BENCH_ONLY=verify,probe,loop` runs a subset (comma-separated).
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 pub fn run(root: &Path) -> Result<()> {
+    let only = std::env::var("NSP_BENCH_ONLY").unwrap_or_default();
+    let wanted = |name: &str| only.is_empty() || only.split(',').any(|o| o.trim() == name);
     let mut report = String::from("# Benchmark report\n\n");
-    crate::stage("verify expressions: nsp-verify vs cel-interpreter");
-    let verify = crate::bench_verify::run(root)?;
-    println!("{verify}");
-    report.push_str("## verify_expression: parse + evaluate, 1,000-key state\n\n");
-    report.push_str(&verify);
-    report.push('\n');
-    crate::stage("probe: full capture and incremental update vs Playwright ariaSnapshot");
-    let probe = crate::bench_probe::run(root)?;
-    println!("{probe}");
-    report.push_str(&probe);
-    report.push('\n');
+    if wanted("verify") {
+        crate::stage("verify expressions: nsp-verify vs cel-interpreter");
+        let verify = crate::bench_verify::run(root)?;
+        println!("{verify}");
+        report.push_str("## verify_expression: parse + evaluate, 1,000-key state\n\n");
+        report.push_str(&verify);
+        report.push('\n');
+    }
+    let needs_browser = wanted("probe") || wanted("loop");
+    let browser = if needs_browser {
+        Some((
+            crate::bench_probe::extension(root)?,
+            crate::tools::ensure_browser()?.0,
+        ))
+    } else {
+        None
+    };
+    if let (true, Some((extension, _))) = (wanted("probe"), &browser) {
+        crate::stage("probe: full capture and incremental update vs Playwright ariaSnapshot");
+        let probe = crate::bench_probe::run(root, extension)?;
+        println!("{probe}");
+        report.push_str(&probe);
+        report.push('\n');
+    }
+    if let (true, Some((extension, chromium))) = (wanted("loop"), &browser) {
+        let inputs = crate::bench_loop::Inputs {
+            extension,
+            browser: chromium,
+        };
+        let lp = crate::bench_loop::run(root, &inputs)?;
+        println!("{lp}");
+        report.push_str(&lp);
+        report.push('\n');
+    }
     let dir = root.join("target/bench");
     std::fs::create_dir_all(&dir)?;
     let path = dir.join("report.md");

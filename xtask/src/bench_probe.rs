@@ -19,7 +19,6 @@ use serde_json::Value;
 
 const SCRIPT: &str = include_str!("bench_probe.js");
 const SIZES: &str = "600,1700,5000,12000,35000";
-const PLAYWRIGHT: &str = "playwright-core@1";
 
 /// Targets from the probe issue: (elements, ms) for a full capture.
 const CAPTURE_TARGETS: [(u64, f64); 2] = [(600, 5.0), (5000, 15.0)];
@@ -29,14 +28,19 @@ const SIZE_RATIO_TARGET: f64 = 3.0;
 /// The issue says 150 KB; checked as 150,000 bytes, the stricter reading.
 const WASM_GZ_TARGET: u64 = 150_000;
 
-pub fn run(root: &Path) -> Result<String> {
-    let extension = match std::env::var_os("NSP_EXTENSION_DIR") {
+/// The extension the benchmarks load: `$NSP_EXTENSION_DIR`, else the one `cargo xtask
+/// dist` builds (built now).
+pub fn extension(root: &Path) -> Result<PathBuf> {
+    Ok(match std::env::var_os("NSP_EXTENSION_DIR") {
         Some(dir) => PathBuf::from(dir),
         None => {
             let tools = crate::tools::ensure_for_dist(root)?;
             crate::dist::run(root, &tools)?
         }
-    };
+    })
+}
+
+pub fn run(root: &Path, extension: &Path) -> Result<String> {
     let wasm = extension.join("probe/nsp_probe_bg.wasm");
     if !wasm.is_file() {
         bail!(
@@ -47,27 +51,14 @@ pub fn run(root: &Path) -> Result<String> {
     let (browser, _) = crate::tools::ensure_browser()?;
     let work = root.join("target/bench-probe");
     std::fs::create_dir_all(&work)?;
-    if !work
-        .join("node_modules/playwright-core/package.json")
-        .is_file()
-    {
-        crate::stage("installing playwright-core (bench only) under target/bench-probe");
-        crate::tools::run(Command::new("npm").current_dir(&work).args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--no-save",
-            PLAYWRIGHT,
-        ]))
-        .context("npm install playwright-core")?;
-    }
+    crate::bench_loop::ensure_npm(&work)?;
     std::fs::write(work.join("bench_probe.js"), SCRIPT)?;
 
     crate::stage("benchmarking the probe against ariaSnapshot (headless Chromium)");
     let out = Command::new("node")
         .current_dir(&work)
         .arg("bench_probe.js")
-        .arg(&extension)
+        .arg(extension)
         .arg(&browser)
         .arg(std::env::var("NSP_BENCH_SIZES").unwrap_or_else(|_| SIZES.into()))
         .output()

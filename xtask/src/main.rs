@@ -3,6 +3,7 @@
 //! bundled demo app.
 
 mod bench;
+mod bench_loop;
 mod bench_probe;
 mod bench_verify;
 mod demo;
@@ -32,6 +33,7 @@ enum Task {
     /// Build, start the demo app and nspd with a browser on it, and show what an agent sees.
     Demo(demo::DemoArgs),
     /// Run the benchmarks against their anchors; writes target/bench/report.md.
+    /// NSP_BENCH_ONLY=verify,probe,loop runs a subset.
     Bench,
     /// Install the real apps of the real-app corpus under target/real-apps (test does too).
     RealApps,

@@ -154,6 +154,16 @@ fn ensure_apt(packages: &[&str], what: &str) -> Result<()> {
     .with_context(|| format!("apt-get could not install {}", packages.join(" ")))
 }
 
+/// wrk, the HTTP load generator of the loop benchmark (Debian's package).
+pub fn ensure_wrk() -> Result<PathBuf> {
+    if let Some(path) = which("wrk") {
+        println!("  wrk: {}", path.display());
+        return Ok(path);
+    }
+    ensure_apt(&["wrk"], "wrk (the HTTP load generator)")?;
+    which("wrk").context("wrk is still not on PATH after installing it")
+}
+
 /// Chromium and chromedriver.
 pub fn ensure_browser() -> Result<(PathBuf, PathBuf)> {
     let browser = std::env::var_os("CHROME")

@@ -1,0 +1,646 @@
+//! The loop benchmarks: the `read_text` round trip (agent -> nspd -> service worker ->
+//! content script and back) against Playwright's `page.textContent()` and a bare
+//! `/health` in one headless Chromium run; and `/state` reads by 1,000 concurrent
+//! connections while 100 simulated tabs stream deltas, against `/health` on the same
+//! nspd in the same run. Returns markdown for BENCHMARKS.md.
+//!
+//! The browser and extension-channel side is `bench_loop.js` (node, with playwright-core
+//! and `ws` from npm under `target/bench-probe`, bench only). The load is made by `wrk`
+//! (Debian's package, installed with apt when missing), not by anything of ours.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+const SCRIPT: &str = include_str!("bench_loop.js");
+const NPM_PACKAGES: [(&str, &str); 2] = [("playwright-core", "playwright-core@1"), ("ws", "ws@8")];
+
+/// Targets from issue 11.
+const READ_P50_VS_PLAYWRIGHT: f64 = 1.0;
+const READ_P99_VS_PLAYWRIGHT: f64 = 0.5;
+const STATE_VS_HEALTH: f64 = 0.5;
+const STATE_P99_MS: f64 = 10.0;
+const RSS_MB: f64 = 100.0;
+
+const CONNECTIONS: u32 = 1000;
+const BROWSERS: u32 = 10;
+const TABS_PER_BROWSER: u32 = 10;
+const DELTA_MS: u32 = 100;
+
+/// What `run` needs that the probe bench also prepares.
+pub struct Inputs<'a> {
+    pub extension: &'a Path,
+    pub browser: &'a Path,
+}
+
+pub fn run(root: &Path, inputs: &Inputs) -> Result<String> {
+    let only = std::env::var("NSP_BENCH_LOOP").unwrap_or_default();
+    let nspd = build_nspd(root)?;
+    let work = root.join("target/bench-probe");
+    ensure_npm(&work)?;
+    std::fs::write(work.join("bench_loop.js"), SCRIPT)?;
+    let mut md = String::new();
+    if only != "load" {
+        crate::stage("loop: read_text round trip vs Playwright textContent vs /health");
+        md.push_str(&read_round_trip(&nspd, &work, inputs)?);
+    }
+    if only != "read" {
+        let secs: u64 = match std::env::var("NSP_BENCH_LOAD_SECS") {
+            Ok(s) => s
+                .parse()
+                .context("NSP_BENCH_LOAD_SECS must be a number of seconds")?,
+            Err(_) => 60,
+        };
+        let wrk = crate::tools::ensure_wrk()?;
+        crate::stage(&format!(
+            "loop: /state under load ({CONNECTIONS} connections, {} tabs streaming deltas, {secs} s each) vs /health",
+            BROWSERS * TABS_PER_BROWSER
+        ));
+        md.push_str(&state_under_load(&nspd, &work, &wrk, secs)?);
+    }
+    Ok(md)
+}
+
+/// nspd in release, or `$NSP_BENCH_NSPD` (to measure another build, e.g. before a change).
+fn build_nspd(root: &Path) -> Result<PathBuf> {
+    if let Some(bin) = std::env::var_os("NSP_BENCH_NSPD") {
+        return Ok(PathBuf::from(bin));
+    }
+    crate::stage("building nspd (release)");
+    crate::tools::run(Command::new(crate::tools::cargo()).current_dir(root).args([
+        "build",
+        "--release",
+        "-p",
+        "nsp-daemon",
+        "--bin",
+        "nspd",
+    ]))
+    .context("cargo build --release -p nsp-daemon")?;
+    Ok(root.join("target/release/nspd"))
+}
+
+/// playwright-core and ws under `work`, installed together (npm --no-save prunes
+/// what one install is not told about).
+pub fn ensure_npm(work: &Path) -> Result<()> {
+    std::fs::create_dir_all(work)?;
+    let missing: Vec<&str> = NPM_PACKAGES
+        .iter()
+        .filter(|(name, _)| {
+            !work
+                .join("node_modules")
+                .join(name)
+                .join("package.json")
+                .is_file()
+        })
+        .map(|(_, spec)| *spec)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    // Every package in one install: npm --no-save prunes what it was not told about.
+    crate::stage(&format!(
+        "installing {} (bench only) under target/bench-probe",
+        NPM_PACKAGES.map(|(_, s)| s).join(" ")
+    ));
+    crate::tools::run(
+        Command::new("npm")
+            .current_dir(work)
+            .args(["install", "--no-audit", "--no-fund", "--no-save"])
+            .args(NPM_PACKAGES.map(|(_, s)| s)),
+    )
+    .context("npm install")
+}
+
+/// An nspd on a free port with a fresh data dir and raised rate limits; killed on drop.
+struct Daemon {
+    child: Child,
+    base: String,
+    key: String,
+    _data: TempDir,
+}
+
+/// A temporary directory removed on drop (xtask has no tempfile dependency).
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Daemon {
+    fn start(nspd: &Path, name: &str) -> Result<Daemon> {
+        let dir = std::env::temp_dir().join(format!("nsp-bench-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        let data = TempDir(dir.clone());
+        let config = dir.join("nspd.toml");
+        // The limits are per key and this benchmark is one key doing far more than an
+        // agent does; everything else stays at its default.
+        std::fs::write(
+            &config,
+            "[rate_limit]\nactions_per_sec = 1000000\nstate_reads_per_sec = 1000000000\n",
+        )?;
+        let mut child = Command::new(nspd)
+            .args(["run", "--port", "0", "--data-dir"])
+            .arg(&dir)
+            .arg("--config")
+            .arg(&config)
+            .env("NSP_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .with_context(|| format!("starting {}", nspd.display()))?;
+        let stdout = child.stdout.take().context("nspd stdout")?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut daemon = Daemon {
+            child,
+            base: String::new(),
+            key: String::new(),
+            _data: data,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while daemon.base.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = rx
+                .recv_timeout(left)
+                .context("nspd did not print its address within 30 s")?;
+            if let Some(base) = line.strip_prefix("nspd listening on ") {
+                daemon.base = base.trim().to_owned();
+            }
+        }
+        daemon.key = std::fs::read_to_string(dir.join("agent.key"))
+            .context("reading nspd's agent key")?
+            .trim()
+            .to_owned();
+        Ok(daemon)
+    }
+
+    /// nspd's peak resident set so far (`VmHWM`), in MiB.
+    fn peak_rss_mib(&self) -> Result<f64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))?;
+        let kb: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .context("no VmHWM in /proc/<nspd>/status")?;
+        Ok(kb / 1024.0)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn node_json(out: std::process::Output, what: &str) -> Result<Value> {
+    if !out.status.success() {
+        bail!("{what} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().last().unwrap_or("");
+    serde_json::from_str(line).with_context(|| format!("{what} printed no JSON:\n{text}"))
+}
+
+fn read_round_trip(nspd: &Path, work: &Path, inputs: &Inputs) -> Result<String> {
+    let daemon = Daemon::start(nspd, "read")?;
+    let calls = std::env::var("NSP_BENCH_READ_CALLS").unwrap_or_else(|_| "1000".into());
+    let load = loadavg();
+    let out = Command::new("node")
+        .current_dir(work)
+        .arg("bench_loop.js")
+        .arg("read")
+        .arg(inputs.extension)
+        .arg(inputs.browser)
+        .arg(&daemon.base)
+        .arg(&daemon.key)
+        .arg(&calls)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("running node (is Node.js installed?)")?;
+    drop(daemon);
+    let report = node_json(out, "the read round trip benchmark")?;
+    println!("{report}");
+    Ok(read_markdown(&report, &load))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+fn mark(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "**not met**"
+    }
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+fn read_markdown(r: &Value, load: &str) -> String {
+    let mut md = String::new();
+    let ours = &r["read_text"];
+    let pw = &r["playwright_text_content"];
+    let floor = &r["health"];
+    let _ = writeln!(
+        md,
+        "## Read round trip: `read_text` vs Playwright `textContent`\n"
+    );
+    let _ = writeln!(
+        md,
+        "Headless Chromium {} (launched by playwright-core {} with the extension loaded), one \
+         page, {} calls of each after 100 warm-up calls, interleaved in rounds of 100. \
+         `read_text`: `POST /substrate/v1/action` from node over one keep-alive connection, \
+         through nspd, the service worker and the content script and back. Playwright: \
+         `page.textContent(selector)` on the same page. `/health`: the same HTTP client \
+         against nspd, the floor. Load average at the start: {load}.\n",
+        r["chromium"].as_str().unwrap_or(""),
+        r["playwright"].as_str().unwrap_or(""),
+        r["calls"],
+    );
+    let _ = writeln!(
+        md,
+        "| | p50 | p99 | max | mean |\n|---|---:|---:|---:|---:|"
+    );
+    for (name, s) in [
+        ("`read_text` via nspd", ours),
+        ("Playwright `textContent`", pw),
+        ("`GET /health` (floor)", floor),
+        (
+            "`read_text` refused by nspd's gate (nspd's own share)",
+            &r["refused"],
+        ),
+    ] {
+        let _ = writeln!(
+            md,
+            "| {name} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
+            f(&s["p50_ms"]),
+            f(&s["p99_ms"]),
+            f(&s["max_ms"]),
+            f(&s["mean_ms"])
+        );
+    }
+    let (p50, p99) = (f(&ours["p50_ms"]), f(&ours["p99_ms"]));
+    let (pw50, pw99) = (f(&pw["p50_ms"]), f(&pw["p99_ms"]));
+    let _ = writeln!(md, "\n| target | measured | |\n|---|---|---|");
+    let _ = writeln!(
+        md,
+        "| p50 no slower than Playwright's | {p50:.2} ms vs {pw50:.2} ms ({:.2}×) | {} |",
+        p50 / pw50,
+        mark(p50 <= pw50 * READ_P50_VS_PLAYWRIGHT)
+    );
+    let _ = writeln!(
+        md,
+        "| p99 at most half of Playwright's | {p99:.2} ms vs {pw99:.2} ms ({:.2}×) | {} |",
+        p99 / pw99,
+        mark(p99 <= pw99 * READ_P99_VS_PLAYWRIGHT)
+    );
+    md
+}
+
+/// One wrk run's numbers (from the Lua `done` hook of `WRK_SCRIPT`).
+#[derive(Debug)]
+struct WrkRun {
+    requests: f64,
+    secs: f64,
+    /// Latency at the 0.1 %, 0.2 %, ... 100 % quantiles, in ms.
+    quantiles: Vec<f64>,
+    per_sec: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    errors: f64,
+    non_2xx: f64,
+}
+
+/// wrk's script: a random tab's state (or a fixed path), the agent key, and a JSON
+/// summary line at the end. `request` builds each request for both routes alike.
+const WRK_SCRIPT: &str = r#"
+local key = os.getenv("NSP_KEY")
+local route = os.getenv("NSP_ROUTE")
+local tabs = tonumber(os.getenv("NSP_TABS"))
+wrk.headers["X-Substrate-Key"] = key
+request = function()
+  local path = route
+  if route == "state" then
+    path = "/substrate/v1/state/" .. math.random(1, tabs)
+  end
+  return wrk.format("GET", path)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  local q = {}
+  for i = 1, 1000 do q[i] = string.format("%d", latency:percentile(i / 10)) end
+  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"connect":%d,"read":%d,"write":%d,"timeout":%d,"status":%d,"quantiles_us":[%s]}\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect, e.read, e.write, e.timeout, e.status, table.concat(q, ",")))
+end
+"#;
+
+fn wrk(wrk: &Path, script: &Path, daemon: &Daemon, route: &str, secs: u64) -> Result<WrkRun> {
+    let out = Command::new(wrk)
+        .args([
+            "-t2",
+            &format!("-c{CONNECTIONS}"),
+            &format!("-d{secs}s"),
+            "--timeout",
+            "5s",
+            "-s",
+        ])
+        .arg(script)
+        .arg(&daemon.base)
+        .env("NSP_KEY", &daemon.key)
+        .env("NSP_ROUTE", route)
+        .env("NSP_TABS", (BROWSERS * TABS_PER_BROWSER).to_string())
+        .stderr(Stdio::inherit())
+        .output()
+        .context("running wrk")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines().filter(|l| !l.starts_with("WRK ")) {
+        println!("{line}");
+    }
+    if !out.status.success() {
+        bail!("wrk failed with {}", out.status);
+    }
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("WRK "))
+        .context("wrk printed no summary")?;
+    let v: Value = serde_json::from_str(line)?;
+    let requests = f(&v["requests"]);
+    let errors = ["connect", "read", "write", "timeout"]
+        .iter()
+        .map(|k| f(&v[k]))
+        .sum();
+    let secs = f(&v["duration_us"]) / 1e6;
+    let quantiles = v["quantiles_us"]
+        .as_array()
+        .map(|a| a.iter().map(|x| f(x) / 1000.0).collect())
+        .unwrap_or_default();
+    Ok(WrkRun {
+        requests,
+        secs,
+        quantiles,
+        per_sec: requests / secs,
+        p50_ms: f(&v["p50_us"]) / 1000.0,
+        p99_ms: f(&v["p99_us"]) / 1000.0,
+        errors,
+        non_2xx: f(&v["status"]),
+    })
+}
+
+/// Several slices of one route as one run: requests over total time, and the latency
+/// quantiles of all slices pooled (each slice's 1,000 quantiles weighted by its requests).
+fn merge(runs: &[WrkRun]) -> WrkRun {
+    let requests: f64 = runs.iter().map(|r| r.requests).sum();
+    let secs: f64 = runs.iter().map(|r| r.secs).sum();
+    let mut pooled: Vec<(f64, f64)> = runs
+        .iter()
+        .flat_map(|r| {
+            let w = r.requests / r.quantiles.len().max(1) as f64;
+            r.quantiles.iter().map(move |&q| (q, w))
+        })
+        .collect();
+    pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = pooled.iter().map(|p| p.1).sum();
+    let at = |q: f64| {
+        let mut seen = 0.0;
+        for &(v, w) in &pooled {
+            seen += w;
+            if seen >= q * total {
+                return v;
+            }
+        }
+        pooled.last().map_or(f64::NAN, |p| p.0)
+    };
+    WrkRun {
+        requests,
+        secs,
+        quantiles: Vec::new(),
+        per_sec: requests / secs,
+        p50_ms: at(0.5),
+        p99_ms: at(0.99),
+        errors: runs.iter().map(|r| r.errors).sum(),
+        non_2xx: runs.iter().map(|r| r.non_2xx).sum(),
+    }
+}
+
+/// Each route's time is cut into this many slices, alternating with the other route's,
+/// so a change in the machine's load (other builds) hits both alike.
+const SLICES: u64 = 3;
+
+fn state_under_load(nspd: &Path, work: &Path, wrk_bin: &Path, secs: u64) -> Result<String> {
+    let daemon = Daemon::start(nspd, "load")?;
+    let script = work.join("bench_loop.lua");
+    std::fs::write(&script, WRK_SCRIPT)?;
+    let mut tabs = Command::new("node")
+        .current_dir(work)
+        .arg("bench_loop.js")
+        .arg("tabs")
+        .arg(&daemon.base)
+        .arg(&daemon.key)
+        .arg(BROWSERS.to_string())
+        .arg(TABS_PER_BROWSER.to_string())
+        .arg(DELTA_MS.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .context("running node (is Node.js installed?)")?;
+    let result = (|| -> Result<String> {
+        let mut out = BufReader::new(tabs.stdout.take().context("node stdout")?);
+        let mut line = String::new();
+        out.read_line(&mut line)?;
+        let ready: Value = serde_json::from_str(
+            line.strip_prefix("ready ")
+                .with_context(|| format!("the simulated tabs did not start: {line:?}"))?,
+        )?;
+        let load = loadavg();
+        let slice = (secs / SLICES).max(1);
+        let (mut health, mut state) = (Vec::new(), Vec::new());
+        for round in 0..SLICES {
+            for k in 0..2 {
+                if (round + k) % 2 == 0 {
+                    println!("  /health, {slice} s ({}/{SLICES})", round + 1);
+                    health.push(wrk(wrk_bin, &script, &daemon, "/health", slice)?);
+                } else {
+                    println!("  /state, {slice} s ({}/{SLICES})", round + 1);
+                    state.push(wrk(wrk_bin, &script, &daemon, "state", slice)?);
+                }
+            }
+        }
+        let (health, state) = (merge(&health), merge(&state));
+        let rss = daemon.peak_rss_mib()?;
+        drop(tabs.stdin.take());
+        let mut rest = String::new();
+        out.read_to_string(&mut rest)?;
+        let counts: Value = serde_json::from_str(rest.trim())
+            .with_context(|| format!("the simulated tabs printed no counts: {rest:?}"))?;
+        Ok(load_markdown(
+            &health, &state, rss, &ready, &counts, secs, &load,
+        ))
+    })();
+    let _ = tabs.kill();
+    let _ = tabs.wait();
+    drop(daemon);
+    result
+}
+
+fn load_markdown(
+    health: &WrkRun,
+    state: &WrkRun,
+    rss: f64,
+    ready: &Value,
+    counts: &Value,
+    secs: u64,
+    load: &str,
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "## State reads under load: `/state` vs `/health`\n");
+    let _ = writeln!(
+        md,
+        "wrk 4 (`-t2 -c{CONNECTIONS}`, {secs} s per route in {SLICES} slices alternating with the other route's; latency quantiles pooled over the slices), one nspd (release) with raised rate limits, \
+         while {} simulated tabs ({BROWSERS} extension connections of {TABS_PER_BROWSER} tabs, \
+         node + `ws`, with the extension's Origin) each sent a `tab_delta` every {DELTA_MS} ms \
+         ({} deltas, {} WebSocket errors, {} unexpected closes). `/state` reads a random tab's \
+         state ({:.1} KB) with the agent key; `/health` is the ceiling, on the \
+         same nspd with the same deltas streaming. Load average before: {load}.\n",
+        BROWSERS * TABS_PER_BROWSER,
+        counts["deltas_sent"],
+        counts["ws_errors"],
+        counts["unexpected_closes"],
+        f(&ready["state_bytes"]) / 1000.0,
+    );
+    let _ = writeln!(
+        md,
+        "| route | requests | errors | non-2xx | throughput | p50 | p99 |\n|---|---:|---:|---:|---:|---:|---:|"
+    );
+    for (name, r) in [
+        ("`GET /health` (ceiling)", health),
+        ("`GET /state/{pid}`", state),
+    ] {
+        let _ = writeln!(
+            md,
+            "| {name} | {:.0} | {:.0} | {:.0} | {:.0} /s | {:.2} ms | {:.2} ms |",
+            r.requests, r.errors, r.non_2xx, r.per_sec, r.p50_ms, r.p99_ms
+        );
+    }
+    let ratio = state.per_sec / health.per_sec;
+    let errors = health.errors + health.non_2xx + state.errors + state.non_2xx;
+    let _ = writeln!(md, "\nnspd's peak RSS (VmHWM): {rss:.1} MiB.\n");
+    let _ = writeln!(md, "| target | measured | |\n|---|---|---|");
+    let _ = writeln!(
+        md,
+        "| zero errors | {errors:.0} | {} |",
+        mark(errors == 0.0)
+    );
+    let _ = writeln!(
+        md,
+        "| /state ≥ {STATE_VS_HEALTH} of the /health ceiling | {ratio:.2} | {} |",
+        mark(ratio >= STATE_VS_HEALTH)
+    );
+    let _ = writeln!(
+        md,
+        "| /state p99 ≤ {STATE_P99_MS} ms | {:.2} ms | {} |",
+        state.p99_ms,
+        mark(state.p99_ms <= STATE_P99_MS)
+    );
+    let _ = writeln!(
+        md,
+        "| peak RSS ≤ {RSS_MB} MB | {:.1} MB ({rss:.1} MiB) | {} |",
+        rss * 1.048_576,
+        mark(rss * 1.048_576 <= RSS_MB)
+    );
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_pool_into_one_run() {
+        let slice = |requests: f64, ms: f64| WrkRun {
+            requests,
+            secs: 10.0,
+            quantiles: (1..=1000).map(|i| ms * i as f64 / 1000.0).collect(),
+            per_sec: requests / 10.0,
+            p50_ms: ms / 2.0,
+            p99_ms: ms,
+            errors: 1.0,
+            non_2xx: 0.0,
+        };
+        // Three quarters of the requests saw up to 1 ms, a quarter up to 100 ms.
+        let m = merge(&[slice(3000.0, 1.0), slice(1000.0, 100.0)]);
+        assert_eq!(m.per_sec, 200.0);
+        assert_eq!(m.errors, 2.0);
+        assert!((m.p50_ms - 2.0 / 3.0).abs() < 0.01, "{}", m.p50_ms);
+        assert!((m.p99_ms - 96.0).abs() < 0.5, "{}", m.p99_ms);
+    }
+
+    #[test]
+    fn markdown_marks_targets_met_and_not_met() {
+        let r = serde_json::json!({"chromium": "156", "playwright": "1.50.0", "calls": 1000,
+            "read_text": {"p50_ms": 1.5, "p99_ms": 7.0, "max_ms": 9.0, "mean_ms": 1.6},
+            "playwright_text_content": {"p50_ms": 1.6, "p99_ms": 12.0, "max_ms": 20.0, "mean_ms": 1.8},
+            "health": {"p50_ms": 0.1, "p99_ms": 0.3, "max_ms": 1.0, "mean_ms": 0.1}});
+        let md = read_markdown(&r, "0.5 0.5 0.5");
+        assert!(
+            md.contains("| p50 no slower than Playwright's | 1.50 ms vs 1.60 ms (0.94×) | met |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| p99 at most half of Playwright's | 7.00 ms vs 12.00 ms (0.58×) | **not met** |"
+            ),
+            "{md}"
+        );
+        let run = |per_sec: f64, p99_ms: f64| WrkRun {
+            requests: per_sec * 10.0,
+            secs: 10.0,
+            quantiles: Vec::new(),
+            per_sec,
+            p50_ms: 1.0,
+            p99_ms,
+            errors: 0.0,
+            non_2xx: 0.0,
+        };
+        let md = load_markdown(
+            &run(100_000.0, 5.0),
+            &run(60_000.0, 12.0),
+            50.0,
+            &serde_json::json!({"state_bytes": 7500}),
+            &serde_json::json!({"deltas_sent": 1, "ws_errors": 0, "unexpected_closes": 0}),
+            10,
+            "",
+        );
+        assert!(
+            md.contains("| /state ≥ 0.5 of the /health ceiling | 0.60 | met |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| /state p99 ≤ 10 ms | 12.00 ms | **not met** |"),
+            "{md}"
+        );
+        assert!(md.contains("| zero errors | 0 | met |"), "{md}");
+    }
+}
