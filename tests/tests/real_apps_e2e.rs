@@ -125,6 +125,44 @@ async fn open_login(django: &RealApp, log: &Path) -> (Nspd, u64) {
     (nspd, tab.pid)
 }
 
+/// Django, nspd and a browser on Django's login page (nspd's log in `log`, under
+/// `_logs`), once the probe offers the login action; with the names of its user and
+/// password parameters.
+struct AtLogin {
+    django: RealApp,
+    _logs: tempfile::TempDir,
+    log: std::path::PathBuf,
+    nspd: Nspd,
+    pid: u64,
+    seen: Seen,
+    user: String,
+    pass: String,
+}
+
+async fn at_login() -> AtLogin {
+    let django = RealApp::start(AppKind::Django, RealAppOptions::default()).expect("django");
+    let logs = tempfile::tempdir().expect("tempdir");
+    let log = logs.path().join("nspd.log");
+    let (nspd, pid) = open_login(&django, &log).await;
+    let mut seen = Seen::default();
+    let login = wait_state(&nspd, pid, &mut seen, "the login action", |s| {
+        has_action(s, "log_in")
+    })
+    .await;
+    let user = param(&login, "log_in", "user");
+    let pass = param(&login, "log_in", "pass");
+    AtLogin {
+        django,
+        _logs: logs,
+        log,
+        nspd,
+        pid,
+        seen,
+        user,
+        pass,
+    }
+}
+
 /// Asserts that the password is in none of the texts, naming where it was found.
 fn assert_no_password(nspd: &Nspd, log: &Path, seen: &Seen) {
     for (i, body) in seen.0.iter().enumerate() {
@@ -163,19 +201,18 @@ fn assert_no_password(nspd: &Nspd, log: &Path, seen: &Seen) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_agent_logs_in_creates_and_deletes_in_django_admin_over_http() {
-    let django = RealApp::start(AppKind::Django, RealAppOptions::default()).expect("django");
-    let logs = tempfile::tempdir().expect("tempdir");
-    let log = logs.path().join("nspd.log");
-    let (nspd, pid) = open_login(&django, &log).await;
-    let mut seen = Seen::default();
+    let AtLogin {
+        django,
+        _logs,
+        log,
+        nspd,
+        pid,
+        mut seen,
+        user,
+        pass,
+    } = at_login().await;
 
     // Log in through the discovered login form.
-    let login = wait_state(&nspd, pid, &mut seen, "the login action", |s| {
-        has_action(s, "log_in")
-    })
-    .await;
-    let user = param(&login, "log_in", "user");
-    let pass = param(&login, "log_in", "pass");
     let (status, resp) = nspd
         .act(&json!({
             "pid": pid,
@@ -307,18 +344,17 @@ async fn an_agent_logs_in_creates_and_deletes_in_django_admin_over_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sdk_logs_in_creates_and_is_refused_a_delete_in_django_admin() {
-    let django = RealApp::start(AppKind::Django, RealAppOptions::default()).expect("django");
-    let logs = tempfile::tempdir().expect("tempdir");
-    let log = logs.path().join("nspd.log");
-    let (nspd, pid) = open_login(&django, &log).await;
-    let mut seen = Seen::default();
+    let AtLogin {
+        django,
+        _logs,
+        log,
+        nspd,
+        pid,
+        mut seen,
+        user,
+        pass,
+    } = at_login().await;
 
-    let login = wait_state(&nspd, pid, &mut seen, "the login action", |s| {
-        has_action(s, "log_in")
-    })
-    .await;
-    let user = param(&login, "log_in", "user");
-    let pass = param(&login, "log_in", "pass");
     let sdk = |req: Value| {
         let nspd = &nspd;
         async move {
