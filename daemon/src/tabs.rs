@@ -978,6 +978,21 @@ mod tests {
         assert_eq!(make_app_id(None, 3), "tab-3");
     }
 
+    /// Tab 1 of `conn`, announced active with nothing else known yet.
+    fn announce_active(hub: &Hub, conn: ConnId) -> Option<u64> {
+        hub.tab_state(
+            conn,
+            1,
+            None,
+            ProbeStatus::Active,
+            None,
+            None,
+            None,
+            None,
+            None,
+        )
+    }
+
     fn capture_with(objects: Value) -> PageCapture {
         serde_json::from_value(serde_json::json!({
             "app_name": "A", "confidence": 0.9,
@@ -1174,19 +1189,7 @@ mod tests {
         let hub = Hub::new().with_reconnect_grace(Duration::from_millis(50));
         let (tx, mut rx) = mpsc::channel(4);
         let conn = hub.connect("b".into(), "Chromium".into(), tx);
-        let pid = hub
-            .tab_state(
-                conn,
-                1,
-                None,
-                ProbeStatus::Active,
-                None,
-                None,
-                None,
-                None,
-                None,
-            )
-            .expect("tab");
+        let pid = announce_active(&hub, conn).expect("tab");
         let hub2 = hub.clone();
         let task = tokio::spawn(async move {
             let cleared = crate::gate::Cleared::for_tests("read_text", Map::new());
@@ -1211,19 +1214,7 @@ mod tests {
         let hub = Hub::new().with_reconnect_grace(Duration::from_secs(10));
         let (tx, mut rx) = mpsc::channel(4);
         let conn = hub.connect("b".into(), "Chromium".into(), tx);
-        let announce = |conn| {
-            hub.tab_state(
-                conn,
-                1,
-                None,
-                ProbeStatus::Active,
-                None,
-                None,
-                None,
-                None,
-                None,
-            )
-        };
+        let announce = |conn| announce_active(&hub, conn);
         let pid = announce(conn).expect("tab");
         let hub2 = hub.clone();
         let task = tokio::spawn(async move {

@@ -9,7 +9,7 @@
 
 use nsp_protocol::Reversibility;
 
-use crate::classify::{from_words, WordVerdict};
+use crate::classify::{from_words, is_dismiss, WordVerdict};
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::words;
 
@@ -94,15 +94,12 @@ const INVERSES: &[(&str, &str)] = &[
     ("select", "deselect"),
 ];
 
-/// Labels of controls that back out of a step.
+/// Labels that offer a way back from a step, beyond those that dismiss it
+/// ([`is_dismiss`]): a confirmation page's "Back" or "No".
 const BACK: &[&[&str]] = &[
-    &["cancel"],
     &["back"],
-    &["go", "back"],
     &["no"],
-    &["no", "take", "me", "back"],
     &["no", "go", "back"],
-    &["never", "mind"],
     &["return"],
     &["keep"],
 ];
@@ -161,9 +158,10 @@ impl PageFacts {
                 if let Some(first) = w.first() {
                     *facts.verbs.entry(first.clone()).or_insert(0) += 1;
                 }
-                if BACK
-                    .iter()
-                    .any(|b| w.iter().map(String::as_str).eq(b.iter().copied()))
+                if is_dismiss(&label)
+                    || BACK
+                        .iter()
+                        .any(|b| w.iter().map(String::as_str).eq(b.iter().copied()))
                 {
                     facts.back = true;
                 }
@@ -298,6 +296,45 @@ fn path_cue(url: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The extractor records a plain paragraph only when its `CUE_TEXT` matches, so every
+    /// question and warning the probe looks for must match it: both lists, one check,
+    /// with the extractor's own regular expression run by node.
+    #[test]
+    fn the_extractor_keeps_every_phrase_the_probe_looks_for() {
+        let source = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/extract.js"),
+        )
+        .expect("extension/extract.js");
+        let line = source
+            .lines()
+            .find(|l| l.trim_start().starts_with("const CUE_TEXT = /"))
+            .expect("CUE_TEXT in extract.js");
+        let regex = line
+            .trim()
+            .trim_start_matches("const CUE_TEXT = ")
+            .trim_end_matches(';');
+        let phrases: Vec<&str> = QUESTIONS.iter().chain(WARNINGS).copied().collect();
+        let script = format!(
+            "const re = {regex}; const missed = {}.filter((p) => !re.test('x ' + p + ' x')); \
+             process.stdout.write(JSON.stringify(missed));",
+            serde_json::to_string(&phrases).expect("json")
+        );
+        let out = std::process::Command::new("node")
+            .args(["-e", &script])
+            .output()
+            .expect("node (cargo xtask test installs Node.js)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let missed: Vec<String> = serde_json::from_slice(&out.stdout).expect("node's answer");
+        assert!(
+            missed.is_empty(),
+            "extract.js's CUE_TEXT does not keep {missed:?}"
+        );
+    }
 
     #[test]
     fn path_cues_come_from_the_path_only() {

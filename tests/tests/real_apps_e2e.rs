@@ -105,6 +105,33 @@ fn note_id_titled(django: &RealApp, title: &str) -> Option<i64> {
         .and_then(|r| r.first().and_then(Value::as_i64))
 }
 
+/// Navigates the tab to `url` through the `navigate` builtin (verified by the URL ending
+/// in `ends`) and waits for the state of that page offering `action`.
+async fn navigate(
+    nspd: &Nspd,
+    pid: u64,
+    seen: &mut Seen,
+    (url, ends): (&str, &str),
+    what: &str,
+    action: &str,
+) -> Value {
+    let (status, resp) = nspd
+        .act(&json!({
+            "pid": pid,
+            "action": "navigate",
+            "parameters": {"url": url},
+            "verify_expression": format!("context.url.endsWith('{ends}')"),
+        }))
+        .await
+        .expect("navigate");
+    seen.keep(&resp);
+    assert_eq!(status, 200, "navigating to {url}: {resp}");
+    wait_state(nspd, pid, seen, what, |s| {
+        url_of(s) == url && has_action(s, action)
+    })
+    .await
+}
+
 /// nspd and a browser on Django's login page, with nspd's log in `log`.
 async fn open_login(django: &RealApp, log: &Path) -> (Nspd, u64) {
     let url = django.url("/admin/login/?next=/admin/");
@@ -241,18 +268,14 @@ async fn an_agent_logs_in_creates_and_deletes_in_django_admin_over_http() {
     let before = note_ids(&django);
     assert_eq!(before.len(), 3, "the seeded notes");
     let add = django.url("/admin/notes/note/add/");
-    let (status, resp) = nspd
-        .act(
-            &json!({"pid": pid, "action": "navigate", "parameters": {"url": add},
-                     "verify_expression": "context.url.endsWith('/admin/notes/note/add/')"}),
-        )
-        .await
-        .expect("navigate");
-    seen.keep(&resp);
-    assert_eq!(status, 200, "{resp}");
-    let form = wait_state(&nspd, pid, &mut seen, "the add form", |s| {
-        url_of(s) == add && has_action(s, "save_note_form")
-    })
+    let form = navigate(
+        &nspd,
+        pid,
+        &mut seen,
+        (&add, "/admin/notes/note/add/"),
+        "the add form",
+        "save_note_form",
+    )
     .await;
     let title = param(&form, "save_note_form", "title");
     let body = param(&form, "save_note_form", "body");
@@ -272,18 +295,14 @@ async fn an_agent_logs_in_creates_and_deletes_in_django_admin_over_http() {
 
     // Its delete confirmation page: refused without a verify expression.
     let confirm = django.url(&format!("/admin/notes/note/{id}/delete/"));
-    let (status, resp) = nspd
-        .act(
-            &json!({"pid": pid, "action": "navigate", "parameters": {"url": confirm},
-                     "verify_expression": "context.url.endsWith('/delete/')"}),
-        )
-        .await
-        .expect("navigate");
-    seen.keep(&resp);
-    assert_eq!(status, 200, "{resp}");
-    let page = wait_state(&nspd, pid, &mut seen, "the confirmation page", |s| {
-        url_of(s) == confirm && has_action(s, "yes_i_m_sure")
-    })
+    let page = navigate(
+        &nspd,
+        pid,
+        &mut seen,
+        (&confirm, "/delete/"),
+        "the confirmation page",
+        "yes_i_m_sure",
+    )
     .await;
     assert_eq!(
         page["actions"]["yes_i_m_sure"]["reversibility"], "irreversible_write",
