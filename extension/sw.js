@@ -13,7 +13,7 @@ import initProbe, { Probe } from "./probe/nsp_probe.js";
 import "./delta.js";
 
 const DEFAULT_DAEMON_URL = "ws://127.0.0.1:7842/substrate/v1/extension";
-const CHANNEL_VERSION = 1;
+const CHANNEL_VERSION = 2;
 const KEEPALIVE_MS = 20_000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;

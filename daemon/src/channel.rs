@@ -191,6 +191,20 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             hub.action_result(conn, &action_id, outcome);
             None
         }
+        // Approvals: answered by the approval hold (to be wired).
+        ExtensionMessage::ApprovalAnswer { approval_id, .. } => {
+            tracing::warn!(conn, %approval_id, "an approval answer, but nothing is held; ignored");
+            None
+        }
+        // Corrections from the person: stored by the corrections store (to be wired).
+        ExtensionMessage::Correct { origin, action, .. } => {
+            tracing::warn!(conn, %origin, %action, "a correction, but no store; ignored");
+            None
+        }
+        ExtensionMessage::RemoveCorrection { id } => {
+            tracing::warn!(conn, %id, "a correction removal, but no store; ignored");
+            None
+        }
     }
 }
 

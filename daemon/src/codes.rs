@@ -12,11 +12,13 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (401, MISSING_KEY, "no agent key"),
     (401, INVALID_KEY, "wrong agent key"),
     (403, FORBIDDEN, "foreign Host, foreign Origin, or an extension id that is not allowed"),
+    (403, APPROVAL_DENIED, "the person was asked about the held action and denied it; nothing was sent"),
     (404, PID_NOT_FOUND, "unknown tab"),
     (404, ACTION_NOT_AVAILABLE, "the action is not in the tab's current schema"),
     (404, NOT_FOUND, "no such route"),
     (404, NO_DIFF_YET, "fewer than two captures exist for the tab"),
     (405, METHOD_NOT_ALLOWED, "the route exists for another method"),
+    (408, APPROVAL_TIMEOUT, "the person was asked about the held action and did not answer within approval_timeout_ms; nothing was sent"),
     (409, IDEMPOTENCY_CONFLICT, "the same Idempotency-Key is still running"),
     (409, STALE_STATE, "expected_capture_id was given and the action's target changed since that capture"),
     (413, PAYLOAD_TOO_LARGE, "the request body is over max_body_bytes"),
@@ -45,6 +47,8 @@ pub const INVALID_PARAMETERS: &str = "invalid_parameters";
 pub const MISSING_KEY: &str = "missing_key";
 pub const INVALID_KEY: &str = "invalid_key";
 pub const FORBIDDEN: &str = "forbidden";
+pub const APPROVAL_DENIED: &str = "approval_denied";
+pub const APPROVAL_TIMEOUT: &str = "approval_timeout";
 pub const PID_NOT_FOUND: &str = "pid_not_found";
 pub const ACTION_NOT_AVAILABLE: &str = "action_not_available";
 pub const NOT_FOUND: &str = "not_found";

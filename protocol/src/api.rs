@@ -63,6 +63,10 @@ pub struct ActionRequest {
     pub fresh_state: bool,
     #[serde(default)]
     pub expected_capture_id: Option<String>,
+    /// Hold the request and ask the person when only a confidence floor refuses it
+    /// (`ask`), or never (`never`); absent means nspd's `[gate] ask_person`.
+    #[serde(default)]
+    pub approval: Option<crate::approval::ApprovalMode>,
 }
 
 /// One changed key between two captures.

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::state::{ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata, ProbeStatus};
+use crate::approval::{ApprovalClosedReason, ApprovalDecision, ApprovalQuestion, Correction};
+use crate::state::{
+    ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata, ProbeStatus, Reversibility,
+};
 
 /// Sent by the extension.
 // Messages are parsed once and handled at once, never stored in bulk, so the size of
@@ -75,6 +78,23 @@ pub enum ExtensionMessage {
     },
     /// The tab was closed or navigated away from an http(s) page.
     TabClosed { tab_id: i64 },
+    /// The person's answer to a [`DaemonMessage::Approval`], sent only on behalf of the
+    /// extension's own pages.
+    ApprovalAnswer {
+        approval_id: String,
+        decision: ApprovalDecision,
+    },
+    /// A person's correction made in the popup (`tier` or `trusted`).
+    Correct {
+        origin: String,
+        action: String,
+        #[serde(default)]
+        tier: Option<Reversibility>,
+        #[serde(default)]
+        trusted: bool,
+    },
+    /// The person removed a correction in the popup.
+    RemoveCorrection { id: String },
     /// The answer to a [`DaemonMessage::Dispatch`].
     ActionResult {
         action_id: String,
@@ -116,6 +136,17 @@ pub enum DaemonMessage {
     Capture {
         request_id: String,
         tab_id: i64,
+    },
+    /// Put a held action to the person; answered by an `approval_answer`.
+    Approval(ApprovalQuestion),
+    /// A question is no longer open; withdraw its card.
+    ApprovalClosed {
+        approval_id: String,
+        reason: ApprovalClosedReason,
+    },
+    /// Every stored correction, sent after the welcome and whenever they change.
+    Corrections {
+        corrections: Vec<Correction>,
     },
 }
 

@@ -6,6 +6,7 @@
 //! every field by construction.
 
 pub mod api;
+pub mod approval;
 pub mod builtins;
 pub mod channel;
 pub mod snapshot;
@@ -25,7 +26,7 @@ pub const EXTENSION_CHANNEL_PATH: &str = "/substrate/v1/extension";
 
 /// Version of the extension channel protocol. The daemon refuses a `hello` that carries
 /// another major.
-pub const CHANNEL_VERSION: u32 = 1;
+pub const CHANNEL_VERSION: u32 = 2;
 
 /// The id Chrome gives our extension, fixed by the `key` in `extension/manifest.json`
 /// (first 128 bits of SHA-256 of the public key, hex digits mapped to `a`..`p`). A test

@@ -516,6 +516,10 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             }
         }
         DaemonMessage::Welcome { .. } | DaemonMessage::KeepaliveAck => {}
+        // The fake page has no person to ask and applies no corrections.
+        DaemonMessage::Approval(_)
+        | DaemonMessage::ApprovalClosed { .. }
+        | DaemonMessage::Corrections { .. } => {}
     }
 }
 
