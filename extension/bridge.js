@@ -35,7 +35,7 @@
     document.addEventListener(FROM_PAGE, (event) => {
       let msg;
       try {
-        msg = JSON.parse(event.detail);
+        msg = JSON.parse(/** @type {CustomEvent} */ (event).detail);
       } catch (_) {
         return;
       }

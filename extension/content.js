@@ -335,14 +335,12 @@
   }
 
   function send(msg) {
-    if (!port) connect();
     try {
-      port.postMessage(msg);
+      (port || connect()).postMessage(msg);
     } catch (_) {
       // The worker restarted between messages; reconnect and resend once.
       port = null;
-      connect();
-      port.postMessage(msg);
+      connect().postMessage(msg);
     }
   }
 
@@ -392,10 +390,12 @@
     }
   }
 
+  /** Opens the port to the service worker and returns it. */
   function connect() {
-    port = chrome.runtime.connect({ name: "nsp-tab" });
-    port.onMessage.addListener(onWorkerMessage);
-    port.onDisconnect.addListener(() => {
+    const opened = chrome.runtime.connect({ name: "nsp-tab" });
+    port = opened;
+    opened.onMessage.addListener(onWorkerMessage);
+    opened.onDisconnect.addListener(() => {
       // The worker went away (restart or extension update). Reconnect and re-announce
       // the current state (deltas are folded into `capture`).
       port = null;
@@ -403,16 +403,17 @@
       rpcPending.clear();
       setTimeout(() => {
         try {
-          connect();
+          const again = connect();
           if (lastState) {
             const state = capture ? { ...lastState, status: "active", capture, request_id: null } : { ...lastState, request_id: null };
-            port.postMessage(state);
+            again.postMessage(state);
           }
         } catch (_) {
           // The extension was removed: nothing left to talk to.
         }
       }, 100);
     });
+    return opened;
   }
 
   // --- start -------------------------------------------------------------------------------

@@ -122,10 +122,10 @@
   const T_CHECKED = 32;
   const T_HOST = 64;
   const TAG_BITS = new Map();
-  for (const [set, bit] of [
+  for (const [set, bit] of /** @type {[Set<string>, number][]} */ ([
     [SKIP, T_SKIP], [ALWAYS, T_ALWAYS], [NO_TEXT, T_NO_TEXT], [ROW_TAGS, T_ROW], [FIELD_TAGS, T_FIELD],
     [CHECKED, T_CHECKED], [SHADOW_HOSTS, T_HOST],
-  ]) {
+  ])) {
     for (const tag of set) TAG_BITS.set(tag, (TAG_BITS.get(tag) || 0) | bit);
   }
   const NO_NAMES = [];
@@ -648,6 +648,7 @@
       let recFlags = relative ? F_RELATIVE : 0;
       const field = (bits & T_FIELD) !== 0;
       // Created with the first attribute worth keeping: most records have none.
+      /** @type {Record<string, string> | null} */
       let attrs = null;
       for (let k = 0; k < names.length; k++) {
         const n = names[k];

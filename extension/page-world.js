@@ -218,7 +218,7 @@
   document.addEventListener(TO_PAGE, (event) => {
     let msg;
     try {
-      msg = JSON.parse(event.detail);
+      msg = JSON.parse(/** @type {CustomEvent} */ (event).detail);
     } catch (_) {
       return;
     }

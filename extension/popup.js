@@ -18,7 +18,7 @@ function render(status) {
   conn.className = "pill " + (status.connected ? "ok" : "off");
   conn.title = status.daemon_url || "";
 
-  const body = $("tabs").tBodies[0];
+  const body = /** @type {HTMLTableElement} */ ($("tabs")).tBodies[0];
   body.replaceChildren();
   for (const t of status.tabs) {
     const row = document.createElement("tr");

@@ -43,6 +43,7 @@ const UNSENT_LIMIT = 100;
 // --- chrome.* behind one small surface -------------------------------------------------
 
 const storage = {
+  /** @returns {Promise<any>} what was stored, or undefined */
   async sessionGet(key) {
     const got = await chrome.storage.session.get(key);
     return got[key];
@@ -50,6 +51,7 @@ const storage = {
   sessionSet(key, value) {
     return chrome.storage.session.set({ [key]: value });
   },
+  /** @returns {Promise<any>} what was stored, or undefined */
   async localGet(key) {
     const got = await chrome.storage.local.get(key);
     return got[key];
@@ -180,6 +182,7 @@ function isPureRead(msg) {
   return !schema || String(schema.internal_target || "").startsWith("builtin:");
 }
 
+/** @type {Promise<unknown>} */
 let claimChain = Promise.resolve();
 function claimInOrder(actionId) {
   // Serialise read-modify-write of the executed list.

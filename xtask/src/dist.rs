@@ -41,7 +41,6 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
         Command::new(&tools.wasm_bindgen)
             .arg("--target")
             .arg("web")
-            .arg("--no-typescript")
             // The name section alone is ~115 KiB raw; browsers do not need it.
             .arg("--remove-name-section")
             .arg("--remove-producers-section")
@@ -51,6 +50,17 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
             .arg(&probe_dir)
             .arg(&wasm),
     )?;
+    // The declarations are for `tsc --checkJs` (the probe module's real exports), not
+    // for the browser: they move next to the extension, under target/dist/types.
+    let types = root.join("target/dist/types/probe");
+    fs::create_dir_all(&types).with_context(|| format!("creating {}", types.display()))?;
+    for name in ["nsp_probe.d.ts", "nsp_probe_bg.wasm.d.ts"] {
+        let from = probe_dir.join(name);
+        if from.exists() {
+            fs::rename(&from, types.join(name))
+                .with_context(|| format!("moving {}", from.display()))?;
+        }
+    }
     let bg = probe_dir.join("nsp_probe_bg.wasm");
     if let Some(wasm_opt) = &tools.wasm_opt {
         let optimised = probe_dir.join("nsp_probe_bg.opt.wasm");

@@ -35,6 +35,8 @@ enum Task {
     /// Run the benchmarks against their anchors; writes target/bench/report.md.
     /// NSP_BENCH_ONLY=verify,probe,loop runs a subset.
     Bench,
+    /// Type-check the extension's JavaScript (`tsc --checkJs`; builds the extension first).
+    CheckJs,
     /// Install the real apps of the real-app corpus under target/real-apps (test does too).
     RealApps,
     /// Fuzz (cargo-fuzz, libFuzzer): the verify-expression parser and evaluator, the
@@ -56,6 +58,9 @@ fn main() -> ExitCode {
         Task::Test(args) => test::run(&root, &args),
         Task::Demo(args) => demo::run(&root, &args),
         Task::Bench => bench::run(&root),
+        Task::CheckJs => tools::ensure_for_dist(&root)
+            .and_then(|t| dist::run(&root, &t))
+            .and_then(|_| test::check_js(&root)),
         Task::RealApps => tools::ensure_real_apps(&root).map(|_| ()),
         Task::Fuzz { seconds, target } => fuzz::run(&root, seconds, target.as_deref()),
     };

@@ -81,6 +81,10 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     )?;
 
     let extension = crate::dist::run(root, &tools)?;
+    if !args.no_lint {
+        // After dist: the probe module's declarations come from its wasm-bindgen build.
+        check_js(root)?;
+    }
 
     crate::stage("end-to-end tests (real Chromium, extension, nspd, fixture apps)");
     tools::run(Command::new(&cargo).current_dir(root).args([
@@ -116,4 +120,17 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// `tsc --checkJs` over the extension's JavaScript (config in `xtask/js/`). Needs the
+/// probe's declarations from `cargo xtask dist` (target/dist/types).
+pub fn check_js(root: &Path) -> Result<()> {
+    crate::stage("tsc --checkJs (the extension's JavaScript)");
+    let tsc = tools::ensure_js_check(root)?;
+    tools::run(
+        Command::new(tsc)
+            .current_dir(root)
+            .args(["--project", "xtask/js/tsconfig.json", "--pretty", "false"]),
+    )
+    .context("the extension's JavaScript does not type-check: fix what tsc reports above (JSDoc types; globals in xtask/js/extension-globals.d.ts)")
 }

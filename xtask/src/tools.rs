@@ -350,24 +350,34 @@ pub fn ensure_real_apps(root: &Path) -> Result<RealApps> {
         .args(REAL_APPS_PYPI))
     .with_context(|| format!("pip could not install {}", REAL_APPS_PYPI.join(" ")))?;
 
+    npm_install(
+        &npm_dir,
+        REAL_APPS_NPM,
+        "the React TodoMVC of the real-app corpus",
+    )?;
+    std::fs::write(&marker, wanted)?;
+    Ok(apps)
+}
+
+/// Installs pinned npm packages into `dir` (its own `package.json`, exact versions),
+/// installing npm through apt first when it is missing.
+fn npm_install(dir: &Path, packages: &[&str], what_for: &str) -> Result<()> {
     if which("npm").is_none() {
-        ensure_apt(
-            &["nodejs", "npm"],
-            "npm (for the React TodoMVC of the real-app corpus)",
-        )?;
+        ensure_apt(&["nodejs", "npm"], &format!("npm (for {what_for})"))?;
     }
     let npm = which("npm").context("npm is still not on PATH after installing it")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     println!(
         "  installing {} with npm in {}…",
-        REAL_APPS_NPM.join(", "),
-        npm_dir.display()
+        packages.join(", "),
+        dir.display()
     );
     std::fs::write(
-        npm_dir.join("package.json"),
-        "{\"name\": \"nsp-real-apps\", \"private\": true}\n",
+        dir.join("package.json"),
+        "{\"name\": \"nsp-tools\", \"private\": true}\n",
     )?;
     run(Command::new(&npm)
-        .current_dir(&npm_dir)
+        .current_dir(dir)
         .args([
             "install",
             "--no-audit",
@@ -375,8 +385,29 @@ pub fn ensure_real_apps(root: &Path) -> Result<RealApps> {
             "--save-exact",
             "--loglevel=error",
         ])
-        .args(REAL_APPS_NPM))
-    .with_context(|| format!("npm could not install {}", REAL_APPS_NPM.join(" ")))?;
+        .args(packages))
+    .with_context(|| format!("npm could not install {}", packages.join(" ")))
+}
+
+/// The type checker for the extension's JavaScript, pinned: TypeScript's `--checkJs`
+/// with Chrome's API types.
+pub const JS_CHECK_NPM: &[&str] = &["typescript@5.9.3", "@types/chrome@0.3.7"];
+
+/// Installs [`JS_CHECK_NPM`] under `target/js-check/` unless those versions are there,
+/// and returns the `tsc` to run.
+pub fn ensure_js_check(root: &Path) -> Result<PathBuf> {
+    let dir = root.join("target/js-check");
+    let tsc = dir.join("node_modules/.bin/tsc");
+    let marker = dir.join("installed.txt");
+    let wanted = format!("{}\n", JS_CHECK_NPM.join(" "));
+    if tsc.is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(tsc);
+    }
+    npm_install(
+        &dir,
+        JS_CHECK_NPM,
+        "type-checking the extension's JavaScript",
+    )?;
     std::fs::write(&marker, wanted)?;
-    Ok(apps)
+    Ok(tsc)
 }

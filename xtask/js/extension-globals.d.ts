@@ -1,0 +1,40 @@
+// Types the extension's scripts rely on that no library declares: the objects the
+// content scripts share on the global object (each classic script defines one, the
+// next ones use it), and browser APIs TypeScript's DOM library does not have yet.
+
+/** extract.js: the page snapshot. */
+declare var NspExtract: {
+  Extractor: new (...args: any[]) => any;
+  norm(text: string, max: number): string;
+  isSecret(el: Element): boolean;
+  IDX: symbol;
+};
+/** bridge.js: the probe in the page, or its absence. */
+declare var NspBridge: { create(...args: any[]): any };
+/** dispatch.js: runs one action in the page. */
+declare var NspDispatch: {
+  run(...args: any[]): any;
+  resolve(...args: any[]): any;
+  resolveAll(...args: any[]): any;
+  labelOf(el: Element): string;
+  Failure: new (...args: any[]) => Error;
+};
+/** delta.js: applies a capture delta to a state. */
+declare var NspDelta: { apply(...args: any[]): any };
+/** page-channel.js: the private channel to the page-world script. */
+declare var NspPageChannel: any;
+
+interface Navigator {
+  /** User-Agent Client Hints (Chromium only). */
+  readonly userAgentData?: { brands: { brand: string; version: string }[] };
+  /** WebMCP's tool registry, where a page declares its tools. */
+  readonly modelContext?: any;
+}
+interface Document {
+  /** The earlier WebMCP draft's registry on the document. */
+  readonly modelContext?: any;
+}
+interface Window {
+  /** Set once page-world.js has run in this page. */
+  __nspPageWorld?: boolean;
+}
