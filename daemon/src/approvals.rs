@@ -257,6 +257,10 @@ async fn ask_person(
             if decision == ApprovalDecision::Always {
                 remember_always(state, origin.as_deref(), held.action(), &approval_id);
             }
+            // Answered from a service worker that just restarted: its tabs announce
+            // themselves again a moment later. Wait for this one (bounded) rather than
+            // fail the dispatch on a tab that is only reconnecting.
+            wait_attached(hub, pid, crate::tabs::RECONNECT_GRACE).await;
             // The page may have changed while the person read the card: what they
             // approved must still be what the action acts on.
             if let (Some(before), Ok(now)) = (gate_state, hub.state(pid)) {
@@ -274,6 +278,20 @@ async fn ask_person(
                 }
             }
             Ok((held.approve(PersonApproved { _private: () }), guard))
+        }
+    }
+}
+
+/// Returns once tab `pid` has a live connection again, or after `limit`.
+async fn wait_attached(hub: &Hub, pid: u64, limit: std::time::Duration) {
+    let mut events = hub.subscribe();
+    let deadline = tokio::time::Instant::now() + limit;
+    while hub.tab_channel(pid).is_none() {
+        match tokio::time::timeout_at(deadline, events.recv()).await {
+            Err(_) => return,
+            Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return,
+            // Any event (or a lagged receiver) is a reason to look again.
+            Ok(_) => {}
         }
     }
 }
