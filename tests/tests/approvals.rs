@@ -399,4 +399,22 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
             && recent.iter().any(|r| r.contains("not answered in time")),
         "{recent:#?}"
     );
+
+    // A tab row opens the tab's actions, by tier, with confidence and reason.
+    let row = browser.find("#tabs tbody tr").await.expect("the tab's row");
+    browser.click(&row).await.expect("open the tab's actions");
+    let view = browser
+        .eval(
+            "const box = document.getElementById('tab-actions');              const group = box.querySelector('.tier-group.irreversible_write');              return { hidden: box.hidden, heading: group && group.querySelector('h3').textContent,                       item: group && group.querySelector('li[data-action=zap]').textContent };",
+            json!([]),
+        )
+        .await
+        .expect("the tab's actions");
+    assert_eq!(view["hidden"], false, "{view}");
+    assert_eq!(view["heading"], "irreversible write (1)", "{view}");
+    let item = view["item"].as_str().unwrap_or_default();
+    assert!(
+        item.starts_with(&format!("zap {confidence:.2}")) && item.contains("no known verb"),
+        "{view}"
+    );
 }
