@@ -363,6 +363,38 @@
     send({ type: "action_result", action_id: msg.action_id, outcome });
   }
 
+  // The element a question to the person is about, outlined while they decide. The
+  // inline style is put back exactly as it was when the question closes.
+  const outlined = new Map(); // approval_id -> { el, outline, offset }
+
+  function outlineTarget(approvalId, selector, on) {
+    const had = outlined.get(approvalId);
+    if (!on) {
+      if (had) {
+        had.el.style.outline = had.outline;
+        had.el.style.outlineOffset = had.offset;
+        outlined.delete(approvalId);
+      }
+      return;
+    }
+    if (had || typeof selector !== "string") return;
+    let el = null;
+    try {
+      el = document.querySelector(selector);
+    } catch (_) {
+      return; // Not a selector this document understands.
+    }
+    if (!el || !el.style) return;
+    outlined.set(approvalId, { el, outline: el.style.outline, offset: el.style.outlineOffset });
+    el.style.outline = "3px solid #d93025";
+    el.style.outlineOffset = "2px";
+    try {
+      el.scrollIntoView({ block: "nearest" });
+    } catch (_) {
+      // Old engines: the outline still shows.
+    }
+  }
+
   function onWorkerMessage(msg) {
     if (!msg || typeof msg !== "object") return;
     switch (msg.type) {
@@ -376,6 +408,12 @@
         break;
       case "probe_config":
         onProbeSettings(msg.settings || null);
+        break;
+      case "outline":
+        outlineTarget(msg.approval_id, msg.selector, true);
+        break;
+      case "outline_off":
+        outlineTarget(msg.approval_id, msg.selector, false);
         break;
       case "probe_result": {
         const done = rpcPending.get(msg.id);

@@ -1,8 +1,21 @@
-// popup.js — renders the service worker's status in the toolbar popup. It exists so a
-// person can see at a glance whether nspd is connected and what agents can do on each
-// tab. Page text is inserted with textContent only: it is data, never markup.
+// popup.js — renders the service worker's status in the toolbar popup, and is where the
+// person answers nspd's questions. It exists so a person can see at a glance whether
+// nspd is connected, what agents can do on each tab and what they did, and approve or
+// deny an action the probe was not sure about. Page text is inserted with textContent
+// only: it is data, never markup.
+//
+// The worker pushes its status over a runtime port whenever it changes. Answers go back
+// over the same port, and only from trusted input (a real click or key press by the
+// person: `event.isTrusted`); a script's synthetic click on a button does nothing.
 
 const $ = (id) => document.getElementById(id);
+const TIER_NAMES = { read: "read", reversible_write: "reversible write", irreversible_write: "irreversible write" };
+const TIERS = ["irreversible_write", "reversible_write", "read"];
+
+let port = null;
+let last = null;           // the last status pushed
+let shownApprovals = null; // JSON of the approvals rendered, so cards are not rebuilt under the pointer
+let selectedTab = null;    // the tab whose actions are shown
 
 function cell(row, text, className) {
   const td = document.createElement("td");
@@ -12,25 +25,42 @@ function cell(row, text, className) {
   return td;
 }
 
+function el(tag, text, className) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
 function render(status) {
+  last = status;
   const conn = $("connection");
   conn.textContent = status.connected ? "connected to nspd" : "nspd not connected";
   conn.className = "pill " + (status.connected ? "ok" : "off");
   conn.title = status.daemon_url || "";
 
+  renderApprovals(status.approvals || []);
+
   const body = /** @type {HTMLTableElement} */ ($("tabs")).tBodies[0];
   body.replaceChildren();
   for (const t of status.tabs) {
     const row = document.createElement("tr");
+    row.dataset.tabId = String(t.tab_id);
+    if (t.tab_id === selectedTab) row.className = "open";
     cell(row, t.title || t.url || `tab ${t.tab_id}`, "page").title = t.url || "";
     const tier = t.status === "error" ? "error" : t.probe_tier === "wasm_extension" ? "extension" : t.probe_tier === "wasm_in_page" ? "in page" : t.status;
     cell(row, tier).title = t.message || "";
     const c = typeof t.confidence === "number" ? t.confidence : null;
     cell(row, c === null ? "–" : c.toFixed(2) + (t.settled === false ? " (settling)" : ""), c === null ? "" : c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low");
     cell(row, `${t.by_tier.read} / ${t.by_tier.reversible_write} / ${t.by_tier.irreversible_write}`);
+    row.addEventListener("click", () => {
+      selectedTab = selectedTab === t.tab_id ? null : t.tab_id;
+      render(last);
+    });
     body.append(row);
   }
   $("no-tabs").hidden = status.tabs.length > 0;
+  renderTabActions(status.tabs.find((t) => t.tab_id === selectedTab) || null);
 
   const list = $("recent");
   list.replaceChildren();
@@ -38,9 +68,86 @@ function render(status) {
     const li = document.createElement("li");
     const when = new Date(r.at).toLocaleTimeString();
     li.textContent = `${when} tab ${r.tab_id}: ${r.action} — ${r.status}${r.message ? ` (${r.message.slice(0, 80)})` : ""}`;
+    li.className = r.status === "refused" || r.status === "failed" ? "low" : "";
     list.append(li);
   }
   $("no-recent").hidden = status.recent.length > 0;
+}
+
+// The selected tab's actions, grouped by tier, strictest first, each with its confidence
+// and the probe's reason.
+function renderTabActions(tab) {
+  const box = $("tab-actions");
+  box.replaceChildren();
+  box.hidden = !tab;
+  if (!tab) return;
+  box.append(el("h3", `Actions on ${tab.title || tab.url || `tab ${tab.tab_id}`}`));
+  const actions = tab.action_list || [];
+  if (!actions.length) box.append(el("p", "No actions found on this page.", "muted"));
+  for (const tier of TIERS) {
+    const ofTier = actions.filter((a) => a.tier === tier);
+    if (!ofTier.length) continue;
+    const group = el("div", null, `tier-group ${tier}`);
+    group.append(el("h3", `${TIER_NAMES[tier]} (${ofTier.length})`));
+    const ul = el("ul");
+    for (const a of ofTier) {
+      const li = el("li");
+      li.dataset.action = a.name;
+      const c = Number(a.confidence);
+      li.append(el("code", a.name), " ", el("span", c.toFixed(2), c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low"));
+      if (a.reason) li.append(el("div", a.reason, "reason muted"));
+      ul.append(li);
+    }
+    group.append(ul);
+    box.append(group);
+  }
+}
+
+function renderApprovals(approvals) {
+  const json = JSON.stringify(approvals);
+  if (json === shownApprovals) return;
+  shownApprovals = json;
+  const box = $("approvals");
+  box.replaceChildren();
+  $("approvals-section").hidden = approvals.length === 0;
+  const template = $("approval-card");
+  for (const q of approvals) {
+    const card = template.content.firstElementChild.cloneNode(true);
+    card.dataset.approvalId = q.approval_id;
+    card.querySelector(".what").textContent = `Run ${q.action}?`;
+    const tier = card.querySelector(".tier");
+    tier.textContent = TIER_NAMES[q.tier] || q.tier;
+    tier.classList.add(q.tier);
+    card.querySelector(".where").textContent = `${q.url || q.origin || ""} (tab ${q.tab_id})`;
+    const params = Object.entries(q.parameters || {});
+    card.querySelector(".params").textContent = params.length
+      ? params.map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")
+      : "none";
+    card.querySelector(".conf").textContent = `${Number(q.confidence).toFixed(2)}, under the floor of ${Number(q.floor).toFixed(2)} for this tier`;
+    const signals = card.querySelector(".signals");
+    for (const s of q.signals || []) signals.append(el("li", s));
+    card.querySelector(".reason").textContent = (q.signals || []).length ? "" : q.reason;
+    card.querySelector(".verify").replaceChildren(q.verify_expression ? el("code", q.verify_expression) : el("span", "none (nspd checks nothing after it)", "muted"));
+    card.querySelector(".key").textContent = `agent key ${q.key_id}`;
+    for (const button of card.querySelectorAll("button[data-decision]")) {
+      button.addEventListener("click", (event) => {
+        // Only the person: a script in any world can dispatch a click, but not a trusted one.
+        if (!event.isTrusted) return;
+        answer(q.approval_id, button.dataset.decision, card);
+      });
+    }
+    box.append(card);
+  }
+}
+
+function answer(approvalId, decision, card) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  try {
+    port.postMessage({ type: "approval_answer", approval_id: approvalId, decision });
+  } catch (_) {
+    // The worker restarted this instant: the one-off message reaches the new one.
+    chrome.runtime.sendMessage({ type: "approval_answer", approval_id: approvalId, decision }).catch(() => {});
+  }
 }
 
 function showError(message) {
@@ -50,25 +157,24 @@ function showError(message) {
   conn.title = "";
 }
 
-// The popup stays open while a person reads it; nspd may come or go and probes settle
-// meanwhile, so it asks again every second and re-renders when the answer changed.
-const REFRESH_MS = 1000;
-let shown = null;
-
-async function refresh() {
+// The port to the worker; a restarted worker closes it, and the popup connects again
+// (which wakes the worker) and gets the whole status at once.
+function connect() {
   try {
-    const status = await chrome.runtime.sendMessage({ type: "popup_status" });
-    if (!status) throw new Error("the service worker sent no status");
-    const json = JSON.stringify(status);
-    if (json !== shown) {
-      render(status);
-      shown = json;
-    }
+    port = chrome.runtime.connect({ name: "nsp-popup" });
   } catch (err) {
     showError(String((err && err.message) || err));
-    shown = null;
+    setTimeout(connect, 500);
+    return;
   }
-  setTimeout(refresh, REFRESH_MS);
+  port.onMessage.addListener((msg) => {
+    if (msg && msg.type === "status" && msg.status) render(msg.status);
+  });
+  port.onDisconnect.addListener(() => {
+    port = null;
+    void chrome.runtime.lastError;
+    setTimeout(connect, 100);
+  });
 }
 
-refresh();
+connect();

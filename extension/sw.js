@@ -4,7 +4,10 @@
 // It relays between nspd and the content scripts of every tab, enforces at-most-once
 // execution of dispatched actions across restarts, runs the probe for pages whose CSP
 // forbids WebAssembly in the page (tier wasm_extension: the extension's own CSP allows
-// 'wasm-unsafe-eval'), and keeps the badge and the popup's status.
+// 'wasm-unsafe-eval'), keeps the badge and the popup's status (pushed to the popup over
+// a runtime port), and puts nspd's questions to the person (approval cards in the popup,
+// a notification, the target outlined in the page) and only an extension page's answer
+// back.
 //
 // Listeners are registered synchronously at top level (MV3 requirement: a worker woken
 // by an event must find its listener), and wait on `ready` before doing work.
@@ -133,6 +136,7 @@ function connectDaemon() {
     // Stored states may lag the page a little; fresh captures follow.
     for (const p of ports.values()) p.postMessage({ type: "capture", request_id: null });
     updateAllBadges();
+    pushStatus();
     clearInterval(keepaliveTimer);
     keepaliveTimer = setInterval(() => sendToDaemon({ type: "keepalive" }), KEEPALIVE_MS);
   };
@@ -149,6 +153,7 @@ function connectDaemon() {
     if (socket === ws) socket = null;
     clearInterval(keepaliveTimer);
     updateAllBadges();
+    pushStatus();
     scheduleReconnect();
   };
   ws.onerror = () => {
@@ -201,10 +206,15 @@ async function onDaemonMessage(msg) {
     case "keepalive_ack":
       break;
     case "dispatch": {
-      const fail = (code, message) => sendToDaemon({
-        type: "action_result", action_id: msg.action_id, tab_id: msg.tab_id,
-        outcome: { status: "failed", code, message },
-      });
+      const fail = (code, message) => {
+        // Refused here, before the page saw it: the popup lists it too.
+        remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "refused", message: `${code}: ${message}` });
+        pushStatus();
+        sendToDaemon({
+          type: "action_result", action_id: msg.action_id, tab_id: msg.tab_id,
+          outcome: { status: "failed", code, message },
+        });
+      };
       const unclaimed = isPureRead(msg);
       if (!unclaimed && !(await claimInOrder(msg.action_id))) {
         fail("duplicate", "This action id was already executed; it was not run again.");
@@ -216,6 +226,7 @@ async function onDaemonMessage(msg) {
         return;
       }
       remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "running" });
+      pushStatus();
       port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true, unclaimed });
       break;
     }
@@ -224,9 +235,129 @@ async function onDaemonMessage(msg) {
       if (port) port.postMessage({ type: "capture", request_id: msg.request_id });
       break;
     }
+    case "approval":
+      await onApproval(msg);
+      break;
+    case "approval_closed":
+      await onApprovalClosed(msg.approval_id, msg.reason);
+      break;
     default:
       break;
   }
+}
+
+// --- asking the person -------------------------------------------------------------------
+
+// nspd's open questions (`approval` messages), by approval_id. Mirrored in
+// chrome.storage.session, so a restarted worker shows them at once and remembers an
+// answer it gave but could not deliver; nspd also asks again after every hello.
+const approvals = new Map();
+const approvalsLoaded = storage.sessionGet("approvals").then((list) => {
+  for (const q of list || []) {
+    if (Date.parse(q.expires_at) > Date.now()) approvals.set(q.approval_id, q);
+  }
+}).catch(() => {});
+
+function saveApprovals() {
+  return storage.sessionSet("approvals", Array.from(approvals.values())).catch(() => {});
+}
+
+async function onApproval(msg) {
+  await approvalsLoaded;
+  const { type: _type, ...question } = msg;
+  const known = approvals.get(question.approval_id);
+  if (known && known.answered) {
+    // Answered before a restart or a dropped socket: nspd asks again because the answer
+    // never arrived. Give the same answer (nspd takes only the first one it receives).
+    sendAnswer(question.approval_id, known.answered);
+    return;
+  }
+  approvals.set(question.approval_id, question);
+  await saveApprovals();
+  outline(question, true);
+  if (!known) notify(question);
+  pushStatus();
+}
+
+async function onApprovalClosed(approvalId, reason) {
+  await approvalsLoaded;
+  const q = approvals.get(approvalId);
+  approvals.delete(approvalId);
+  await saveApprovals();
+  if (q) {
+    outline(q, false);
+    if (reason !== "answered") {
+      const why = reason === "timed_out" ? "not answered in time: refused" : "withdrawn by the agent";
+      remember({ action_id: approvalId, tab_id: q.tab_id, action: q.action, at: Date.now(), status: "approval", message: why });
+    }
+  }
+  try {
+    chrome.notifications.clear(`nsp-approval-${approvalId}`, () => void chrome.runtime.lastError);
+  } catch (_) {
+    // No notifications here (permission missing, headless): nothing to clear.
+  }
+  pushStatus();
+}
+
+const DECISIONS = ["approve_once", "deny", "always"];
+
+// The person's answer, from one of this extension's own pages (checked by the callers).
+async function answerApproval(approvalId, decision) {
+  await approvalsLoaded;
+  const q = approvals.get(approvalId);
+  if (!q || q.answered || !DECISIONS.includes(decision)) return false;
+  q.answered = decision;
+  await saveApprovals();
+  sendAnswer(approvalId, decision);
+  const words = { approve_once: "approved once by you", deny: "denied by you", always: "always allowed on this site by you" };
+  remember({ action_id: approvalId, tab_id: q.tab_id, action: q.action, at: Date.now(), status: "approval", message: words[decision] });
+  pushStatus();
+  return true;
+}
+
+function sendAnswer(approvalId, decision) {
+  const answer = { type: "approval_answer", approval_id: approvalId, decision };
+  if (!sendToDaemon(answer)) {
+    unsentResults.push(answer);
+    if (unsentResults.length > UNSENT_LIMIT) unsentResults.shift();
+  }
+}
+
+// The element the question is about, outlined in its tab by the content script (which
+// removes the outline when the question closes).
+function outline(q, on) {
+  const port = ports.get(q.tab_id);
+  if (!port || !q.target) return;
+  try {
+    port.postMessage({ type: on ? "outline" : "outline_off", approval_id: q.approval_id, selector: q.target });
+  } catch (_) {
+    // The tab went away meanwhile.
+  }
+}
+
+function notify(q) {
+  // A notification is a courtesy: where there are none (headless, no permission, the
+  // person turned them off) the popup's card is enough.
+  try {
+    chrome.notifications.create(`nsp-approval-${q.approval_id}`, {
+      type: "basic",
+      iconUrl: chrome.runtime.getURL("icons/nsp-48.png"),
+      title: `An agent asks to run ${q.action}`,
+      message: `${q.tier.replace(/_/g, " ")}, confidence ${Number(q.confidence).toFixed(2)} (needs ${Number(q.floor).toFixed(2)}) on ${q.origin || q.url || "a tab"}. Open NSP to approve or deny.`,
+      requireInteraction: true,
+      priority: 2,
+    }, () => void chrome.runtime.lastError);
+  } catch (_) {
+    // See above.
+  }
+}
+
+if (chrome.notifications && chrome.notifications.onClicked) {
+  // Clicking the notification opens the popup page in a tab: answers are given there.
+  chrome.notifications.onClicked.addListener((id) => {
+    if (!id.startsWith("nsp-approval-")) return;
+    chrome.tabs.create({ url: chrome.runtime.getURL("popup.html") }).catch(() => {});
+  });
 }
 
 // --- the probe, for pages whose CSP forbids WebAssembly -----------------------------------
@@ -325,6 +456,7 @@ function onTabMessage(tabId, windowId, msg) {
       states.set(tabId, { ...state, request_id: null });
       sendToDaemon(state);
       updateBadge(tabId);
+      pushStatus();
       break;
     }
     case "tab_delta": {
@@ -333,6 +465,7 @@ function onTabMessage(tabId, windowId, msg) {
       if (state && state.capture) NspDelta.apply(state.capture, delta);
       sendToDaemon({ type: "tab_delta", tab_id: tabId, ...delta });
       updateBadge(tabId);
+      pushStatus();
       break;
     }
     case "action_result": {
@@ -340,7 +473,9 @@ function onTabMessage(tabId, windowId, msg) {
       if (entry && msg.outcome) {
         entry.status = msg.outcome.status;
         entry.message = msg.outcome.message || null;
+        saveRecent();
       }
+      pushStatus();
       const result = { type: "action_result", action_id: msg.action_id, tab_id: tabId, outcome: msg.outcome };
       if (!sendToDaemon(result)) {
         unsentResults.push(result);
@@ -355,9 +490,22 @@ function onTabMessage(tabId, windowId, msg) {
 
 // --- badge and popup ---------------------------------------------------------------------
 
+// The recent list outlives a worker restart (chrome.storage.session), so the popup's
+// history does not lose what happened just before one.
+const recentLoaded = storage.sessionGet("recent").then((saved) => {
+  for (const r of saved || []) if (!recent.some((x) => x.action_id === r.action_id && x.status === r.status)) recent.push(r);
+  recent.sort((a, b) => b.at - a.at);
+  if (recent.length > RECENT_LIMIT) recent.length = RECENT_LIMIT;
+}).catch(() => {});
+
 function remember(entry) {
   recent.unshift(entry);
   if (recent.length > RECENT_LIMIT) recent.length = RECENT_LIMIT;
+  saveRecent();
+}
+
+function saveRecent() {
+  recentLoaded.then(() => storage.sessionSet("recent", recent)).catch(() => {});
 }
 
 function summarize(tabId, state) {
@@ -410,13 +558,83 @@ function updateAllBadges() {
   for (const tabId of states.keys()) updateBadge(tabId);
 }
 
+// A tab's own actions for the popup's tab view: name, tier, confidence and the probe's
+// reason (the builtins every tab has are left out).
+function tabActions(state) {
+  const cap = state && state.capture;
+  if (!cap) return [];
+  const explain = cap.explain || {};
+  const out = [];
+  for (const [name, a] of Object.entries(cap.actions || {})) {
+    if (a.internal_target && a.internal_target.startsWith("builtin:")) continue;
+    const why = explain[name];
+    const reason = why ? [why.tier_reason, why.confidence_reason].filter(Boolean).join("; ") : "";
+    out.push({ name, tier: a.reversibility, confidence: a.confidence, reason: reason || a.description || "" });
+  }
+  out.sort((x, y) => x.name.localeCompare(y.name));
+  return out;
+}
+
 function popupStatus() {
   return {
     connected: Boolean(socket && socket.readyState === WebSocket.OPEN),
     daemon_url: config ? config.daemonUrl : null,
-    tabs: Array.from(states.entries(), ([tabId, state]) => summarize(tabId, state)),
+    tabs: Array.from(states.entries(), ([tabId, state]) => ({ ...summarize(tabId, state), action_list: tabActions(state) })),
     recent: recent.slice(),
+    approvals: Array.from(approvals.values()).filter((q) => !q.answered),
   };
+}
+
+// Open popups (runtime ports named nsp-popup): each gets the whole status whenever it
+// changes, at most every PUSH_MS, instead of asking for it on a timer.
+const popupPorts = new Set();
+const PUSH_MS = 100;
+let pushTimer = null;
+
+function pushStatus() {
+  if (!popupPorts.size || pushTimer) return;
+  pushTimer = setTimeout(() => {
+    pushTimer = null;
+    const status = popupStatus();
+    for (const port of popupPorts) {
+      try {
+        port.postMessage({ type: "status", status });
+      } catch (_) {
+        popupPorts.delete(port);
+      }
+    }
+  }, PUSH_MS);
+}
+
+// Whether a message or port comes from one of this extension's own pages (the popup,
+// opened as a popup or as a tab). A content script's sender.url is the web page's, and
+// a web page cannot reach this worker at all (no externally_connectable), so an answer
+// to a question can only come from here.
+function fromExtensionPage(sender) {
+  if (!sender || sender.id !== chrome.runtime.id) return false;
+  const base = chrome.runtime.getURL("");
+  if (typeof sender.url !== "string" || !sender.url.startsWith(base)) return false;
+  // Where Chrome says the frame's origin, it must be ours too (a content script's is the
+  // web page's, whatever its URL claims).
+  return sender.origin === undefined || sender.origin === base.replace(/\/$/, "");
+}
+
+function onPopupPort(port) {
+  popupPorts.add(port);
+  port.onDisconnect.addListener(() => popupPorts.delete(port));
+  port.onMessage.addListener((msg) => {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "approval_answer") {
+      ready.then(() => answerApproval(String(msg.approval_id), String(msg.decision)));
+    }
+  });
+  Promise.all([ready, approvalsLoaded, recentLoaded]).then(() => {
+    try {
+      port.postMessage({ type: "status", status: popupStatus() });
+    } catch (_) {
+      popupPorts.delete(port);
+    }
+  });
 }
 
 const ready = loadConfig().then((c) => {
@@ -425,6 +643,16 @@ const ready = loadConfig().then((c) => {
 });
 
 chrome.runtime.onConnect.addListener((port) => {
+  if (port.name === "nsp-popup") {
+    // The popup's live view, and its answers to questions: extension pages only.
+    if (!fromExtensionPage(port.sender)) {
+      refused("a runtime port named nsp-popup", port.sender);
+      port.disconnect();
+      return;
+    }
+    onPopupPort(port);
+    return;
+  }
   // Only our own content scripts connect (no externally_connectable); still check.
   if (port.name !== "nsp-tab" || !port.sender || !port.sender.tab || port.sender.id !== chrome.runtime.id) {
     port.disconnect();
@@ -438,6 +666,10 @@ chrome.runtime.onConnect.addListener((port) => {
   const windowId = port.sender.tab.windowId;
   ports.set(tabId, port);
   if (probeSettings) port.postMessage({ type: "probe_config", settings: probeSettings });
+  // A reloaded page or a restarted worker: outline again what the person is asked about.
+  approvalsLoaded.then(() => {
+    for (const q of approvals.values()) if (q.tab_id === tabId && !q.answered) outline(q, true);
+  });
   port.onMessage.addListener((msg) => {
     if (msg && typeof msg.type === "string" && msg.type.startsWith("probe_")) {
       runProbe(tabId, port, msg);
@@ -464,13 +696,32 @@ chrome.tabs.onRemoved.addListener((tabId) => {
   ready.then(() => sendToDaemon({ type: "tab_closed", tab_id: tabId }));
 });
 
-// The popup asks for status; only our own extension pages may (content scripts use ports).
+// Refusals of messages that only the extension's pages may send, counted for the tests
+// (and a person reading the worker's console).
+let refusedCount = 0;
+function refused(what, sender) {
+  refusedCount++;
+  storage.sessionSet("refused_senders", refusedCount).catch(() => {});
+  console.warn(`nsp: refused ${what} from ${sender && sender.url}`);
+}
+
+// One-off requests from our own extension pages: the status, or an answer to a
+// question. Content scripts use ports, and their messages here are refused.
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
-  // Extension pages only: a content script's sender.url is the web page's.
-  const fromExtensionPage = sender.id === chrome.runtime.id && typeof sender.url === "string" && sender.url.startsWith(chrome.runtime.getURL(""));
-  if (!fromExtensionPage || !msg || msg.type !== "popup_status") return false;
-  ready.then(() => sendResponse(popupStatus()));
-  return true;
+  if (!msg || typeof msg !== "object") return false;
+  if (!fromExtensionPage(sender)) {
+    if (msg.type === "approval_answer" || msg.type === "popup_status") refused(`a ${msg.type} message`, sender);
+    return false;
+  }
+  if (msg.type === "popup_status") {
+    Promise.all([ready, approvalsLoaded]).then(() => sendResponse(popupStatus()));
+    return true;
+  }
+  if (msg.type === "approval_answer") {
+    ready.then(() => answerApproval(String(msg.approval_id), String(msg.decision))).then((ok) => sendResponse({ ok }));
+    return true;
+  }
+  return false;
 });
 
 chrome.runtime.onStartup.addListener(() => ready);

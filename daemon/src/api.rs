@@ -427,7 +427,19 @@ async fn run_action(
     let limits = GateLimits {
         verify_expression_max_bytes: settings.verify_expression_max_bytes,
     };
-    let decision = match gate::check(req, gate_state.as_ref(), &explain, limits) {
+    // The gate, with the person in it: an action only its confidence floor refuses may be
+    // held and put to the person; then their answer releases it, with the tab's lock.
+    let (decision, held_lock) = match crate::approvals::check(
+        state,
+        req,
+        pid,
+        gate_state.as_ref(),
+        &explain,
+        limits,
+        request_id,
+    )
+    .await
+    {
         Ok(d) => d,
         Err(e) => {
             let mut rec = audit_base(state, request_id, pid, url.as_deref(), &req.action);
@@ -464,22 +476,28 @@ async fn run_action(
     }
 
     // Step 9: one action at a time per tab.
-    let lock = state
-        .hub
-        .action_lock(pid)
-        .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-    let _guard = tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
-        .await
-        .map_err(|_| {
-            ApiError::new(
-                StatusCode::GATEWAY_TIMEOUT,
-                codes::PROBE_TIMEOUT,
-                format!(
-                    "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
-                    settings.action_lock_timeout.as_millis()
-                ),
-            )
-        })?;
+    // (An action the person approved holds the lock since before it was asked.)
+    let _guard = match held_lock {
+        Some(guard) => guard,
+        None => {
+            let lock = state
+                .hub
+                .action_lock(pid)
+                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+            tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
+                .await
+                .map_err(|_| {
+                    ApiError::new(
+                        StatusCode::GATEWAY_TIMEOUT,
+                        codes::PROBE_TIMEOUT,
+                        format!(
+                            "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
+                            settings.action_lock_timeout.as_millis()
+                        ),
+                    )
+                })?
+        }
+    };
 
     // The capture just before dispatch, for prev.* and changed().
     let prev = if decision.expression.is_some() || decision.tier != Reversibility::Read {

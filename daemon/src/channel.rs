@@ -84,6 +84,14 @@ pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: Prob
         hub.disconnect(conn);
         return;
     }
+    // Questions to the person still open in this browser session (its service worker
+    // restarted, or the socket dropped): asked again, so the new worker can answer them.
+    for question in crate::approvals::open_questions(&hub, conn) {
+        if send(&mut sink, &question).await.is_err() {
+            hub.disconnect(conn);
+            return;
+        }
+    }
 
     loop {
         tokio::select! {
@@ -191,9 +199,11 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             hub.action_result(conn, &action_id, outcome);
             None
         }
-        // Approvals: answered by the approval hold (to be wired).
-        ExtensionMessage::ApprovalAnswer { approval_id, .. } => {
-            tracing::warn!(conn, %approval_id, "an approval answer, but nothing is held; ignored");
+        ExtensionMessage::ApprovalAnswer {
+            approval_id,
+            decision,
+        } => {
+            crate::approvals::answer(hub, conn, &approval_id, decision);
             None
         }
         // Corrections from the person: stored by the corrections store (to be wired).

@@ -115,6 +115,36 @@ impl Default for DispatcherConfig {
     }
 }
 
+/// `[gate] ask_person`: whether a request refused only by a confidence floor is held
+/// and put to the person at the browser instead (docs/safety.md, "Asking the person").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AskPerson {
+    BelowFloor,
+    Never,
+}
+
+/// `[gate]`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateConfig {
+    /// Unset: `below_floor` when nspd runs against a headed browser, `never` for
+    /// `--launch --headless` (nobody is there to ask).
+    pub ask_person: Option<AskPerson>,
+    /// How long a held action waits for the person's answer before 408
+    /// `approval_timeout`.
+    pub approval_timeout_ms: u64,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            ask_person: None,
+            approval_timeout_ms: 60_000,
+        }
+    }
+}
+
 /// `[extension]`
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -170,6 +200,7 @@ pub struct FileConfig {
     pub dispatcher: DispatcherConfig,
     pub extension: ExtensionConfig,
     pub probe: ProbeConfig,
+    pub gate: GateConfig,
 }
 
 /// Everything the server needs, after all sources are applied.
@@ -198,6 +229,10 @@ pub struct Settings {
     pub state_reads_per_sec: u32,
     /// Sent to the extension in the welcome, for every probe it runs.
     pub probe: nsp_protocol::channel::ProbeSettings,
+    /// `[gate] ask_person`, resolved: `main` turns an unset value into `never` for a
+    /// headless launch.
+    pub ask_person: AskPerson,
+    pub approval_timeout: Duration,
 }
 
 impl Settings {
@@ -215,7 +250,9 @@ impl Settings {
             require_key: c.auth.require_key,
             max_body_bytes: c.server.max_body_bytes,
             request_timeout: Duration::from_millis(c.server.request_timeout_ms),
-            action_route_timeout: Duration::from_secs(120),
+            // The person's time to answer comes on top of the action's own budget.
+            action_route_timeout: Duration::from_secs(120)
+                + Duration::from_millis(c.gate.approval_timeout_ms),
             action_timeout: Duration::from_millis(c.dispatcher.action_timeout_ms),
             capture_timeout: Duration::from_millis(c.dispatcher.capture_timeout_ms),
             action_lock_timeout: Duration::from_millis(c.dispatcher.action_lock_timeout_ms),
@@ -231,6 +268,8 @@ impl Settings {
                 max_objects: c.probe.max_objects,
                 max_list_records: c.probe.max_list_records,
             },
+            ask_person: c.gate.ask_person.unwrap_or(AskPerson::BelowFloor),
+            approval_timeout: Duration::from_millis(c.gate.approval_timeout_ms),
         }
     }
 }
@@ -242,6 +281,7 @@ const SECTIONS: &[&str] = &[
     "dispatcher",
     "extension",
     "probe",
+    "gate",
 ];
 
 /// Loads the file (if `path` exists or was given explicitly) and applies the
@@ -357,6 +397,9 @@ fn validate(c: &FileConfig) -> Result<(), ConfigError> {
             ));
         }
     }
+    if !(100..=600_000).contains(&c.gate.approval_timeout_ms) {
+        return bad("gate.approval_timeout_ms must be between 100 and 600000".into());
+    }
     if c.server.max_body_bytes < 1024 {
         return bad("server.max_body_bytes must be at least 1024".into());
     }
@@ -428,6 +471,26 @@ mod tests {
         assert_eq!(c.dispatcher.post_action_wait_ms, 200);
         assert_eq!(c.dispatcher.verify_expression_max_bytes, 2048);
         assert!(c.auth.require_key);
+    }
+
+    #[test]
+    fn the_gate_section_sets_asking_the_person() {
+        let c = load_str("", &[]).expect("defaults");
+        assert_eq!(c.gate.ask_person, None);
+        let s = Settings::from_config(c, PathBuf::from("/tmp/x"));
+        assert_eq!(s.ask_person, AskPerson::BelowFloor);
+        assert_eq!(s.approval_timeout, Duration::from_secs(60));
+        let c = load_str(
+            "[gate]\nask_person = \"never\"\napproval_timeout_ms = 500\n",
+            &[],
+        )
+        .expect("gate");
+        assert_eq!(c.gate.ask_person, Some(AskPerson::Never));
+        assert_eq!(c.gate.approval_timeout_ms, 500);
+        let err = load_str("[gate]\nask_person = \"sometimes\"\n", &[]).expect_err("bad");
+        assert!(err.to_string().contains("ask_person"), "{err}");
+        let err = load_str("[gate]\napproval_timeout_ms = 5\n", &[]).expect_err("bad");
+        assert!(err.to_string().contains("approval_timeout_ms"), "{err}");
     }
 
     #[test]

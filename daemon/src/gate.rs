@@ -144,6 +144,76 @@ pub fn check(
     explain: &BTreeMap<String, ActionExplain>,
     limits: GateLimits,
 ) -> Result<Decision, ApiError> {
+    match check_or_hold(req, state, explain, limits, false)? {
+        Gated::Clear(d) => Ok(d),
+        // Not asked for: step 5 refuses instead of holding.
+        Gated::Held(h) => Err(h.refusal),
+    }
+}
+
+/// What [`check_or_hold`] lets through.
+#[derive(Debug)]
+pub enum Gated {
+    Clear(Decision),
+    /// Refused only by the confidence floor (step 5), with every other step passed: the
+    /// person may approve it (`crate::approvals`).
+    Held(Held),
+}
+
+/// An action under its confidence floor that passed every other step. It holds a
+/// [`Decision`] that only the person's approval releases ([`Held::approve`] takes a
+/// [`crate::approvals::PersonApproved`], which only `approvals` makes); nothing in it
+/// can be dispatched as it is.
+#[derive(Debug)]
+pub struct Held {
+    decision: Decision,
+    /// The refusal step 5 would have answered (`confidence_too_low`).
+    pub refusal: ApiError,
+}
+
+impl Held {
+    pub fn action(&self) -> &str {
+        &self.decision.action
+    }
+    pub fn tier(&self) -> Reversibility {
+        self.decision.tier
+    }
+    pub fn effective_confidence(&self) -> f64 {
+        self.decision.effective_confidence
+    }
+    pub fn required_confidence(&self) -> f64 {
+        self.decision.required_confidence
+    }
+    pub fn verify_expression(&self) -> Option<&str> {
+        self.decision.expression.as_ref().map(|(s, _)| s.as_str())
+    }
+    pub fn internal_target(&self) -> Option<&str> {
+        self.decision.internal_target.as_deref()
+    }
+    /// The discovered action a builtin is gated as, if any.
+    pub fn inherited_from(&self) -> Option<&str> {
+        self.decision.inherited_from.as_deref()
+    }
+    pub fn builtin(&self) -> bool {
+        self.decision.builtin
+    }
+    /// The person approved: the decision, to dispatch and verify as usual.
+    pub fn approve(self, _approved: crate::approvals::PersonApproved) -> Decision {
+        self.decision
+    }
+}
+
+/// [`check`], except that with `ask` a request refused only by its confidence floor
+/// passes the remaining steps (parameters, expression) and comes back [`Gated::Held`]
+/// rather than refused. Every other refusal is the same as [`check`]'s, in the same
+/// order; a verify expression is required exactly as without `ask`.
+pub fn check_or_hold(
+    req: &ActionRequest,
+    state: Option<&SubstrateState>,
+    explain: &BTreeMap<String, ActionExplain>,
+    limits: GateLimits,
+    ask: bool,
+) -> Result<Gated, ApiError> {
     let name = req.action.as_str();
     let has_expression = req
         .verify_expression
@@ -231,16 +301,22 @@ pub fn check(
     // Step 5: the confidence floor.
     let effective = action_confidence.min(state.confidence);
     let required = floor(tier);
+    let mut below_floor = None;
     if effective < required {
         let why = explain.get(inherited_from.as_deref().unwrap_or(name));
-        return Err(ApiError::new(
+        let refusal = ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             codes::CONFIDENCE_TOO_LOW,
             confidence_message(name, tier, action_confidence, state, required, why),
         )
         .with("actual_confidence", effective)
         .with("required_confidence", required)
-        .with("reversibility", tier.as_str()));
+        .with("reversibility", tier.as_str());
+        if !ask {
+            return Err(refusal);
+        }
+        // Held for the person: the remaining steps still apply before anyone is asked.
+        below_floor = Some(refusal);
     }
 
     // Step 6: parameters.
@@ -273,7 +349,7 @@ pub fn check(
         internal_target: internal_target.clone(),
         accept_confirm: tier == Reversibility::IrreversibleWrite && expression.is_some(),
     };
-    Ok(Decision {
+    let decision = Decision {
         action: name.to_owned(),
         tier,
         action_confidence,
@@ -284,6 +360,10 @@ pub fn check(
         builtin: is_builtin,
         inherited_from,
         cleared,
+    };
+    Ok(match below_floor {
+        None => Gated::Clear(decision),
+        Some(refusal) => Gated::Held(Held { decision, refusal }),
     })
 }
 

@@ -5,6 +5,7 @@
 //! start the same [`server::Server`] in-process or run the binary.
 
 pub mod api;
+pub mod approvals;
 pub mod audit;
 pub mod auth;
 pub mod channel;

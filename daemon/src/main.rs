@@ -514,7 +514,13 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
     let env = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
     let file = nsp_daemon::config::load(&config_path, explicit, env)?;
+    // Nobody sits in front of a headless browser: unless nspd.toml says otherwise, a
+    // request under a confidence floor is refused rather than held for a person.
+    let ask_unset = file.gate.ask_person.is_none();
     let mut settings = Settings::from_config(file, data_dir);
+    if ask_unset && args.headless {
+        settings.ask_person = nsp_daemon::config::AskPerson::Never;
+    }
     if let Some(host) = args.host {
         settings.host = host;
     }

@@ -182,7 +182,8 @@ pub fn document() -> Value {
                     "pid": {"type": "integer", "minimum": 1}, "app_id": string, "action": {"type": "string", "minLength": 1},
                     "parameters": {"type": "object"}, "verify": {"type": "boolean"}, "verify_expression": {"type": "string", "maxLength": 2048},
                     "verify_timeout_ms": {"type": "integer", "minimum": 100, "maximum": 30000}, "fresh_state": {"type": "boolean"},
-                    "expected_capture_id": string
+                    "expected_capture_id": string,
+                    "approval": {"type": "string", "enum": ["ask", "never"], "description": "ask: an action only its confidence floor refuses is put to the person at the browser (403 approval_denied, 408 approval_timeout); never: refused as usual. Default: [gate] ask_person"}
                 }},
                 "FieldChange": {"type": "object", "properties": {"path": string, "before": {}, "after": {}}},
                 "VerificationOutcome": {"type": "object", "properties": {

@@ -184,6 +184,8 @@ pub struct Hub {
     started: Instant,
     max_tabs: usize,
     reconnect_grace: Duration,
+    /// Held actions waiting for the person (`crate::approvals`).
+    approvals: crate::approvals::Registry,
 }
 
 /// The stale-target guard's answer.
@@ -229,6 +231,7 @@ impl Hub {
             started: Instant::now(),
             max_tabs,
             reconnect_grace: RECONNECT_GRACE,
+            approvals: crate::approvals::Registry::default(),
         }
     }
 
@@ -818,6 +821,37 @@ impl Hub {
                 ))
             }
         }
+    }
+
+    // --- for `crate::approvals`: where to ask the person ---------------------------------
+
+    /// The held actions waiting for the person.
+    pub fn approvals(&self) -> &crate::approvals::Registry {
+        &self.approvals
+    }
+
+    /// Where to put a question about tab `pid`: its browser tab id, the browser session
+    /// (`hello.instance_id`) and the sender of its live connection.
+    pub fn tab_channel(&self, pid: u64) -> Option<(i64, String, mpsc::Sender<DaemonMessage>)> {
+        let inner = self.lock();
+        let tab = inner.tabs.get(&pid)?;
+        let conn = inner.conns.get(&tab.conn?)?;
+        Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
+    }
+
+    /// The browser session of a live connection.
+    pub fn conn_instance(&self, conn: ConnId) -> Option<String> {
+        self.lock().conns.get(&conn).map(|c| c.instance_id.clone())
+    }
+
+    /// The senders of every live connection of one browser session.
+    pub fn instance_senders(&self, instance_id: &str) -> Vec<mpsc::Sender<DaemonMessage>> {
+        self.lock()
+            .conns
+            .values()
+            .filter(|c| c.instance_id == instance_id)
+            .map(|c| c.tx.clone())
+            .collect()
     }
 }
 

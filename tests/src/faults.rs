@@ -273,11 +273,13 @@ fn client_frame(buf: &[u8]) -> Option<(usize, bool)> {
 }
 
 /// A browser-wide Chrome DevTools Protocol connection (`--remote-debugging-port`).
-/// Commands are sent one at a time; events are skipped.
+/// Commands are sent one at a time; events are kept in `events`.
 #[derive(Debug)]
 pub struct Cdp {
     ws: tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
     next_id: u64,
+    /// Events that arrived while waiting for answers, oldest first.
+    pub events: Vec<Value>,
 }
 
 impl Cdp {
@@ -290,7 +292,11 @@ impl Cdp {
         )
         .await
         .context("DevTools did not accept within 10 s")??;
-        Ok(Cdp { ws, next_id: 1 })
+        Ok(Cdp {
+            ws,
+            next_id: 1,
+            events: Vec::new(),
+        })
     }
 
     /// Runs one command (on `session`, or the browser) and returns its result.
@@ -315,6 +321,9 @@ impl Cdp {
                 let v: Value = serde_json::from_str(text.as_str())?;
                 if v["id"] == json!(id) {
                     return Ok(v);
+                }
+                if v.get("method").is_some() && self.events.len() < 10_000 {
+                    self.events.push(v);
                 }
             }
             bail!("DevTools closed the connection")

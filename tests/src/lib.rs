@@ -138,6 +138,15 @@ impl Nspd {
         Nspd::spawn(port, data_dir, &[], &[], false, None)
     }
 
+    /// [`Nspd::serve`] with extra environment variables (`NSP_<SECTION>__<KEY>`).
+    pub fn serve_with_env(
+        port: u16,
+        data_dir: tempfile::TempDir,
+        env: &[(&str, &str)],
+    ) -> Result<Nspd> {
+        Nspd::spawn(port, data_dir, &[], env, false, None)
+    }
+
     fn spawn(
         port: u16,
         data_dir: tempfile::TempDir,

@@ -44,6 +44,8 @@ pub struct WebDriver {
     browser_pid: Option<i32>,
     base: String,
     session: String,
+    /// `host:port` of the browser's DevTools (chromedriver's `debuggerAddress`).
+    debugger_address: Option<String>,
     client: Client<HttpConnector, Full<Bytes>>,
     /// The profile and the extension's copy.
     _dir: tempfile::TempDir,
@@ -142,6 +144,7 @@ impl WebDriver {
             browser_pid: None,
             base: format!("http://127.0.0.1:{port}"),
             session: String::new(),
+            debugger_address: None,
             client: Client::builder(TokioExecutor::new()).build_http(),
             _dir: dir,
         };
@@ -166,6 +169,10 @@ impl WebDriver {
             .as_str()
             .with_context(|| format!("no session: {created}"))?
             .to_owned();
+        driver.debugger_address = created["value"]["capabilities"]["goog:chromeOptions"]
+            ["debuggerAddress"]
+            .as_str()
+            .map(str::to_owned);
         driver.browser_pid = created["value"]["capabilities"]["goog:processID"]
             .as_i64()
             .and_then(|p| i32::try_from(p).ok());
@@ -200,6 +207,60 @@ impl WebDriver {
     /// `rest` (e.g. `/url`) under this session.
     pub fn session_path(&self, rest: &str) -> String {
         format!("/session/{}{rest}", self.session)
+    }
+
+    /// The browser-wide DevTools WebSocket URL (for [`crate::faults::Cdp`]).
+    pub async fn devtools_ws_url(&self) -> Result<String> {
+        let addr = self
+            .debugger_address
+            .as_deref()
+            .context("chromedriver reported no debuggerAddress")?;
+        let version = crate::fetch_json(&format!("http://{addr}/json/version")).await?;
+        version["webSocketDebuggerUrl"]
+            .as_str()
+            .map(str::to_owned)
+            .with_context(|| format!("no webSocketDebuggerUrl in {version}"))
+    }
+
+    /// The first element matching `css` in the driven tab: its WebDriver id.
+    pub async fn find(&self, css: &str) -> Result<String> {
+        let v = self
+            .call(
+                Method::POST,
+                &self.session_path("/element"),
+                Some(&json!({"using": "css selector", "value": css})),
+            )
+            .await?;
+        v["value"]
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .with_context(|| format!("no element id in {v}"))
+    }
+
+    /// Clicks an element as a person would: real input events, `isTrusted` in the page.
+    pub async fn click(&self, element: &str) -> Result<()> {
+        self.call(
+            Method::POST,
+            &self.session_path(&format!("/element/{element}/click")),
+            Some(&json!({})),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// A PNG of one element as the browser renders it.
+    pub async fn element_screenshot(&self, element: &str) -> Result<Vec<u8>> {
+        let v = self
+            .call(
+                Method::GET,
+                &self.session_path(&format!("/element/{element}/screenshot")),
+                None,
+            )
+            .await?;
+        let b64 = v["value"].as_str().context("no screenshot data")?;
+        decode_base64(b64)
     }
 
     /// Runs `source` in every new document before the page's own scripts.
@@ -264,6 +325,32 @@ impl WebDriver {
         }
         Ok(v)
     }
+}
+
+/// Standard base64 (WebDriver's screenshot encoding), without a dependency for it.
+fn decode_base64(text: &str) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+    {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => bail!("not base64: {:?}", c as char),
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Ok(out)
 }
 
 impl Drop for WebDriver {

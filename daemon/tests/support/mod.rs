@@ -19,6 +19,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use nsp_daemon::config::{FileConfig, Settings};
 use nsp_daemon::server::Server;
+use nsp_protocol::approval::{ApprovalClosedReason, ApprovalDecision, ApprovalQuestion};
 use nsp_protocol::channel::{
     DaemonMessage, DialogKind, DispatchFailure, DispatchOutcome, ExtensionMessage, PageDialog,
 };
@@ -46,6 +47,9 @@ pub fn fast_config() -> FileConfig {
     c.dispatcher.capture_timeout_ms = 1_000;
     c.rate_limit.actions_per_sec = 1_000;
     c.rate_limit.state_reads_per_sec = 10_000;
+    // A scripted page has nobody in front of it: refuse under a floor, as headless does.
+    // The approval tests turn asking on.
+    c.gate.ask_person = Some(nsp_daemon::config::AskPerson::Never);
     c
 }
 
@@ -231,6 +235,12 @@ pub struct Page {
     pub dispatched: Vec<(String, String, Value)>,
     /// Per dispatch, in order: whether the daemon let the page accept a `confirm()`.
     pub accept_confirm: Vec<bool>,
+    /// Questions put to the person, in order of arrival (re-sent ones again).
+    pub questions: Vec<ApprovalQuestion>,
+    /// `approval_closed` notices, in order.
+    pub closed: Vec<(String, ApprovalClosedReason)>,
+    /// The person's answer, given at once to every question; `None`: nobody answers.
+    pub person: Option<ApprovalDecision>,
     pending: Option<(u32, BTreeMap<String, Value>)>,
 }
 
@@ -319,6 +329,9 @@ impl FakeExtension {
             },
             dispatched: Vec::new(),
             accept_confirm: Vec::new(),
+            questions: Vec::new(),
+            closed: Vec::new(),
+            person: None,
             pending: None,
         }));
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -385,6 +398,47 @@ impl FakeExtension {
         let _ = self
             .out
             .send(Message::text(serde_json::to_string(msg).expect("json")));
+    }
+
+    /// Answers a question as the person would, from this connection.
+    pub fn answer(&self, approval_id: &str, decision: ApprovalDecision) {
+        self.send_raw(&ExtensionMessage::ApprovalAnswer {
+            approval_id: approval_id.to_owned(),
+            decision,
+        });
+    }
+
+    /// Waits until at least `n` questions arrived on this connection; returns them.
+    pub async fn wait_questions(&self, n: usize) -> Vec<ApprovalQuestion> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let q = self.page.lock().expect("page").questions.clone();
+            if q.len() >= n {
+                return q;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "only {} of {n} questions arrived",
+                q.len()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Waits until an `approval_closed` for `approval_id` arrived; returns its reason.
+    pub async fn wait_closed(&self, approval_id: &str) -> ApprovalClosedReason {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let closed = self.page.lock().expect("page").closed.clone();
+            if let Some((_, reason)) = closed.iter().find(|(id, _)| id == approval_id) {
+                return *reason;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no approval_closed for {approval_id}: {closed:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 
     pub fn close_tab(&self) {
@@ -517,9 +571,22 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
         }
         DaemonMessage::Welcome { .. } | DaemonMessage::KeepaliveAck => {}
         // The fake page has no person to ask and applies no corrections.
-        DaemonMessage::Approval(_)
-        | DaemonMessage::ApprovalClosed { .. }
-        | DaemonMessage::Corrections { .. } => {}
+        DaemonMessage::Approval(question) => {
+            if let Some(decision) = p.person {
+                let answer = ExtensionMessage::ApprovalAnswer {
+                    approval_id: question.approval_id.clone(),
+                    decision,
+                };
+                let _ = out.send(Message::text(serde_json::to_string(&answer).expect("json")));
+            }
+            p.questions.push(question);
+        }
+        DaemonMessage::ApprovalClosed {
+            approval_id,
+            reason,
+        } => p.closed.push((approval_id, reason)),
+        // The fake page applies no corrections.
+        DaemonMessage::Corrections { .. } => {}
     }
 }
 

@@ -1,0 +1,420 @@
+//! Asking the person, end to end: headless Chromium driven by chromedriver loads the
+//! built extension pointed at a real nspd (`[gate] ask_person = "below_floor"`), a tab
+//! shows a fixture page whose one control the probe cannot understand (it archives the
+//! first inbox email on the recording backend), and the test plays the person by
+//! driving the extension's `popup.html`, opened as a tab, through WebDriver. The
+//! backend's event list is the ground truth of what ran.
+//!
+//! One browser for the whole story, in order: a card appears with the target outlined
+//! and a screenshot is taken for the README; a script's click and forged runtime
+//! messages from the content script's world answer nothing; a real click approves and
+//! the action runs once; deny sends nothing (403); a service-worker restart while a
+//! question is open still ends in one answer and one dispatch; and silence ends in 408
+//! with nothing sent.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
+use nsp_protocol::{ProbeStatus, EXTENSION_ID};
+use nsp_tests::faults::Cdp;
+use nsp_tests::{extension_dir, fresh_data_dir, workspace_root, Nspd, WebDriver, WebDriverOptions};
+use serde_json::{json, Value};
+
+const TAB_TIMEOUT: Duration = Duration::from_secs(60);
+const CARD_TIMEOUT: Duration = Duration::from_secs(20);
+/// nspd's `approval_timeout_ms`: long enough for a worker restart, short for the
+/// timeout case.
+const APPROVAL_TIMEOUT_MS: u64 = 12_000;
+
+fn popup_url() -> String {
+    format!("chrome-extension://{EXTENSION_ID}/popup.html")
+}
+
+/// The approval ids of the cards the popup shows.
+async fn cards(browser: &WebDriver) -> Vec<String> {
+    let v = browser
+        .eval(
+            "return Array.from(document.querySelectorAll('#approvals .card'), (c) => c.dataset.approvalId);",
+            json!([]),
+        )
+        .await
+        .expect("reading the cards");
+    serde_json::from_value(v).expect("a list of ids")
+}
+
+/// Waits until the popup shows exactly one card; returns its approval id.
+async fn wait_card(browser: &WebDriver) -> String {
+    let deadline = Instant::now() + CARD_TIMEOUT;
+    loop {
+        let shown = cards(browser).await;
+        if shown.len() == 1 {
+            return shown[0].clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the popup never showed one approval card: {shown:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn wait_no_card(browser: &WebDriver) {
+    let deadline = Instant::now() + CARD_TIMEOUT;
+    while !cards(browser).await.is_empty() {
+        assert!(Instant::now() < deadline, "the card never went away");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The held request: the page's one control, with a (trivial) verify expression, as an
+/// irreversible write under its floor needs.
+fn zap(pid: u64) -> Value {
+    json!({"pid": pid, "action": "zap", "verify_expression": "true"})
+}
+
+fn archives(demo: &DemoServer) -> usize {
+    demo.backend().count(EventKind::Archive)
+}
+
+/// Evaluates `expression` in the extension's isolated world (its content scripts') of
+/// the page at `url_prefix`, through DevTools: what a compromised or confused content
+/// script could run. Returns the value, awaited.
+async fn eval_in_content_world(cdp: &mut Cdp, url_prefix: &str, expression: &str) -> Value {
+    let targets = cdp.targets().await.expect("targets");
+    let target = targets
+        .iter()
+        .find(|t| {
+            t["type"] == "page" && t["url"].as_str().is_some_and(|u| u.starts_with(url_prefix))
+        })
+        .and_then(|t| t["targetId"].as_str())
+        .expect("the page's target")
+        .to_owned();
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target, "flatten": true}),
+            None,
+        )
+        .await
+        .expect("attach");
+    let session = attached["sessionId"].as_str().expect("session").to_owned();
+    cdp.events.clear();
+    cdp.call("Runtime.enable", json!({}), Some(&session))
+        .await
+        .expect("Runtime.enable");
+    // The contexts are announced as events; one more round trip makes sure all arrived.
+    cdp.call(
+        "Runtime.evaluate",
+        json!({"expression": "1"}),
+        Some(&session),
+    )
+    .await
+    .expect("a round trip");
+    let context = cdp
+        .events
+        .iter()
+        .filter(|e| {
+            e["method"] == "Runtime.executionContextCreated" && e["sessionId"] == json!(session)
+        })
+        .map(|e| &e["params"]["context"])
+        .find(|c| {
+            c["auxData"]["type"] == "isolated"
+                && c["origin"]
+                    .as_str()
+                    .is_some_and(|o| o.contains(EXTENSION_ID))
+        })
+        .and_then(|c| c["id"].as_i64())
+        .unwrap_or_else(|| panic!("no isolated world of the extension: {:#?}", cdp.events));
+    let result = cdp
+        .call(
+            "Runtime.evaluate",
+            json!({"expression": expression, "contextId": context, "awaitPromise": true, "returnByValue": true}),
+            Some(&session),
+        )
+        .await
+        .expect("evaluate in the content script's world");
+    let _ = cdp
+        .call(
+            "Target.detachFromTarget",
+            json!({"sessionId": session}),
+            None,
+        )
+        .await;
+    result["result"]["value"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let timeout = APPROVAL_TIMEOUT_MS.to_string();
+    let nspd = Arc::new(
+        Nspd::serve_with_env(
+            0,
+            fresh_data_dir().expect("tempdir"),
+            &[
+                ("NSP_GATE__ASK_PERSON", "below_floor"),
+                ("NSP_GATE__APPROVAL_TIMEOUT_MS", &timeout),
+            ],
+        )
+        .expect("nspd"),
+    );
+    let ws_url = format!("ws://127.0.0.1:{}/substrate/v1/extension", nspd.port());
+    let browser = WebDriver::start(&WebDriverOptions {
+        extension: Some(extension_dir().expect("built extension")),
+        daemon_ws_url: Some(ws_url),
+        window_size: Some((900, 1000)),
+    })
+    .await
+    .expect("chromedriver with the extension");
+    let mut cdp = Cdp::connect(&browser.devtools_ws_url().await.expect("DevTools URL"))
+        .await
+        .expect("DevTools");
+
+    let page_url = demo.url("/unsure");
+    browser.goto(&popup_url()).await.expect("open the popup");
+    browser
+        .eval(
+            "await chrome.tabs.create({ url: args[0], active: false });",
+            json!([page_url]),
+        )
+        .await
+        .expect("open the page");
+    let app = nspd
+        .wait_for_app(TAB_TIMEOUT, |a| {
+            a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&page_url)
+        })
+        .await
+        .expect("the page's probe is active in nspd");
+    let pid = app.pid;
+    let (_, state) = nspd
+        .get(&format!("/substrate/v1/state/{pid}"))
+        .await
+        .expect("state");
+    let schema = &state["actions"]["zap"];
+    assert_eq!(schema["reversibility"], "irreversible_write", "{state}");
+    let confidence = schema["confidence"].as_f64().expect("confidence");
+    assert!(confidence < 0.95, "zap must be under its floor: {schema}");
+
+    // --- approve once, after attempts that must not count -----------------------------
+    let agent = {
+        let nspd = nspd.clone();
+        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
+    };
+    let approval_id = wait_card(&browser).await;
+    // The card says what will happen.
+    let card_text = browser
+        .eval(
+            "return document.querySelector('#approvals .card').textContent;",
+            json!([]),
+        )
+        .await
+        .expect("card text");
+    let card_text = card_text.as_str().unwrap_or_default().to_owned();
+    for want in [
+        "Run zap?",
+        "irreversible write",
+        "true",
+        "agent key",
+        "Approve once",
+        "Deny",
+        "Always allow this action on this site",
+    ] {
+        assert!(
+            card_text.contains(want),
+            "the card lacks {want:?}: {card_text}"
+        );
+    }
+    // The target is outlined in the page.
+    let outline = cdp
+        .eval_in_page(&page_url, "document.getElementById('zap').style.outline")
+        .await
+        .expect("outline");
+    assert!(
+        outline.as_str().is_some_and(|o| o.contains("solid")),
+        "the target is not outlined: {outline}"
+    );
+    // The screenshot of the real popup for the README.
+    let body = browser.find("body").await.expect("body");
+    let png = browser.element_screenshot(&body).await.expect("screenshot");
+    assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+    std::fs::write(workspace_root().join("docs/approval-card.png"), &png)
+        .expect("save the screenshot");
+
+    // A script's click on the button (untrusted) answers nothing.
+    browser
+        .eval(
+            "document.querySelector('#approvals .card .approve').click(); \
+             document.querySelector('#approvals .card .always').dispatchEvent(new MouseEvent('click', {bubbles: true}));",
+            json!([]),
+        )
+        .await
+        .expect("synthetic clicks");
+    // Forged answers from the content scripts' world: a one-off message and the popup's
+    // port name. The worker refuses both (the sender is the web page, not our page).
+    let forged = eval_in_content_world(
+        &mut cdp,
+        &page_url,
+        &format!(
+            "(async () => {{ \
+               let reply = 'none'; \
+               try {{ reply = JSON.stringify(await chrome.runtime.sendMessage({{type: 'approval_answer', approval_id: '{approval_id}', decision: 'approve_once'}})); }} catch (e) {{ reply = 'threw: ' + e.message; }} \
+               const port = chrome.runtime.connect({{name: 'nsp-popup'}}); \
+               port.postMessage({{type: 'approval_answer', approval_id: '{approval_id}', decision: 'always'}}); \
+               return reply; }})()"
+        ),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !agent.is_finished(),
+        "a forged or synthetic answer released the action ({forged})"
+    );
+    assert_eq!(
+        archives(&demo),
+        0,
+        "nothing may run before the person answers"
+    );
+    assert_eq!(cards(&browser).await, vec![approval_id.clone()]);
+    let refused = browser
+        .eval(
+            "return (await chrome.storage.session.get('refused_senders')).refused_senders || 0;",
+            json!([]),
+        )
+        .await
+        .expect("refusal count");
+    assert!(
+        refused.as_u64().unwrap_or(0) >= 2,
+        "the worker did not refuse both forged answers: {refused} (sendMessage said {forged})"
+    );
+
+    // The person clicks Approve once: it runs once.
+    let approve = browser
+        .find("#approvals .card .approve")
+        .await
+        .expect("button");
+    browser.click(&approve).await.expect("click approve");
+    let (status, resp) = agent.await.expect("agent task");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(archives(&demo), 1, "approved once: one archive");
+    wait_no_card(&browser).await;
+    let outline = cdp
+        .eval_in_page(&page_url, "document.getElementById('zap').style.outline")
+        .await
+        .expect("outline");
+    assert_eq!(outline, "", "the outline stays after the question closed");
+    let audit = nspd.audit();
+    let answered: Vec<&Value> = audit
+        .iter()
+        .filter(|l| l["decision"] == "approval_answered")
+        .collect();
+    assert_eq!(answered.len(), 1, "{audit:#?}");
+    assert_eq!(answered[0]["answer"], "approve_once");
+    assert_eq!(answered[0]["by"], "person");
+
+    // --- deny ---------------------------------------------------------------------------
+    let agent = {
+        let nspd = nspd.clone();
+        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
+    };
+    wait_card(&browser).await;
+    let deny = browser
+        .find("#approvals .card .deny")
+        .await
+        .expect("button");
+    browser.click(&deny).await.expect("click deny");
+    let (status, resp) = agent.await.expect("agent task");
+    assert_eq!(status, 403, "{resp}");
+    assert_eq!(resp["code"], "approval_denied", "{resp}");
+    assert_eq!(
+        archives(&demo),
+        1,
+        "denied: nothing more reached the backend"
+    );
+    wait_no_card(&browser).await;
+
+    // --- the service worker restarts while the question is open ------------------------
+    let agent = {
+        let nspd = nspd.clone();
+        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
+    };
+    let before = wait_card(&browser).await;
+    cdp.stop_service_worker(&format!("chrome-extension://{EXTENSION_ID}/"))
+        .await
+        .expect("stop the worker");
+    // The popup reconnects (waking the worker), which shows the question again from
+    // chrome.storage.session and nspd's re-sent question.
+    let after = wait_card(&browser).await;
+    assert_eq!(before, after, "the same question after the restart");
+    let approve = browser
+        .find("#approvals .card .approve")
+        .await
+        .expect("button");
+    browser.click(&approve).await.expect("click approve");
+    let (status, resp) = agent.await.expect("agent task");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(
+        archives(&demo),
+        2,
+        "one answer, one dispatch across the restart"
+    );
+    let audit = nspd.audit();
+    let for_this = audit
+        .iter()
+        .filter(|l| l["decision"] == "approval_answered" && l["approval_id"] == json!(after))
+        .count();
+    assert_eq!(for_this, 1, "{audit:#?}");
+
+    // --- nobody answers -----------------------------------------------------------------
+    let started = Instant::now();
+    let agent = {
+        let nspd = nspd.clone();
+        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
+    };
+    wait_card(&browser).await;
+    let (status, resp) = agent.await.expect("agent task");
+    assert_eq!(status, 408, "{resp}");
+    assert_eq!(resp["code"], "approval_timeout", "{resp}");
+    assert!(started.elapsed() >= Duration::from_millis(APPROVAL_TIMEOUT_MS));
+    wait_no_card(&browser).await;
+    assert_eq!(
+        archives(&demo),
+        2,
+        "timed out: nothing more reached the backend"
+    );
+
+    // The popup lists the outcomes, the worker's own included.
+    let recent = browser
+        .eval(
+            "return Array.from(document.querySelectorAll('#recent li'), (li) => li.textContent);",
+            json!([]),
+        )
+        .await
+        .expect("recent");
+    let recent: Vec<String> = serde_json::from_value(recent).expect("strings");
+    assert!(
+        recent.iter().any(|r| r.contains("denied by you"))
+            && recent.iter().any(|r| r.contains("not answered in time")),
+        "{recent:#?}"
+    );
+
+    // A tab row opens the tab's actions, by tier, with confidence and reason.
+    let row = browser.find("#tabs tbody tr").await.expect("the tab's row");
+    browser.click(&row).await.expect("open the tab's actions");
+    let view = browser
+        .eval(
+            "const box = document.getElementById('tab-actions');              const group = box.querySelector('.tier-group.irreversible_write');              return { hidden: box.hidden, heading: group && group.querySelector('h3').textContent,                       item: group && group.querySelector('li[data-action=zap]').textContent };",
+            json!([]),
+        )
+        .await
+        .expect("the tab's actions");
+    assert_eq!(view["hidden"], false, "{view}");
+    assert_eq!(view["heading"], "irreversible write (1)", "{view}");
+    let item = view["item"].as_str().unwrap_or_default();
+    assert!(
+        item.starts_with(&format!("zap {confidence:.2}")) && item.contains("no known verb"),
+        "{view}"
+    );
+}
