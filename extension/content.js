@@ -380,7 +380,7 @@
     if (had || typeof selector !== "string") return;
     let el = null;
     try {
-      el = document.querySelector(selector);
+      el = /** @type {HTMLElement | null} */ (document.querySelector(selector));
     } catch (_) {
       return; // Not a selector this document understands.
     }

@@ -110,9 +110,9 @@ function renderApprovals(approvals) {
   const box = $("approvals");
   box.replaceChildren();
   $("approvals-section").hidden = approvals.length === 0;
-  const template = $("approval-card");
+  const template = /** @type {HTMLTemplateElement} */ ($("approval-card"));
   for (const q of approvals) {
-    const card = template.content.firstElementChild.cloneNode(true);
+    const card = /** @type {HTMLElement} */ (template.content.firstElementChild.cloneNode(true));
     card.dataset.approvalId = q.approval_id;
     card.querySelector(".what").textContent = `Run ${q.action}?`;
     const tier = card.querySelector(".tier");
@@ -130,6 +130,7 @@ function renderApprovals(approvals) {
     card.querySelector(".verify").replaceChildren(q.verify_expression ? el("code", q.verify_expression) : el("span", "none (nspd checks nothing after it)", "muted"));
     card.querySelector(".key").textContent = `agent key ${q.key_id}`;
     for (const button of card.querySelectorAll("button[data-decision]")) {
+      if (!(button instanceof HTMLButtonElement)) continue;
       button.addEventListener("click", (event) => {
         // Only the person: a script in any world can dispatch a click, but not a trusted one.
         if (!event.isTrusted) return;
