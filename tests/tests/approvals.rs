@@ -240,8 +240,15 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     let body = browser.find("body").await.expect("body");
     let png = browser.element_screenshot(&body).await.expect("screenshot");
     assert!(png.starts_with(b"\x89PNG"), "not a PNG");
-    std::fs::write(workspace_root().join("docs/approval-card.png"), &png)
-        .expect("save the screenshot");
+    // The README's picture is this screenshot: refreshed in the repository with
+    // UPDATE_SCREENSHOT=1, otherwise left in target/ for a look (a test run does not
+    // change tracked files).
+    let shot = if std::env::var_os("UPDATE_SCREENSHOT").is_some() {
+        workspace_root().join("docs/approval-card.png")
+    } else {
+        workspace_root().join("target/approval-card.png")
+    };
+    std::fs::write(&shot, &png).expect("save the screenshot");
 
     // A script's click on the button (untrusted) answers nothing.
     browser
