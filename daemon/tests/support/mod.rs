@@ -231,6 +231,8 @@ pub struct Page {
     pub dispatched: Vec<(String, String, Value)>,
     /// Per dispatch, in order: whether the daemon let the page accept a `confirm()`.
     pub accept_confirm: Vec<bool>,
+    /// Every `corrections` push, in order (the first follows the welcome).
+    pub corrections: Vec<Vec<nsp_protocol::approval::Correction>>,
     pending: Option<(u32, BTreeMap<String, Value>)>,
 }
 
@@ -319,6 +321,7 @@ impl FakeExtension {
             },
             dispatched: Vec::new(),
             accept_confirm: Vec::new(),
+            corrections: Vec::new(),
             pending: None,
         }));
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -516,10 +519,10 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             }
         }
         DaemonMessage::Welcome { .. } | DaemonMessage::KeepaliveAck => {}
-        // The fake page has no person to ask and applies no corrections.
-        DaemonMessage::Approval(_)
-        | DaemonMessage::ApprovalClosed { .. }
-        | DaemonMessage::Corrections { .. } => {}
+        // The fake page has no person to ask and applies no corrections; it records
+        // them for the tests of the corrections store.
+        DaemonMessage::Approval(_) | DaemonMessage::ApprovalClosed { .. } => {}
+        DaemonMessage::Corrections { corrections } => p.corrections.push(corrections),
     }
 }
 
