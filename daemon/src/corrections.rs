@@ -218,7 +218,7 @@ impl Corrections {
             .mode(0o600)
             .open(&lock_path)
             .map_err(io(&lock_path))?;
-        lock.lock().map_err(io(&lock_path))?;
+        flock(&lock).map_err(io(&lock_path))?;
         let (mut list, _) = read(&path)?;
         let out = f(&mut list)?;
         write(dir, &path, &list)?;
@@ -311,6 +311,23 @@ pub fn origin_of(url: &str) -> Option<String> {
             Some(format!("{scheme}://{host}:{}", p.parse::<u16>().ok()?))
         }
         Some(_) => None,
+    }
+}
+
+/// An exclusive advisory lock on `file`, held until it is closed (`File::lock` is newer
+/// than the workspace's minimum Rust).
+fn flock(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    loop {
+        // SAFETY: flock on a descriptor this `File` owns for the whole call.
+        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+        if r == 0 {
+            return Ok(());
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
     }
 }
 

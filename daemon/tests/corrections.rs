@@ -64,7 +64,7 @@ async fn an_agent_may_only_make_an_action_stricter() {
         let msg = r.body["message"].as_str().unwrap_or_default();
         assert!(msg.contains("only make an action stricter"), "{msg}");
     }
-    assert!(d.data_dir.path().join("data/corrections.json").exists() == false);
+    assert!(!d.data_dir.path().join("data/corrections.json").exists());
 
     // Unknown tab, unknown action, nothing asked.
     let r = d
