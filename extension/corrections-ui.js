@@ -84,7 +84,8 @@ export function mountCorrections(root) {
         trust.addEventListener("click", () => send({ type: "correct", origin: t.origin, action: a.name, tier: null, trusted: true }));
         const conf = typeof a.confidence === "number" ? a.confidence.toFixed(2) : "–";
         rows.append(el("tr", { className: "correct-action", dataset: { origin: t.origin, action: a.name, tier: a.reversibility } },
-          el("td", { text: a.name, title: a.description }), el("td", { className: "tier", text: a.reversibility }),
+          el("td", { text: a.name, title: [a.description, ...(a.corrected || [])].filter(Boolean).join("\n") }),
+          el("td", { className: "tier", text: a.reversibility + ((a.corrected || []).length ? " (corrected)" : "") }),
           el("td", { className: "confidence", text: conf }), el("td", {}, select, apply, trust)));
       }
       actions.append(el("details", { className: "correct-tab", dataset: { origin: t.origin } },

@@ -312,7 +312,10 @@ function correctionsStatus() {
     const actions = [];
     for (const [name, a] of Object.entries((cap && cap.actions) || {})) {
       if (a.internal_target && a.internal_target.startsWith("builtin:")) continue;
-      actions.push({ name, reversibility: a.reversibility, confidence: a.confidence, description: a.description || "" });
+      // The action's `--explain` lines that say who corrected it and when.
+      const why = cap.explain && cap.explain[name] ? cap.explain[name].signals || [] : [];
+      const corrected = why.filter((line) => String(line).startsWith("corrected ("));
+      actions.push({ name, reversibility: a.reversibility, confidence: a.confidence, description: a.description || "", corrected });
     }
     tabs.push({ tab_id: tabId, title: state.title, url: state.url, origin: originOf(state.url || ""), actions });
   }
