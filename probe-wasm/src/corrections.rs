@@ -61,13 +61,8 @@ pub fn parse(v: Option<&Value>) -> Option<Vec<Fix>> {
             Some("person") => None,
             _ => return None,
         };
-        let date = c
-            .get("created_at")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .chars()
-            .take(10)
-            .collect();
+        let created = c.get("created_at").and_then(Value::as_str).unwrap_or("");
+        let date = created.get(..10).unwrap_or(created).to_owned();
         out.push(Fix {
             action,
             tier,
@@ -96,85 +91,78 @@ pub fn apply(
     actions: &mut BTreeMap<String, ActionSchema>,
     explain: &mut BTreeMap<String, ActionExplain>,
 ) {
-    if fixes.is_empty() {
-        return;
-    }
-    let ordered = fixes
-        .iter()
-        .filter(|f| f.agent.is_none())
-        .chain(fixes.iter().filter(|f| f.agent.is_some()));
-    for fix in ordered {
-        let Some(schema) = actions.get_mut(&fix.action) else {
-            continue;
-        };
-        let before = (schema.reversibility, schema.confidence);
-        let mut did = Vec::new();
-        match &fix.agent {
-            None => {
-                if let Some(t) = fix.tier {
-                    schema.reversibility = t;
-                    did.push(format!("tier {}", t.as_str()));
-                }
-                if fix.tier.is_some() || fix.trusted {
-                    schema.confidence = DECLARED;
-                }
-                if fix.trusted {
-                    did.push("trusted like the site's own declaration".into());
-                }
-            }
-            Some(_) => {
-                if let Some(t) = fix.tier.filter(|t| *t > schema.reversibility) {
-                    schema.reversibility = t;
-                    did.push(format!("tier raised to {}", t.as_str()));
-                }
-            }
-        }
-        if let Some(m) = fix.max_confidence {
-            if schema.confidence > m {
-                schema.confidence = m;
-                did.push(format!("confidence capped at {m}"));
-            }
-        }
-        let who = match &fix.agent {
-            None => "the person".to_owned(),
-            Some(k) if k.is_empty() => "an agent".to_owned(),
-            Some(k) => format!("an agent (key {k})"),
-        };
-        let on = if fix.date.is_empty() {
-            String::new()
-        } else {
-            format!(" on {}", fix.date)
-        };
-        let what = if did.is_empty() {
-            "no change: the action is already as strict".to_owned()
-        } else {
-            did.join(", ")
-        };
-        let line = format!(
-            "{} (+{:.2} {}): corrected by {who}{on}: {what} (before: {} at {:.2})",
-            Signal::Corrected.name(),
-            Signal::Corrected.weight(),
-            schema.reversibility.as_str(),
-            before.0.as_str(),
-            before.1
-        );
-        let e = explain
-            .entry(fix.action.clone())
-            .or_insert_with(|| ActionExplain {
-                elements: Vec::new(),
-                signals: Vec::new(),
-                tier_reason: String::new(),
-                confidence_reason: String::new(),
-                parameters: BTreeMap::new(),
-            });
-        e.signals.push(line);
-        if !did.is_empty() {
-            e.tier_reason = format!("corrected by {who}{on}: {what}; {}", e.tier_reason);
-            e.confidence_reason = if fix.agent.is_none() && (fix.tier.is_some() || fix.trusted) {
-                format!("a correction by {who}: declared-level, like the site's own declaration")
-            } else {
-                format!("corrected by {who}{on}; {}", e.confidence_reason)
+    // Written with `push_str` into one string rather than a `format!` per phrase: every
+    // formatting call is code of its own in a wasm with a size budget.
+    for agents in [false, true] {
+        for fix in fixes.iter().filter(|f| f.agent.is_some() == agents) {
+            let Some(schema) = actions.get_mut(&fix.action) else {
+                continue;
             };
+            let before = schema.reversibility;
+            let before_confidence = schema.confidence;
+            let mut what = String::new();
+            if let Some(t) = fix.tier.filter(|t| !agents || *t > before) {
+                schema.reversibility = t;
+                what.push_str(if agents { "tier raised to " } else { "tier " });
+                what.push_str(t.as_str());
+            }
+            if !agents && (fix.tier.is_some() || fix.trusted) {
+                schema.confidence = DECLARED;
+            }
+            if !agents && fix.trusted {
+                what.push_str(if what.is_empty() { "" } else { ", " });
+                what.push_str("trusted like the site's own declaration");
+            }
+            if let Some(m) = fix.max_confidence.filter(|m| schema.confidence > *m) {
+                schema.confidence = m;
+                what.push_str(if what.is_empty() { "" } else { ", " });
+                what.push_str("confidence capped");
+            }
+            let changed = !what.is_empty();
+            if !changed {
+                what.push_str("no change: the action is already as strict");
+            }
+            let mut by = String::from("corrected by ");
+            match &fix.agent {
+                None => by.push_str("the person"),
+                Some(k) => {
+                    by.push_str("an agent");
+                    if !k.is_empty() {
+                        by.push_str(" (key ");
+                        by.push_str(k);
+                        by.push(')');
+                    }
+                }
+            }
+            if !fix.date.is_empty() {
+                by.push_str(" on ");
+                by.push_str(&fix.date);
+            }
+            // Every discovered action has an explanation; a builtin has none to add to
+            // (no insertion here, for the same reason).
+            let Some(e) = explain.get_mut(&fix.action) else {
+                continue;
+            };
+            e.signals.push(format!(
+                "{} (+{:.2} {}): {by}: {what} (before: {} at {:.2}, now {:.2})",
+                Signal::Corrected.name(),
+                Signal::Corrected.weight(),
+                schema.reversibility.as_str(),
+                before.as_str(),
+                before_confidence,
+                schema.confidence
+            ));
+            if changed {
+                by.push_str(": ");
+                by.push_str(&what);
+                by.push_str("; ");
+                by.push_str(&e.tier_reason);
+                e.tier_reason = by;
+                if !agents && (fix.tier.is_some() || fix.trusted) {
+                    e.confidence_reason =
+                        "a correction by the person: declared-level, like the site's own declaration".into();
+                }
+            }
         }
     }
 }
@@ -192,7 +180,16 @@ mod tests {
     fn run(fixes: Value, tier: Reversibility, confidence: f64) -> (ActionSchema, Vec<String>) {
         let fixes = parse(Some(&fixes)).expect("parse");
         let mut actions = BTreeMap::from([("act".to_owned(), schema(tier, confidence))]);
-        let mut explain = BTreeMap::new();
+        let mut explain = BTreeMap::from([(
+            "act".to_owned(),
+            ActionExplain {
+                elements: Vec::new(),
+                signals: Vec::new(),
+                tier_reason: String::new(),
+                confidence_reason: String::new(),
+                parameters: BTreeMap::new(),
+            },
+        )]);
         apply(&fixes, &mut actions, &mut explain);
         let lines = explain
             .get("act")
