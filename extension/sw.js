@@ -36,6 +36,14 @@ let probeInit = null;
 // max_list_records), or null for the probe's defaults. Every probe, here and in the
 // pages, is configured with them.
 let probeSettings = null;
+// Every correction nspd stores (per origin and action; nspd pushes all of them after its
+// welcome and on every change). A page's probe gets its own origin's in its
+// configuration and applies them as declared-level evidence. Kept in
+// chrome.storage.session too, so a restarted worker configures new pages with them
+// before nspd has answered.
+let corrections = [];
+const origins = new Map();      // tabId -> origin of the page its content script runs in
+const sentSettings = new Map(); // tabId -> JSON of the probe settings last sent to it
 const recent = [];         // last dispatched actions, newest first, for the popup
 // Action results that came while the socket was down (the worker was just woken by the
 // page's answer, or nspd's connection dropped): sent after the next hello, so nspd,
@@ -72,6 +80,11 @@ async function loadConfig() {
     // No config file: an ordinary install.
   }
   daemonUrl = daemonUrl || (await storage.localGet("daemon_url")) || DEFAULT_DAEMON_URL;
+  const stored = await storage.sessionGet("corrections");
+  if (Array.isArray(stored) && !corrections.length) {
+    corrections = stored;
+    pushProbeSettings();
+  }
   let instanceId = await storage.sessionGet("instance_id");
   if (!instanceId) {
     instanceId = crypto.randomUUID();
@@ -204,6 +217,9 @@ async function onDaemonMessage(msg) {
       applyProbeSettings(msg.probe || null);
       break;
     case "keepalive_ack":
+      break;
+    case "corrections":
+      applyCorrections(msg.corrections);
       break;
     case "dispatch": {
       const fail = (code, message) => {
@@ -362,23 +378,107 @@ if (chrome.notifications && chrome.notifications.onClicked) {
 
 // --- the probe, for pages whose CSP forbids WebAssembly -----------------------------------
 
-function probeConfig(tier) {
-  return JSON.stringify({ tier, ...(probeSettings || {}) });
+function probeConfig(tier, tabId) {
+  return JSON.stringify({ tier, ...(settingsFor(tabId) || {}) });
+}
+
+// A tab's probe settings: nspd's, plus the corrections of the tab's origin when it has
+// any (none: exactly nspd's, so a site without corrections is probed as before).
+function settingsFor(tabId) {
+  const origin = origins.get(tabId);
+  const mine = origin ? corrections.filter((c) => c && c.origin === origin) : [];
+  if (!mine.length) return probeSettings;
+  return { ...(probeSettings || {}), corrections: mine };
 }
 
 // A probe takes its settings when it is made: new settings mean new probes. This
 // worker's own are dropped (the next update finds none and the page sends a full
-// snapshot); the pages make theirs anew and capture again.
-function applyProbeSettings(settings) {
-  if (JSON.stringify(settings) === JSON.stringify(probeSettings)) return;
-  probeSettings = settings;
-  for (const tabId of Array.from(probes.keys())) dropProbe(tabId);
-  for (const port of ports.values()) {
+// snapshot); the pages make theirs anew and capture again. Only tabs whose settings
+// changed are touched.
+function pushProbeSettings() {
+  for (const [tabId, port] of ports) {
+    const settings = settingsFor(tabId);
+    const json = JSON.stringify(settings);
+    if (sentSettings.get(tabId) === json) continue;
+    sentSettings.set(tabId, json);
+    dropProbe(tabId);
     try {
-      port.postMessage({ type: "probe_config", settings: probeSettings });
+      port.postMessage({ type: "probe_config", settings });
     } catch (_) {
       // The tab went away meanwhile.
     }
+  }
+}
+
+function applyProbeSettings(settings) {
+  if (JSON.stringify(settings) === JSON.stringify(probeSettings)) return;
+  probeSettings = settings;
+  pushProbeSettings();
+}
+
+function applyCorrections(list) {
+  corrections = Array.isArray(list) ? list : [];
+  storage.sessionSet("corrections", corrections).catch(() => {});
+  pushProbeSettings();
+  // Open extension pages (the popup) re-read them; none open is not an error.
+  chrome.runtime.sendMessage({ type: "corrections_changed" }).catch(() => {});
+}
+
+function originOf(url) {
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:" ? u.origin : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+// --- corrections from the extension's own pages -------------------------------------------
+
+const TIERS = ["read", "reversible_write", "irreversible_write"];
+
+// What the popup's corrections list needs: every stored correction, and each tab's
+// actions (builtins left out) to correct.
+function correctionsStatus() {
+  const tabs = [];
+  for (const [tabId, state] of states) {
+    const cap = state && state.capture;
+    const actions = [];
+    for (const [name, a] of Object.entries((cap && cap.actions) || {})) {
+      if (a.internal_target && a.internal_target.startsWith("builtin:")) continue;
+      // The action's `--explain` lines that say who corrected it and when.
+      const why = cap.explain && cap.explain[name] ? cap.explain[name].signals || [] : [];
+      const corrected = why.filter((line) => String(line).startsWith("corrected ("));
+      actions.push({ name, reversibility: a.reversibility, confidence: a.confidence, description: a.description || "", corrected });
+    }
+    tabs.push({ tab_id: tabId, title: state.title, url: state.url, origin: originOf(state.url || ""), actions });
+  }
+  return { connected: Boolean(socket && socket.readyState === WebSocket.OPEN), corrections: corrections.slice(), tabs };
+}
+
+// A person's correction or removal, forwarded to nspd (which stores it and pushes the
+// new list back). Checked here so nspd gets only well-formed messages.
+function onCorrectionsMessage(msg) {
+  switch (msg.type) {
+    case "corrections_status":
+      return correctionsStatus();
+    case "correct": {
+      const tier = msg.tier == null ? null : String(msg.tier);
+      const trusted = msg.trusted === true;
+      if (typeof msg.origin !== "string" || originOf(msg.origin) !== msg.origin || typeof msg.action !== "string" || !msg.action
+        || (tier !== null && !TIERS.includes(tier)) || (tier === null && !trusted)) {
+        return { ok: false, error: "a correction needs an origin, an action, and a tier or trusted" };
+      }
+      const sent = sendToDaemon({ type: "correct", origin: msg.origin, action: msg.action, tier, trusted });
+      return sent ? { ok: true } : { ok: false, error: "nspd is not connected" };
+    }
+    case "remove_correction": {
+      if (typeof msg.id !== "string" || !msg.id) return { ok: false, error: "no id" };
+      const sent = sendToDaemon({ type: "remove_correction", id: msg.id });
+      return sent ? { ok: true } : { ok: false, error: "nspd is not connected" };
+    }
+    default:
+      return { ok: false, error: "unknown message" };
   }
 }
 
@@ -404,7 +504,7 @@ async function runProbe(tabId, port, msg) {
       case "probe_analyze": {
         let probe = probes.get(tabId);
         if (!probe) {
-          probe = new Probe(probeConfig("wasm_extension"));
+          probe = new Probe(probeConfig("wasm_extension", tabId));
           probes.set(tabId, probe);
         }
         reply(true, probe.analyze(msg.snapshot));
@@ -665,7 +765,10 @@ chrome.runtime.onConnect.addListener((port) => {
   const tabId = port.sender.tab.id;
   const windowId = port.sender.tab.windowId;
   ports.set(tabId, port);
-  if (probeSettings) port.postMessage({ type: "probe_config", settings: probeSettings });
+  origins.set(tabId, originOf(port.sender.url || port.sender.tab.url || ""));
+  const settings = settingsFor(tabId);
+  sentSettings.set(tabId, JSON.stringify(settings));
+  if (settings) port.postMessage({ type: "probe_config", settings });
   // A reloaded page or a restarted worker: outline again what the person is asked about.
   approvalsLoaded.then(() => {
     for (const q of approvals.values()) if (q.tab_id === tabId && !q.answered) outline(q, true);
@@ -680,6 +783,8 @@ chrome.runtime.onConnect.addListener((port) => {
   port.onDisconnect.addListener(() => {
     if (ports.get(tabId) !== port) return;
     ports.delete(tabId);
+    origins.delete(tabId);
+    sentSettings.delete(tabId);
     dropProbe(tabId);
     // Navigation or reload: the tab lives on and a new content script will report.
     const last = states.get(tabId);
@@ -691,6 +796,8 @@ chrome.runtime.onConnect.addListener((port) => {
 
 chrome.tabs.onRemoved.addListener((tabId) => {
   ports.delete(tabId);
+  origins.delete(tabId);
+  sentSettings.delete(tabId);
   states.delete(tabId);
   dropProbe(tabId);
   ready.then(() => sendToDaemon({ type: "tab_closed", tab_id: tabId }));
@@ -710,7 +817,9 @@ function refused(what, sender) {
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (!msg || typeof msg !== "object") return false;
   if (!fromExtensionPage(sender)) {
-    if (msg.type === "approval_answer" || msg.type === "popup_status") refused(`a ${msg.type} message`, sender);
+    if (msg.type === "approval_answer" || msg.type === "popup_status" || msg.type === "correct" || msg.type === "remove_correction" || msg.type === "corrections_status") {
+      refused(`a ${msg.type} message`, sender);
+    }
     return false;
   }
   if (msg.type === "popup_status") {
@@ -719,6 +828,10 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   }
   if (msg.type === "approval_answer") {
     ready.then(() => answerApproval(String(msg.approval_id), String(msg.decision))).then((ok) => sendResponse({ ok }));
+    return true;
+  }
+  if (msg.type === "corrections_status" || msg.type === "correct" || msg.type === "remove_correction") {
+    ready.then(() => sendResponse(onCorrectionsMessage(msg)));
     return true;
   }
   return false;

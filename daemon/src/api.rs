@@ -37,6 +37,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/substrate/v1/action"),
     ("GET", "/substrate/v1/diff/{pid}"),
     ("POST", "/substrate/v1/verify"),
+    ("POST", "/substrate/v1/learn"),
     ("GET", "/substrate/v1/watch/{pid}"),
     ("GET", "/substrate/v1/openapi.json"),
 ];
@@ -65,7 +66,7 @@ pub async fn route(
         if is_watch { req.uri().query() } else { None },
     )?;
     let bucket = match segments.as_slice() {
-        ["action"] | ["verify"] => Bucket::Actions,
+        ["action"] | ["verify"] | ["learn"] => Bucket::Actions,
         _ => Bucket::StateReads,
     };
     if let Err(wait) = state.limits.check(bucket, &state.key_id) {
@@ -124,6 +125,10 @@ pub async fn route(
             let body = read_body(state, req).await?;
             bounded(state.settings.action_route_timeout, verify(state, &body)).await
         }
+        (&Method::POST, ["learn"]) => {
+            let body = read_body(state, req).await?;
+            crate::learn::learn(state, &body, request_id).await
+        }
         (
             _,
             ["apps"]
@@ -133,6 +138,7 @@ pub async fn route(
             | ["watch", _]
             | ["action"]
             | ["verify"]
+            | ["learn"]
             | ["openapi.json"],
         ) => Err(ApiError::method_not_allowed(method.as_str(), &path)),
         _ => Err(ApiError::not_found(&path)),
@@ -384,7 +390,7 @@ fn replay_body(resp: &Response<Body>) -> Value {
 #[derive(Debug, Clone)]
 struct ReplayBody(Value);
 
-fn audit_base(
+pub(crate) fn audit_base(
     state: &AppState,
     request_id: &str,
     pid: u64,
@@ -836,7 +842,7 @@ fn dispatch_error(err: DispatchError, pid: u64) -> ApiError {
     }
 }
 
-async fn read_body(state: &AppState, req: Request<Incoming>) -> Result<Bytes, ApiError> {
+pub(crate) async fn read_body(state: &AppState, req: Request<Incoming>) -> Result<Bytes, ApiError> {
     let limit = state.settings.max_body_bytes;
     if let Some(len) = req
         .headers()
@@ -870,7 +876,7 @@ fn too_large(limit: usize) -> ApiError {
 }
 
 /// Parses a JSON body, naming the offending field when a value has the wrong type.
-fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+pub(crate) fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::invalid_request(
             "The body is empty; send a JSON object.",
@@ -1042,7 +1048,7 @@ fn query_flag(query: Option<&str>, name: &str) -> Result<bool, ApiError> {
     Ok(false)
 }
 
-fn ok_json<T: serde::Serialize>(value: &T) -> Response<Body> {
+pub(crate) fn ok_json<T: serde::Serialize>(value: &T) -> Response<Body> {
     json_bytes_response(StatusCode::OK, json_bytes(value))
 }
 

@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use hyper::StatusCode;
 use nsp_protocol::api::ActionRequest;
 use nsp_protocol::approval::{
-    ApprovalClosedReason, ApprovalDecision, ApprovalMode, ApprovalQuestion,
+    ApprovalClosedReason, ApprovalDecision, ApprovalMode, ApprovalQuestion, Correction,
+    CorrectionSource,
 };
 use nsp_protocol::channel::DaemonMessage;
 use nsp_protocol::{ActionExplain, SubstrateState};
@@ -255,7 +256,7 @@ async fn ask_person(
         .with("executed", false)),
         ApprovalDecision::ApproveOnce | ApprovalDecision::Always => {
             if decision == ApprovalDecision::Always {
-                remember_always(state, origin.as_deref(), held.action(), &approval_id);
+                remember_always(state, origin.as_deref(), &held, &approval_id);
             }
             // Answered from a service worker that just restarted: its tabs announce
             // themselves again a moment later. Wait for this one (bounded) rather than
@@ -296,18 +297,51 @@ async fn wait_attached(hub: &Hub, pid: u64, limit: std::time::Duration) {
     }
 }
 
-/// "Always allow this action on this site": approves, and (once the corrections store is
-/// wired) stores a "trusted" correction for `action` on `origin`. For now it only records
-/// the wish in the audit log.
-pub fn remember_always(state: &AppState, origin: Option<&str>, action: &str, approval_id: &str) {
+/// "Always allow this action on this site": approves, and stores a "trusted" correction
+/// from the person for the discovered action on `origin`, so the probe rates it at
+/// declared level from then on. A builtin is remembered under the action whose element
+/// it aims at; a builtin aimed at nothing the probe classified is approved once and not
+/// remembered: "always click anything" is not a wish nspd keeps. Returns what was
+/// stored, if anything; the audit log records either way.
+pub fn remember_always(
+    state: &AppState,
+    origin: Option<&str>,
+    held: &Held,
+    approval_id: &str,
+) -> Option<Correction> {
+    let action = if held.builtin() {
+        held.inherited_from()
+    } else {
+        Some(held.action())
+    };
+    let stored = match (origin, action) {
+        (Some(origin), Some(action)) => {
+            match state
+                .corrections
+                .add_trusted(origin, action, CorrectionSource::Person)
+            {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    tracing::warn!(%origin, %action, error = %e, "could not store the person's \"always allow\"");
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
     let mut rec = Map::new();
     rec.insert("key_id".into(), json!(state.key_id));
     rec.insert("decision".into(), json!("approval_always"));
     rec.insert("approval_id".into(), json!(approval_id));
     rec.insert("origin".into(), json!(origin));
-    rec.insert("action".into(), json!(action));
+    rec.insert("action".into(), json!(action.unwrap_or(held.action())));
     rec.insert("by".into(), json!("person"));
+    rec.insert(
+        "correction_id".into(),
+        json!(stored.as_ref().map(|c| c.id.clone())),
+    );
     let _ = state.audit.record(rec, false);
+    stored
 }
 
 /// An answer from the extension (`approval_answer`). Taken only from a connection of the

@@ -15,7 +15,9 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
+use crate::corrections::Corrections;
 use crate::tabs::Hub;
+use nsp_protocol::approval::CorrectionSource;
 
 /// The first message must arrive within this time.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -32,7 +34,15 @@ pub fn ws_config(max_message_bytes: usize) -> WebSocketConfig {
 
 /// Runs one extension connection to its end.
 /// `probe` goes to the extension in the welcome: the settings of every probe it runs.
-pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: ProbeSettings) {
+/// `corrections`: the store whose every correction goes to the extension after the
+/// welcome and again on every change (all origins in one message: the list is small and
+/// bounded, and the worker picks each page's own when it configures that page's probe).
+pub async fn serve(
+    ws: WebSocketStream<TokioIo<Upgraded>>,
+    hub: Hub,
+    probe: ProbeSettings,
+    corrections: Corrections,
+) {
     let (mut sink, mut stream) = ws.split();
 
     let hello = tokio::time::timeout(HELLO_TIMEOUT, stream.next()).await;
@@ -84,6 +94,14 @@ pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: Prob
         hub.disconnect(conn);
         return;
     }
+    let mut corrections_rx = corrections.subscribe();
+    let all = DaemonMessage::Corrections {
+        corrections: corrections_rx.borrow_and_update().as_ref().clone(),
+    };
+    if send(&mut sink, &all).await.is_err() {
+        hub.disconnect(conn);
+        return;
+    }
     // Questions to the person still open in this browser session (its service worker
     // restarted, or the socket dropped): asked again, so the new worker can answer them.
     for question in crate::approvals::open_questions(&hub, conn) {
@@ -112,7 +130,7 @@ pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: Prob
                 match frame {
                     Message::Text(text) => match serde_json::from_str::<ExtensionMessage>(&text) {
                         Ok(msg) => {
-                            if let Some(reply) = handle(&hub, conn, msg) {
+                            if let Some(reply) = handle(&hub, &corrections, conn, msg) {
                                 if send(&mut sink, &reply).await.is_err() {
                                     break;
                                 }
@@ -123,6 +141,17 @@ pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: Prob
                     Message::Close(_) => break,
                     // tungstenite answers pings itself; binary frames are not ours.
                     _ => {}
+                }
+            }
+            changed = corrections_rx.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+                let all = DaemonMessage::Corrections {
+                    corrections: corrections_rx.borrow_and_update().as_ref().clone(),
+                };
+                if send(&mut sink, &all).await.is_err() {
+                    break;
                 }
             }
             outgoing = rx.recv() => {
@@ -137,7 +166,12 @@ pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, hub: Hub, probe: Prob
     tracing::info!(conn, "extension disconnected");
 }
 
-fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> {
+fn handle(
+    hub: &Hub,
+    corrections: &Corrections,
+    conn: u64,
+    msg: ExtensionMessage,
+) -> Option<DaemonMessage> {
     match msg {
         ExtensionMessage::Hello { .. } => {
             tracing::warn!(conn, "a second hello on one connection; ignored");
@@ -206,13 +240,40 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             crate::approvals::answer(hub, conn, &approval_id, decision);
             None
         }
-        // Corrections from the person: stored by the corrections store (to be wired).
-        ExtensionMessage::Correct { origin, action, .. } => {
-            tracing::warn!(conn, %origin, %action, "a correction, but no store; ignored");
+        // Corrections from the person: the service worker sends these only for the
+        // extension's own pages. Every change reaches every connection through the
+        // store's subscription, this one included, so there is no reply here.
+        ExtensionMessage::Correct {
+            origin,
+            action,
+            tier,
+            trusted,
+        } => {
+            let c = crate::corrections::new_correction(
+                &origin,
+                &action,
+                tier,
+                trusted,
+                None,
+                CorrectionSource::Person,
+                None,
+            );
+            match corrections.add(c) {
+                Ok(c) => {
+                    tracing::info!(conn, %origin, %action, id = %c.id, "the person corrected an action")
+                }
+                Err(e) => {
+                    tracing::warn!(conn, %origin, %action, error = %e, "a correction from the person was not stored")
+                }
+            }
             None
         }
         ExtensionMessage::RemoveCorrection { id } => {
-            tracing::warn!(conn, %id, "a correction removal, but no store; ignored");
+            match corrections.remove(&id) {
+                Ok(true) => tracing::info!(conn, %id, "the person removed a correction"),
+                Ok(false) => tracing::info!(conn, %id, "no correction with this id to remove"),
+                Err(e) => tracing::warn!(conn, %id, error = %e, "a correction was not removed"),
+            }
             None
         }
     }

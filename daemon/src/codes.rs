@@ -11,7 +11,7 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (400, INVALID_PARAMETERS, "missing required parameter, wrong type, value not allowed, unknown parameter"),
     (401, MISSING_KEY, "no agent key"),
     (401, INVALID_KEY, "wrong agent key"),
-    (403, FORBIDDEN, "foreign Host, foreign Origin, or an extension id that is not allowed"),
+    (403, FORBIDDEN, "foreign Host, foreign Origin, an extension id that is not allowed, or an agent's /learn that would loosen an action"),
     (403, APPROVAL_DENIED, "the person was asked about the held action and denied it; nothing was sent"),
     (404, PID_NOT_FOUND, "unknown tab"),
     (404, ACTION_NOT_AVAILABLE, "the action is not in the tab's current schema"),
@@ -33,6 +33,7 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (503, PROBE_NOT_READY, "the tab has no capture yet"),
     (503, OUTCOME_UNKNOWN, "the page connection dropped after dispatch: the action may or may not have happened"),
     (503, AUDIT_UNAVAILABLE, "the audit record of an irreversible action could not be written to disk (full disk, unwritable data dir): nothing was sent"),
+    (503, CORRECTIONS_UNAVAILABLE, "a correction could not be stored in the data dir: nothing changed"),
     (503, TOO_MANY_WATCHERS, "the watcher limit is reached"),
     (504, PROBE_TIMEOUT, "the page did not answer in time"),
     (504, REQUEST_TIMEOUT, "the request did not finish within its route timeout"),
@@ -68,6 +69,7 @@ pub const PROBE_DETACHED: &str = "probe_detached";
 pub const PROBE_NOT_READY: &str = "probe_not_ready";
 pub const OUTCOME_UNKNOWN: &str = "outcome_unknown";
 pub const AUDIT_UNAVAILABLE: &str = "audit_unavailable";
+pub const CORRECTIONS_UNAVAILABLE: &str = "corrections_unavailable";
 pub const TOO_MANY_WATCHERS: &str = "too_many_watchers";
 pub const PROBE_TIMEOUT: &str = "probe_timeout";
 pub const REQUEST_TIMEOUT: &str = "request_timeout";

@@ -39,6 +39,8 @@ pub struct AppState {
     pub limits: crate::ratelimit::Limits,
     /// Open `/watch` streams.
     pub watchers: std::sync::atomic::AtomicUsize,
+    /// The corrections store (`corrections.json`), pushed to the extension.
+    pub corrections: crate::corrections::Corrections,
 }
 
 /// The one service function: never fails, every failure becomes a response here.
@@ -209,6 +211,7 @@ fn upgrade_extension(
     let hub = state.hub.clone();
     let config = crate::channel::ws_config(state.settings.max_ws_message_bytes);
     let probe = state.settings.probe;
+    let corrections = state.corrections.clone();
     tokio::spawn(async move {
         match hyper::upgrade::on(req).await {
             Ok(upgraded) => {
@@ -218,7 +221,7 @@ fn upgrade_extension(
                     Some(config),
                 )
                 .await;
-                crate::channel::serve(ws, hub, probe).await;
+                crate::channel::serve(ws, hub, probe, corrections).await;
             }
             Err(e) => tracing::warn!(error = %e, "extension upgrade failed"),
         }

@@ -1,4 +1,5 @@
-//! The `nspd` command line: `run`, `token`, `inspect`, `verify-expr`, `audit`.
+//! The `nspd` command line: `run`, `token`, `inspect`, `verify-expr`, `audit`,
+//! `corrections`.
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -53,6 +54,30 @@ enum Command {
     /// Print the audit log (<data dir>/audit.jsonl), one line per record: time, decision,
     /// action, tab, then what the record holds (tier, result, verification, parameters).
     Audit(AuditArgs),
+    /// List or remove the corrections in <data dir>/corrections.json. A running nspd
+    /// notices a removal within a second and tells the extension, whose probes drop it.
+    Corrections(CorrectionsArgs),
+}
+
+#[derive(Debug, Args)]
+struct CorrectionsArgs {
+    /// The data dir the corrections are in [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
+    #[arg(long, value_name = "DIR", global = true)]
+    data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: CorrectionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum CorrectionsCommand {
+    /// One line per correction: id, origin, action, what it sets, who and when (--json:
+    /// the list as JSON).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove the correction with this id (from `list`).
+    Remove { id: String },
 }
 
 const VERIFY_EXPR_EXIT_CODES: &str = "Exit codes:\n  0  the expression holds\n  1  the expression is false\n  2  the expression is invalid (the message gives the byte position)\n  3  a state file cannot be read or is not a state (the SDK's SubstrateState: pid, app_id, app_name, runtime, confidence and captured_at are required; everything else, probe_metadata included, may be missing)";
@@ -138,6 +163,7 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect(args),
         Command::Token { data_dir } => token(data_dir),
         Command::Audit(args) => audit(args),
+        Command::Corrections(args) => corrections(args),
         Command::VerifyExpr {
             state,
             prev,
@@ -320,6 +346,63 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
             writeln!(out, "{}", nsp_daemon::audit::format_line(line.trim_end()))?;
         }
         out.flush()?;
+    }
+}
+
+fn corrections(args: CorrectionsArgs) -> anyhow::Result<()> {
+    use nsp_daemon::corrections::Corrections;
+    let dir = args.data_dir.unwrap_or_else(default_data_dir);
+    let store = Corrections::open(&dir)?;
+    match args.command {
+        CorrectionsCommand::List { json } => {
+            let list = store.list();
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
+                return Ok(());
+            }
+            if list.is_empty() {
+                eprintln!("no corrections in {}", store.path().display());
+            }
+            for c in &list {
+                let mut what = Vec::new();
+                if let Some(t) = c.tier {
+                    what.push(format!("tier={}", t.as_str()));
+                }
+                if c.trusted {
+                    what.push("trusted".to_owned());
+                }
+                if let Some(m) = c.max_confidence {
+                    what.push(format!("max_confidence={m}"));
+                }
+                let by = match (&c.by, &c.key_id) {
+                    (nsp_protocol::approval::CorrectionSource::Person, _) => "person".to_owned(),
+                    (_, Some(k)) => format!("agent:{k}"),
+                    (_, None) => "agent".to_owned(),
+                };
+                writeln!(
+                    out,
+                    "{}  {}  {}  {}  by {by} at {}",
+                    c.id,
+                    c.origin,
+                    c.action,
+                    what.join(" "),
+                    c.created_at
+                )?;
+            }
+            Ok(())
+        }
+        CorrectionsCommand::Remove { id } => {
+            if store.remove(&id)? {
+                println!("removed {id}");
+                Ok(())
+            } else {
+                anyhow::bail!(
+                    "no correction with id {id} in {}; `nspd corrections list` shows them",
+                    store.path().display()
+                )
+            }
+        }
     }
 }
 

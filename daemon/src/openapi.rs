@@ -79,6 +79,13 @@ fn operation(method: &str, path: &str) -> Value {
             json!({"description": "Switching to the WebSocket protocol"}),
             [&auth[..], &[400, 404, 426, 503]].concat(),
         ),
+        ("POST", "/substrate/v1/learn") => (
+            "Correct an action on the tab's site; an agent may only make it stricter (a higher tier, a lower confidence), anything looser is 403 forbidden",
+            json!([]),
+            Some(json!({"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LearnRequest"}}}})),
+            ok("LearnResponse", "The correction was stored; the probe applies it on its next capture of the site"),
+            [&auth[..], &[400, 404, 413, 503]].concat(),
+        ),
         ("GET", "/substrate/v1/openapi.json") => ("This document", json!([]), None, json!({"description": "OpenAPI 3.1"}), auth.to_vec()),
         _ => ("", json!([]), None, json!({"description": "OK"}), vec![]),
     };
@@ -117,7 +124,7 @@ pub fn document() -> Value {
     }
     let string = json!({"type": "string"});
     let nullable_string = json!({"type": ["string", "null"]});
-    json!({
+    let mut doc = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "NSP v1 (nspd, NSP for the browser)",
@@ -212,7 +219,33 @@ pub fn document() -> Value {
                 }}
             }
         }
-    })
+    });
+    add_learn_schemas(&mut doc, &string);
+    doc
+}
+
+/// `/learn`'s models, added apart from the rest (one `json!` of everything would pass
+/// the macro's recursion limit).
+fn add_learn_schemas(doc: &mut Value, string: &Value) {
+    let tier =
+        json!({"type": "string", "enum": ["read", "reversible_write", "irreversible_write"]});
+    doc["components"]["schemas"]["LearnRequest"] = json!({
+        "type": "object", "required": ["action"], "additionalProperties": false, "properties": {
+            "pid": {"type": "integer", "minimum": 1}, "app_id": string, "action": string,
+            "reversibility": tier, "confidence": {"type": "number", "minimum": 0, "maximum": 1}
+        }
+    });
+    doc["components"]["schemas"]["LearnResponse"] = json!({
+        "type": "object", "properties": {
+            "success": {"type": "boolean"}, "message": string,
+            "correction": {"type": "object", "properties": {
+                "id": string, "origin": string, "action": string, "tier": tier,
+                "trusted": {"type": "boolean"}, "max_confidence": {"type": "number"},
+                "by": {"type": "string", "enum": ["person", "agent"]}, "key_id": string,
+                "created_at": string
+            }}
+        }
+    });
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub enum StartError {
     },
     #[error(transparent)]
     Key(#[from] KeyError),
+    #[error(transparent)]
+    Corrections(#[from] crate::corrections::StoreError),
     #[error("cannot open the audit log {path}: {source}")]
     Audit {
         path: std::path::PathBuf,
@@ -66,6 +68,8 @@ impl Server {
                 source,
             }
         })?;
+        let corrections = crate::corrections::Corrections::open(&settings.data_dir)?;
+        corrections.watch_file();
         let state = Arc::new(AppState {
             hub: Hub::with_max_tabs(settings.max_tabs),
             key_id: key.id(),
@@ -78,6 +82,7 @@ impl Server {
                 settings.state_reads_per_sec,
             ),
             watchers: std::sync::atomic::AtomicUsize::new(0),
+            corrections,
             settings,
         });
         Ok(Server { listener, state })

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use nsp_daemon::config::{AskPerson, FileConfig};
 use nsp_protocol::approval::{ApprovalClosedReason, ApprovalDecision};
-use serde_json::json;
+use serde_json::{json, Value};
 use support::*;
 
 fn asking(timeout_ms: u64) -> FileConfig {
@@ -260,4 +260,23 @@ async fn always_approves_and_records_the_wish_for_this_site() {
     assert_eq!(always["origin"], "http://127.0.0.1:9");
     assert_eq!(always["action"], ARCHIVE);
     assert_eq!(always["by"], "person");
+    // And kept: a trusted correction from the person, in the data dir, which the
+    // extension receives (and the probe applies at declared level).
+    let file = d.data_dir.path().join("data/corrections.json");
+    let stored: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("corrections.json"))
+            .expect("json");
+    let list = stored
+        .as_array()
+        .or_else(|| stored["corrections"].as_array())
+        .expect("a list of corrections")
+        .clone();
+    let trusted = list
+        .iter()
+        .find(|c| c["action"] == ARCHIVE)
+        .expect("a correction for the action");
+    assert_eq!(trusted["origin"], "http://127.0.0.1:9");
+    assert_eq!(trusted["trusted"], true);
+    assert_eq!(trusted["by"], "person");
+    assert_eq!(always["correction_id"], trusted["id"]);
 }

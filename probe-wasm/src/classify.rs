@@ -295,6 +295,9 @@ pub enum Signal {
     ConfirmSeen,
     /// The page's own declaration.
     Declared,
+    /// A correction a person made for this action on this site (or an agent's, which
+    /// only tightens), applied by `corrections.rs` at declared level.
+    Corrected,
 }
 
 impl Signal {
@@ -347,6 +350,7 @@ impl Signal {
             Signal::DataMethodWrite => 2.5,
             Signal::ConfirmSeen => 3.0,
             Signal::Declared => 8.0,
+            Signal::Corrected => 8.0,
         }
     }
 
@@ -391,6 +395,7 @@ impl Signal {
             Signal::DataMethodWrite => "data_method_write",
             Signal::ConfirmSeen => "confirm_seen",
             Signal::Declared => "declared",
+            Signal::Corrected => "corrected",
         }
     }
 }

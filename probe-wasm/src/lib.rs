@@ -15,6 +15,7 @@ mod confidence;
 mod confirms;
 mod context;
 mod controls;
+mod corrections;
 mod declared;
 pub mod discover;
 mod forms;
@@ -50,13 +51,14 @@ pub use objects::{Limits, MAX_OBJECTS_CEILING};
 /// How the extension configures a probe (JSON text): `tier` (`wasm_in_page` or
 /// `wasm_extension`), and the caps on `objects` that nspd's `[probe]` settings set,
 /// `max_objects` and `max_list_records` (absent or null: the defaults of [`Limits`];
-/// out of range: clamped to 1..=[`MAX_OBJECTS_CEILING`]). Read through `serde_json::Value`
+/// out of range: clamped to 1..=[`MAX_OBJECTS_CEILING`]), and `corrections`, the page
+/// origin's stored corrections (see `corrections.rs`; absent: none). Read through `serde_json::Value`
 /// by hand rather than a derived struct: the wasm already holds that parser, and every
 /// derived deserializer is code of its own in a wasm with a size budget.
 /// The one error: what a configuration looks like (one string, no formatting code).
-const CONFIG_HELP: &str = "bad probe config: want {tier: wasm_in_page|wasm_extension, max_objects?: n, max_list_records?: n}";
+const CONFIG_HELP: &str = "bad probe config: want {tier: wasm_in_page|wasm_extension, max_objects?: n, max_list_records?: n, corrections?: [..]}";
 
-fn parse_config(config: &str) -> Option<(ProbeTier, Limits)> {
+fn parse_config(config: &str) -> Option<(ProbeTier, Limits, Vec<corrections::Fix>)> {
     let v: Value = serde_json::from_str(config).ok()?;
     let tier = match v.get("tier")?.as_str()? {
         "wasm_in_page" => ProbeTier::WasmInPage,
@@ -73,7 +75,8 @@ fn parse_config(config: &str) -> Option<(ProbeTier, Limits)> {
         max_objects: cap("max_objects", d.max_objects)?,
         max_list_records: cap("max_list_records", d.max_list_records)?,
     };
-    Some((tier, limits))
+    let fixes = corrections::parse(v.get("corrections"))?;
+    Some((tier, limits, fixes))
 }
 
 /// A probe instance, one per page (in-page tier) or one per tab in the extension's
@@ -87,6 +90,8 @@ pub struct Probe {
     snapshot: Option<PageSnapshot>,
     last: Option<PageCapture>,
     reuse: discover::Reuse,
+    /// The page origin's corrections, applied to every analysis.
+    fixes: Vec<corrections::Fix>,
 }
 
 #[wasm_bindgen]
@@ -122,8 +127,10 @@ impl Probe {
 impl Probe {
     /// A probe from the JSON text of its configuration (see [`Probe::new`]).
     pub fn from_config(config: &str) -> Result<Probe, String> {
-        let (tier, limits) = parse_config(config).ok_or_else(|| CONFIG_HELP.to_owned())?;
-        Ok(Probe::with_limits(tier, limits))
+        let (tier, limits, fixes) = parse_config(config).ok_or_else(|| CONFIG_HELP.to_owned())?;
+        let mut probe = Probe::with_limits(tier, limits);
+        probe.fixes = fixes;
+        Ok(probe)
     }
 
     pub fn with_tier(tier: ProbeTier) -> Probe {
@@ -137,6 +144,7 @@ impl Probe {
             snapshot: None,
             last: None,
             reuse: discover::Reuse::default(),
+            fixes: Vec::new(),
         }
     }
 
@@ -145,6 +153,7 @@ impl Probe {
             serde_json::from_str(snapshot_json).map_err(|e| format!("bad snapshot: {e}"))?;
         let started = now_ms();
         let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier, self.limits);
+        corrections::apply(&self.fixes, &mut capture.actions, &mut capture.explain);
         stamp(&mut capture.probe_metadata, started);
         let text =
             serde_json::to_string(&capture).map_err(|e| format!("cannot encode capture: {e}"))?;
@@ -190,8 +199,9 @@ impl Probe {
                 capture
             }
             None => {
-                let (capture, reuse) =
+                let (mut capture, reuse) =
                     discover::analyze_with_reuse(snapshot, self.tier, self.limits);
+                corrections::apply(&self.fixes, &mut capture.actions, &mut capture.explain);
                 self.reuse = reuse;
                 capture
             }

@@ -241,6 +241,8 @@ pub struct Page {
     pub closed: Vec<(String, ApprovalClosedReason)>,
     /// The person's answer, given at once to every question; `None`: nobody answers.
     pub person: Option<ApprovalDecision>,
+    /// Every `corrections` push, in order (the first follows the welcome).
+    pub corrections: Vec<Vec<nsp_protocol::approval::Correction>>,
     pending: Option<(u32, BTreeMap<String, Value>)>,
 }
 
@@ -332,6 +334,7 @@ impl FakeExtension {
             questions: Vec::new(),
             closed: Vec::new(),
             person: None,
+            corrections: Vec::new(),
             pending: None,
         }));
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -570,7 +573,6 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             }
         }
         DaemonMessage::Welcome { .. } | DaemonMessage::KeepaliveAck => {}
-        // The fake page has no person to ask and applies no corrections.
         DaemonMessage::Approval(question) => {
             if let Some(decision) = p.person {
                 let answer = ExtensionMessage::ApprovalAnswer {
@@ -585,8 +587,9 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             approval_id,
             reason,
         } => p.closed.push((approval_id, reason)),
-        // The fake page applies no corrections.
-        DaemonMessage::Corrections { .. } => {}
+        // The fake page applies no corrections; it records them for the tests of the
+        // corrections store.
+        DaemonMessage::Corrections { corrections } => p.corrections.push(corrections),
     }
 }
 
