@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod launch;
 pub mod openapi;
 pub mod ratelimit;
+pub mod route;
 pub mod server;
 pub mod tabs;
 pub mod verification;
