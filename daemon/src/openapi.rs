@@ -85,7 +85,12 @@ fn parameters(g: &mut SchemaGenerator, of: Option<SchemaFn>, place: &str) -> Vec
         .map(|(name, field)| {
             let mut field = field.clone();
             let description = field.as_object_mut().and_then(|f| f.remove("description"));
-            // A parameter is absent or a string; JSON's null has no place in a query.
+            // A parameter is present or absent; JSON's null has no place in a query.
+            if let Some(f) = field.as_object_mut() {
+                if f.get("default") == Some(&Value::Null) {
+                    f.remove("default");
+                }
+            }
             if let Some(types) = field.get_mut("type").and_then(Value::as_array_mut) {
                 types.retain(|t| t != "null");
                 if types.len() == 1 {

@@ -284,6 +284,7 @@ pub struct ActionHeaders {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ErrorBody {
     /// Always false.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = false)))]
     pub success: bool,
     pub code: String,
     /// What was wrong and what to do instead, written for the agent.
