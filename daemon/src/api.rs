@@ -8,12 +8,17 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
-use hyper::header::AUTHORIZATION;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
-use nsp_protocol::api::{ActionRequest, ActionResponse, AppList, Health, VerificationOutcome};
+use nsp_protocol::api::{
+    ActionHeaders, ActionRequest, ActionResponse, AppList, DiffResponse, Health, SchemaResponse,
+    StateQuery, VerificationOutcome, VerifyRequest, WatchEvent, WatchQuery, ACTION_NAME_MAX_BYTES,
+    IDEMPOTENCY_KEY_MAX_BYTES, VERIFY_TIMEOUT_MS_DEFAULT, VERIFY_TIMEOUT_MS_MAX,
+    VERIFY_TIMEOUT_MS_MIN,
+};
+pub use nsp_protocol::api::{MAX_KEY_QUERY_BYTES, MAX_STATE_LIMIT};
+use nsp_protocol::approval::{LearnRequest, LearnResponse};
 use nsp_protocol::channel::{DialogKind, DispatchFailure, DispatchOutcome, PageDialog};
 use nsp_protocol::{Reversibility, SubstrateState};
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::codes;
@@ -22,127 +27,259 @@ use crate::gate::{self, Decision, GateLimits};
 use crate::http::{json_bytes, json_bytes_response, json_response, AppState, Body};
 use crate::idempotency::Claim;
 use crate::ratelimit::Bucket;
+use crate::route::{schema_of, Access, Call, Reply, Route};
 use crate::tabs::{DispatchError, TargetCheck};
 use crate::verification::{self, Polling};
 
 pub const PREFIX: &str = "/substrate/v1";
 
-/// Every route of the agent API: (method, path template). The OpenAPI document and
-/// its test are built from this table.
-pub const ROUTES: &[(&str, &str)] = &[
-    ("GET", "/health"),
-    ("GET", "/substrate/v1/apps"),
-    ("GET", "/substrate/v1/state/{pid}"),
-    ("GET", "/substrate/v1/schema/{pid}"),
-    ("POST", "/substrate/v1/action"),
-    ("GET", "/substrate/v1/diff/{pid}"),
-    ("POST", "/substrate/v1/verify"),
-    ("POST", "/substrate/v1/learn"),
-    ("GET", "/substrate/v1/watch/{pid}"),
-    ("GET", "/substrate/v1/openapi.json"),
+/// Every route of the agent API, one entry each: the router (`route::serve`) and the
+/// OpenAPI document (`openapi::document`) are both built from this table.
+pub static ROUTES: &[Route] = &[
+    Route {
+        method: Method::GET,
+        path: "/health",
+        summary: "Daemon health; needs no key",
+        access: Access::Open,
+        handler: |c| Box::pin(async move { Ok(health(&c.state)) }),
+        query: None,
+        headers: None,
+        body: None,
+        reply: Reply::Json(schema_of::<Health>),
+        errors: &[],
+    },
+    Route {
+        method: Method::HEAD,
+        path: "/health",
+        summary: "Daemon health, headers only; needs no key",
+        access: Access::Open,
+        handler: |c| Box::pin(async move { Ok(health(&c.state)) }),
+        query: None,
+        headers: None,
+        body: None,
+        reply: Reply::Json(schema_of::<Health>),
+        errors: &[],
+    },
+    Route {
+        method: Method::GET,
+        path: "/substrate/v1/apps",
+        summary: "List the tabs with a probe",
+        access: Access::Key(Bucket::StateReads),
+        handler: |c| Box::pin(async move { Ok(ok_json(&apps(&c.state))) }),
+        query: None,
+        headers: None,
+        body: None,
+        reply: Reply::Json(schema_of::<AppList>),
+        errors: &[],
+    },
+    Route {
+        method: Method::GET,
+        path: "/substrate/v1/state/{pid}",
+        summary: "A tab's state, flat; fresh=true asks the page for a new capture; prefix=, after= and limit= return a part of its objects (a large page read in pages)",
+        access: Access::Key(Bucket::StateReads),
+        handler: |c| Box::pin(state_route(c)),
+        query: Some(schema_of::<StateQuery>),
+        headers: None,
+        body: None,
+        reply: Reply::Json(schema_of::<SubstrateState>),
+        errors: &[
+            codes::PROBE_DETACHED,
+            codes::PROBE_NOT_READY,
+            codes::PROBE_TIMEOUT,
+            codes::REQUEST_TIMEOUT,
+        ],
+    },
+    Route {
+        method: Method::GET,
+        path: "/substrate/v1/schema/{pid}",
+        summary: "A tab's actions",
+        access: Access::Key(Bucket::StateReads),
+        handler: |c| Box::pin(async move { schema(&c.state, c.pid) }),
+        query: None,
+        headers: None,
+        body: None,
+        reply: Reply::Json(schema_of::<SchemaResponse>),
+        errors: &[codes::PROBE_DETACHED, codes::PROBE_NOT_READY],
+    },
+    Route {
+        method: Method::POST,
+        path: "/substrate/v1/action",
+        summary: "Gate, dispatch and verify one action (route timeout 120 s)",
+        access: Access::Key(Bucket::Actions),
+        handler: |c| Box::pin(action_route(c)),
+        query: None,
+        headers: Some(schema_of::<ActionHeaders>),
+        body: Some(schema_of::<ActionRequest>),
+        reply: Reply::Json(schema_of::<ActionResponse>),
+        errors: &[
+            codes::MISSING_VERIFY_EXPRESSION,
+            codes::VERIFY_EXPRESSION_TOO_LARGE,
+            codes::INVALID_VERIFY_EXPRESSION,
+            codes::DANGEROUS_ACTION_UNVERIFIED,
+            codes::INVALID_PARAMETERS,
+            codes::PID_NOT_FOUND,
+            codes::ACTION_NOT_AVAILABLE,
+            codes::IDEMPOTENCY_CONFLICT,
+            codes::STALE_STATE,
+            codes::IRREVERSIBLE_NOT_CONFIRMED,
+            codes::CONFIDENCE_TOO_LOW,
+            codes::APPROVAL_DENIED,
+            codes::APPROVAL_TIMEOUT,
+            codes::VERIFICATION_FAILED,
+            codes::IDEMPOTENCY_KEY_REUSED,
+            codes::ACTION_FAILED,
+            codes::PROBE_DETACHED,
+            codes::PROBE_NOT_READY,
+            codes::OUTCOME_UNKNOWN,
+            codes::AUDIT_UNAVAILABLE,
+            codes::PROBE_TIMEOUT,
+            codes::REQUEST_TIMEOUT,
+        ],
+    },
+    Route {
+        method: Method::POST,
+        path: "/substrate/v1/learn",
+        summary: "A correction from an agent: only ever stricter (a higher tier, a lower confidence)",
+        access: Access::Key(Bucket::Actions),
+        handler: |c| Box::pin(learn_route(c)),
+        query: None,
+        headers: None,
+        body: Some(schema_of::<LearnRequest>),
+        reply: Reply::Json(schema_of::<LearnResponse>),
+        errors: &[
+            codes::FORBIDDEN,
+            codes::PID_NOT_FOUND,
+            codes::ACTION_NOT_AVAILABLE,
+            codes::PROBE_DETACHED,
+            codes::PROBE_NOT_READY,
+            codes::CORRECTIONS_UNAVAILABLE,
+        ],
+    },
+    Route {
+        method: Method::GET,
+        path: "/substrate/v1/diff/{pid}",
+        summary: "What changed between the tab's last two captures",
+        access: Access::Key(Bucket::StateReads),
+        handler: |c| Box::pin(async move { diff(&c.state, c.pid) }),
+        query: None,
+        headers: None,
+        body: None,
+        reply: Reply::Json(schema_of::<DiffResponse>),
+        errors: &[codes::PROBE_DETACHED, codes::PROBE_NOT_READY, codes::NO_DIFF_YET],
+    },
+    Route {
+        method: Method::POST,
+        path: "/substrate/v1/verify",
+        summary: "Evaluate an expression against the live state, polling until true or timeout (route timeout 120 s)",
+        access: Access::Key(Bucket::Actions),
+        handler: |c| Box::pin(verify_route(c)),
+        query: None,
+        headers: None,
+        body: Some(schema_of::<VerifyRequest>),
+        reply: Reply::Json(schema_of::<VerificationOutcome>),
+        errors: &[
+            codes::VERIFY_EXPRESSION_TOO_LARGE,
+            codes::INVALID_VERIFY_EXPRESSION,
+            codes::PID_NOT_FOUND,
+            codes::PROBE_DETACHED,
+            codes::PROBE_NOT_READY,
+            codes::PROBE_TIMEOUT,
+            codes::REQUEST_TIMEOUT,
+        ],
+    },
+    Route {
+        method: Method::GET,
+        path: "/substrate/v1/watch/{pid}",
+        summary: "WebSocket of state changes; pings every 15 s; closes 1000 when the tab goes away",
+        access: Access::KeyOrQuery(Bucket::StateReads),
+        handler: |c| Box::pin(async move { crate::watch::upgrade(&c.state, c.req, c.pid) }),
+        query: Some(schema_of::<WatchQuery>),
+        headers: None,
+        body: None,
+        reply: Reply::WebSocket(schema_of::<WatchEvent>),
+        errors: &[codes::UPGRADE_REQUIRED, codes::TOO_MANY_WATCHERS],
+    },
+    Route {
+        method: Method::GET,
+        path: "/substrate/v1/openapi.json",
+        summary: "This document",
+        access: Access::Key(Bucket::StateReads),
+        handler: |c| {
+            Box::pin(async move {
+                Ok(json_response(
+                    StatusCode::OK,
+                    &crate::openapi::document(&c.state.settings),
+                ))
+            })
+        },
+        query: None,
+        headers: None,
+        body: None,
+        reply: Reply::Document,
+        errors: &[],
+    },
 ];
 
+/// Serves one request of the agent API from [`ROUTES`].
 pub async fn route(
     state: &Arc<AppState>,
     req: Request<Incoming>,
     request_id: &str,
 ) -> Result<Response<Body>, ApiError> {
-    let path = req.uri().path().to_owned();
-    let method = req.method().clone();
-    if path == "/health" {
-        return match method {
-            Method::GET | Method::HEAD => Ok(health(state)),
-            _ => Err(ApiError::method_not_allowed(method.as_str(), &path)),
-        };
+    crate::route::serve(ROUTES, state, req, request_id).await
+}
+
+async fn state_route(c: Call) -> Result<Response<Body>, ApiError> {
+    let Call {
+        state, req, pid, ..
+    } = c;
+    let fresh = query_flag(req.uri().query(), "fresh")?;
+    // Checked before any capture is asked for: a bad query costs the page nothing.
+    let window = ObjectWindow::parse(req.uri().query())?;
+    if !fresh && window == ObjectWindow::default() {
+        // The whole current state: the bytes serialized once per capture.
+        return Ok(json_bytes_response(
+            StatusCode::OK,
+            state.hub.state_json(pid)?,
+        ));
     }
-    let Some(rest) = path.strip_prefix(PREFIX) else {
-        return Err(ApiError::not_found(&path));
-    };
-    let segments: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
-    let is_watch = matches!(segments.as_slice(), ["watch", _]);
-    authenticate(
+    let mut s = bounded(
+        state.settings.request_timeout,
+        get_state(&state, pid, fresh),
+    )
+    .await?;
+    window.apply(&mut s);
+    Ok(ok_json(&s))
+}
+
+async fn action_route(c: Call) -> Result<Response<Body>, ApiError> {
+    let Call {
         state,
-        req.headers(),
-        if is_watch { req.uri().query() } else { None },
-    )?;
-    let bucket = match segments.as_slice() {
-        ["action"] | ["verify"] | ["learn"] => Bucket::Actions,
-        _ => Bucket::StateReads,
-    };
-    if let Err(wait) = state.limits.check(bucket, &state.key_id) {
-        let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            codes::RATE_LIMITED,
-            format!(
-                "Too many {} for this key. Retry in {} ms.",
-                if bucket == Bucket::Actions {
-                    "actions"
-                } else {
-                    "reads"
-                },
-                wait.as_millis()
-            ),
-        )
-        .with("retry_after_ms", wait.as_millis() as u64)
-        .with_header("retry-after", secs.to_string()));
-    }
-    let request_timeout = state.settings.request_timeout;
-    match (&method, segments.as_slice()) {
-        (&Method::GET, ["apps"]) => Ok(ok_json(&apps(state))),
-        (&Method::GET, ["openapi.json"]) => {
-            Ok(json_response(StatusCode::OK, &crate::openapi::document()))
-        }
-        (&Method::GET, ["state", pid]) => {
-            let pid = parse_pid(pid)?;
-            let fresh = query_flag(req.uri().query(), "fresh")?;
-            // Checked before any capture is asked for: a bad query costs the page nothing.
-            let window = ObjectWindow::parse(req.uri().query())?;
-            if !fresh && window == ObjectWindow::default() {
-                // The whole current state: the bytes serialized once per capture.
-                return Ok(json_bytes_response(
-                    StatusCode::OK,
-                    state.hub.state_json(pid)?,
-                ));
-            }
-            let mut s = bounded(request_timeout, get_state(state, pid, fresh)).await?;
-            window.apply(&mut s);
-            Ok(ok_json(&s))
-        }
-        (&Method::GET, ["schema", pid]) => schema(state, parse_pid(pid)?),
-        (&Method::GET, ["diff", pid]) => diff(state, parse_pid(pid)?),
-        (&Method::GET, ["watch", pid]) => crate::watch::upgrade(state, req, parse_pid(pid)?),
-        (&Method::POST, ["action"]) => {
-            let idem = idempotency_key(req.headers())?;
-            let body = read_body(state, req).await?;
-            bounded(
-                state.settings.action_route_timeout,
-                action(state, &body, idem, request_id),
-            )
-            .await
-        }
-        (&Method::POST, ["verify"]) => {
-            let body = read_body(state, req).await?;
-            bounded(state.settings.action_route_timeout, verify(state, &body)).await
-        }
-        (&Method::POST, ["learn"]) => {
-            let body = read_body(state, req).await?;
-            crate::learn::learn(state, &body, request_id).await
-        }
-        (
-            _,
-            ["apps"]
-            | ["state", _]
-            | ["schema", _]
-            | ["diff", _]
-            | ["watch", _]
-            | ["action"]
-            | ["verify"]
-            | ["learn"]
-            | ["openapi.json"],
-        ) => Err(ApiError::method_not_allowed(method.as_str(), &path)),
-        _ => Err(ApiError::not_found(&path)),
-    }
+        req,
+        request_id,
+        ..
+    } = c;
+    let idem = idempotency_key(req.headers())?;
+    let body = read_body(&state, req).await?;
+    bounded(
+        state.settings.action_route_timeout,
+        action(&state, &body, idem, &request_id),
+    )
+    .await
+}
+
+async fn learn_route(c: Call) -> Result<Response<Body>, ApiError> {
+    let body = read_body(&c.state, c.req).await?;
+    crate::learn::learn(&c.state, &body, &c.request_id).await
+}
+
+async fn verify_route(c: Call) -> Result<Response<Body>, ApiError> {
+    let body = read_body(&c.state, c.req).await?;
+    bounded(
+        c.state.settings.action_route_timeout,
+        verify(&c.state, &body),
+    )
+    .await
 }
 
 async fn bounded<T>(
@@ -150,58 +287,13 @@ async fn bounded<T>(
     fut: impl std::future::Future<Output = Result<T, ApiError>>,
 ) -> Result<T, ApiError> {
     tokio::time::timeout(limit, fut).await.unwrap_or_else(|_| {
-        Err(ApiError::new(
-            StatusCode::GATEWAY_TIMEOUT,
-            codes::REQUEST_TIMEOUT,
+        Err(ApiError::new(codes::REQUEST_TIMEOUT,
             format!(
                 "The request did not finish within {} ms. If it was an action, read the state before retrying: it may have run.",
                 limit.as_millis()
             ),
         ))
     })
-}
-
-/// Checks the agent key: `X-Substrate-Key`, `Authorization: Bearer`, or (watch only)
-/// `?key=`.
-fn authenticate(
-    state: &AppState,
-    headers: &HeaderMap,
-    query: Option<&str>,
-) -> Result<(), ApiError> {
-    if !state.settings.require_key {
-        return Ok(());
-    }
-    let from_query = query.and_then(|q| {
-        q.split('&')
-            .filter_map(|pair| pair.split_once('='))
-            .find(|(k, _)| *k == "key")
-            .map(|(_, v)| v)
-    });
-    let presented = headers
-        .get("x-substrate-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .or_else(|| {
-            headers
-                .get(AUTHORIZATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .map(str::trim)
-        })
-        .or(from_query);
-    match presented {
-        None | Some("") => Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            codes::MISSING_KEY,
-            "This route needs the agent key in the X-Substrate-Key header (or Authorization: Bearer). `nspd token` prints it.",
-        )),
-        Some(key) if state.key.matches(key) => Ok(()),
-        Some(_) => Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            codes::INVALID_KEY,
-            "The agent key is wrong. `nspd token` prints the current one.",
-        )),
-    }
 }
 
 fn health(state: &AppState) -> Response<Body> {
@@ -235,38 +327,30 @@ async fn get_state(state: &AppState, pid: u64, fresh: bool) -> Result<SubstrateS
 
 fn schema(state: &AppState, pid: u64) -> Result<Response<Body>, ApiError> {
     let s = state.hub.state(pid)?;
-    Ok(json_response(
-        StatusCode::OK,
-        &json!({
-            "pid": s.pid,
-            "app_id": s.app_id,
-            "app_name": s.app_name,
-            "schema_version": s.schema_version,
-            "actions": s.actions,
-        }),
-    ))
+    Ok(ok_json(&SchemaResponse {
+        pid: s.pid,
+        app_id: s.app_id,
+        app_name: s.app_name,
+        schema_version: s.schema_version,
+        actions: s.actions,
+    }))
 }
 
 fn diff(state: &AppState, pid: u64) -> Result<Response<Body>, ApiError> {
     let current = state.hub.state(pid)?;
     let Some((prev, cur)) = state.hub.last_two(pid) else {
-        return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            codes::NO_DIFF_YET,
+        return Err(ApiError::new(codes::NO_DIFF_YET,
             format!("Tab {pid} has only one capture so far; a diff needs two. Read the state, act or wait for a change, then ask again."),
         ));
     };
-    Ok(json_response(
-        StatusCode::OK,
-        &json!({
-            "pid": pid,
-            "app_id": current.app_id,
-            "diff": nsp_verify::changed_fields(&prev, &cur),
-            "captured_at": cur.captured_at,
-            "previous_capture_id": prev.capture_id,
-            "current_capture_id": cur.capture_id,
-        }),
-    ))
+    Ok(ok_json(&DiffResponse {
+        pid,
+        app_id: current.app_id,
+        diff: nsp_verify::changed_fields(&prev, &cur),
+        captured_at: cur.captured_at,
+        previous_capture_id: prev.capture_id,
+        current_capture_id: cur.capture_id,
+    }))
 }
 
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
@@ -274,10 +358,10 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
         None => Ok(None),
         Some(v) => {
             let key = v.to_str().unwrap_or("").trim();
-            if key.is_empty() || key.len() > 255 {
-                return Err(ApiError::invalid_request(
-                    "Idempotency-Key must be 1 to 255 visible ASCII characters.",
-                )
+            if key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX_BYTES {
+                return Err(ApiError::invalid_request(format!(
+                    "Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_MAX_BYTES} visible ASCII characters."
+                ))
                 .with("field", "Idempotency-Key"));
             }
             Ok(Some(key.to_owned()))
@@ -302,16 +386,16 @@ pub fn parse_action_request(body: &[u8]) -> Result<ActionRequest, ApiError> {
         )
         .with("field", "action"));
     }
-    if req.action.len() > 256 {
-        return Err(ApiError::invalid_request(
-            "\"action\" is longer than 256 bytes; no action has such a name.",
-        )
+    if req.action.len() > ACTION_NAME_MAX_BYTES {
+        return Err(ApiError::invalid_request(format!(
+            "\"action\" is longer than {ACTION_NAME_MAX_BYTES} bytes; no action has such a name."
+        ))
         .with("field", "action"));
     }
     if let Some(t) = req.verify_timeout_ms {
-        if !(100..=30_000).contains(&t) {
+        if !(VERIFY_TIMEOUT_MS_MIN..=VERIFY_TIMEOUT_MS_MAX).contains(&t) {
             return Err(ApiError::invalid_request(format!(
-                "\"verify_timeout_ms\" is {t}; it must be between 100 and 30000."
+                "\"verify_timeout_ms\" is {t}; it must be between {VERIFY_TIMEOUT_MS_MIN} and {VERIFY_TIMEOUT_MS_MAX}."
             ))
             .with("field", "verify_timeout_ms"));
         }
@@ -347,16 +431,12 @@ async fn action(
             return Ok(resp);
         }
         Claim::Conflict => {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                codes::IDEMPOTENCY_CONFLICT,
+            return Err(ApiError::new(codes::IDEMPOTENCY_CONFLICT,
                 "A request with this Idempotency-Key is still running. Wait for it, then retry to get its stored answer.",
             ))
         }
         Claim::Reused => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                codes::IDEMPOTENCY_KEY_REUSED,
+            return Err(ApiError::new(codes::IDEMPOTENCY_KEY_REUSED,
                 "This Idempotency-Key was used for a different request. Use a new key for a new request.",
             ))
         }
@@ -471,9 +551,7 @@ async fn run_action(
                     decision.action
                 ),
             };
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                codes::STALE_STATE,
+            return Err(ApiError::new(codes::STALE_STATE,
                 format!("Refused rather than act on something else: {why}. Read the state again and decide on what is there now."),
             )
             .with("expected_capture_id", capture_id.clone())
@@ -493,9 +571,7 @@ async fn run_action(
             tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
                 .await
                 .map_err(|_| {
-                    ApiError::new(
-                        StatusCode::GATEWAY_TIMEOUT,
-                        codes::PROBE_TIMEOUT,
+                    ApiError::new(codes::PROBE_TIMEOUT,
                         format!(
                             "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
                             settings.action_lock_timeout.as_millis()
@@ -535,9 +611,7 @@ async fn run_action(
     let irreversible = decision.tier == Reversibility::IrreversibleWrite;
     if let Err(e) = state.audit.record(rec, irreversible) {
         if irreversible {
-            return Err(ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                codes::AUDIT_UNAVAILABLE,
+            return Err(ApiError::new(codes::AUDIT_UNAVAILABLE,
                 format!(
                     "{} was not sent: it is an irreversible write and its audit record could not be written to {} ({e}). Free disk space or fix the permissions of the data dir, then retry.",
                     decision.action,
@@ -626,7 +700,9 @@ async fn run_action(
                     let polling = Polling {
                         initial_wait: settings.post_action_wait,
                         interval: settings.poll_interval,
-                        timeout: Duration::from_millis(req.verify_timeout_ms.unwrap_or(5000)),
+                        timeout: Duration::from_millis(
+                            req.verify_timeout_ms.unwrap_or(VERIFY_TIMEOUT_MS_DEFAULT),
+                        ),
                         capture_timeout: settings.capture_timeout,
                     };
                     let verified =
@@ -656,9 +732,7 @@ async fn run_action(
         &dialogs,
     );
     if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
-        return Err(unrecorded(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            codes::VERIFICATION_FAILED,
+        return Err(unrecorded(ApiError::new(codes::VERIFICATION_FAILED,
             format!(
                 "{} ran, but the verify_expression was still false after {} ms: {} Read the state before doing anything else: the action happened.",
                 decision.action, v.latency_ms, v.explanation
@@ -740,17 +814,6 @@ fn success_message(
     }
 }
 
-#[derive(Debug, Deserialize)]
-struct VerifyRequest {
-    #[serde(default)]
-    pid: Option<u64>,
-    #[serde(default)]
-    app_id: Option<String>,
-    expression: String,
-    #[serde(default)]
-    timeout_ms: Option<u64>,
-}
-
 async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, ApiError> {
     let req: VerifyRequest = parse_json(body)?;
     if req.pid == Some(0) {
@@ -758,10 +821,10 @@ async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, A
             ApiError::invalid_request("\"pid\" must be a positive integer.").with("field", "pid"),
         );
     }
-    let timeout = req.timeout_ms.unwrap_or(5000);
-    if !(100..=30_000).contains(&timeout) {
+    let timeout = req.timeout_ms.unwrap_or(VERIFY_TIMEOUT_MS_DEFAULT);
+    if !(VERIFY_TIMEOUT_MS_MIN..=VERIFY_TIMEOUT_MS_MAX).contains(&timeout) {
         return Err(ApiError::invalid_request(format!(
-            "\"timeout_ms\" is {timeout}; it must be between 100 and 30000."
+            "\"timeout_ms\" is {timeout}; it must be between {VERIFY_TIMEOUT_MS_MIN} and {VERIFY_TIMEOUT_MS_MAX}."
         ))
         .with("field", "timeout_ms"));
     }
@@ -773,12 +836,10 @@ async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, A
         verify_expression_max_bytes: state.settings.verify_expression_max_bytes,
     };
     if req.expression.trim().is_empty() {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            codes::INVALID_VERIFY_EXPRESSION,
-            "\"expression\" is empty.",
-        )
-        .with("field", "expression"));
+        return Err(
+            ApiError::new(codes::INVALID_VERIFY_EXPRESSION, "\"expression\" is empty.")
+                .with("field", "expression"),
+        );
     }
     let expr = gate::parse_expression(&req.expression, limits)
         .map_err(|e| e.with("field", "expression"))?;
@@ -812,7 +873,6 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
         }
     };
     ApiError::new(
-        StatusCode::UNPROCESSABLE_ENTITY,
         codes::ACTION_FAILED,
         format!("The action did not complete: {message} {advice}"),
     )
@@ -821,22 +881,16 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
 
 fn dispatch_error(err: DispatchError, pid: u64) -> ApiError {
     match err {
-        DispatchError::Detached => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            codes::PROBE_DETACHED,
+        DispatchError::Detached => ApiError::new(codes::PROBE_DETACHED,
             format!("The probe of tab {pid} is not connected, so the action was not sent. List tabs again with GET /substrate/v1/apps."),
         ),
-        DispatchError::Timeout(t) => ApiError::new(
-            StatusCode::GATEWAY_TIMEOUT,
-            codes::PROBE_TIMEOUT,
+        DispatchError::Timeout(t) => ApiError::new(codes::PROBE_TIMEOUT,
             format!(
                 "The page did not answer within {} ms. The action may or may not have happened; nspd did not retry. Read the state before deciding anything.",
                 t.as_millis()
             ),
         ),
-        DispatchError::OutcomeUnknown => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            codes::OUTCOME_UNKNOWN,
+        DispatchError::OutcomeUnknown => ApiError::new(codes::OUTCOME_UNKNOWN,
             "The connection to the page dropped after the action was sent and before it answered: it may or may not have happened. nspd did not retry. Read the state to find out.",
         ),
     }
@@ -869,7 +923,6 @@ pub(crate) async fn read_body(state: &AppState, req: Request<Incoming>) -> Resul
 
 fn too_large(limit: usize) -> ApiError {
     ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
         codes::PAYLOAD_TOO_LARGE,
         format!("The request body is over {limit} bytes."),
     )
@@ -909,21 +962,6 @@ fn field_from_serde_error(message: &str) -> Option<String> {
     let len = message[start..].find('`')?;
     Some(message[start..start + len].to_owned())
 }
-
-fn parse_pid(raw: &str) -> Result<u64, ApiError> {
-    match raw.parse::<u64>() {
-        Ok(pid) if pid > 0 => Ok(pid),
-        _ => Err(ApiError::invalid_request(format!(
-            "{raw:?} is not a pid: use a positive integer from GET /substrate/v1/apps."
-        ))
-        .with("field", "pid")),
-    }
-}
-
-/// Most objects one `GET /state?limit=` may ask for (the probe's own ceiling).
-pub const MAX_STATE_LIMIT: usize = 100_000;
-/// Longest `prefix=` or `after=`: an object key is at most this long.
-pub const MAX_KEY_QUERY_BYTES: usize = 200;
 
 /// Which part of a tab's objects `GET /state` returns: `prefix=` keeps the keys that
 /// start with it, `after=` the keys after it (in key order, to read a large state in

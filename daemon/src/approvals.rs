@@ -14,7 +14,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use hyper::StatusCode;
 use nsp_protocol::api::ActionRequest;
 use nsp_protocol::approval::{
     ApprovalClosedReason, ApprovalDecision, ApprovalMode, ApprovalQuestion, Correction,
@@ -116,9 +115,7 @@ async fn ask_person(
     // something the agent did not see.
     if let Some(capture_id) = &req.expected_capture_id {
         if hub.target_since(pid, capture_id, held.action()) != crate::tabs::TargetCheck::Same {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                codes::STALE_STATE,
+            return Err(ApiError::new(codes::STALE_STATE,
                 format!("Refused rather than act on something else: the target of {} changed since capture {capture_id}. Read the state again and decide on what is there now.", held.action()),
             )
             .with("expected_capture_id", capture_id.clone()));
@@ -137,9 +134,7 @@ async fn ask_person(
     let guard = tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
         .await
         .map_err(|_| {
-            ApiError::new(
-                StatusCode::GATEWAY_TIMEOUT,
-                codes::PROBE_TIMEOUT,
+            ApiError::new(codes::PROBE_TIMEOUT,
                 format!(
                     "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
                     settings.action_lock_timeout.as_millis()
@@ -216,9 +211,7 @@ async fn ask_person(
             rec.insert("approval_id".into(), json!(approval_id));
             rec.insert("asked_at".into(), json!(question.asked_at));
             let _ = state.audit.record(rec, false);
-            return Err(ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                codes::APPROVAL_TIMEOUT,
+            return Err(ApiError::new(codes::APPROVAL_TIMEOUT,
                 format!(
                     "{} is under its confidence floor, so nspd asked the person at the browser; nobody answered within {} ms, and nothing was sent. Ask them to watch the browser and retry, or leave this one to them.",
                     held.action(),
@@ -244,9 +237,7 @@ async fn ask_person(
     let _ = state.audit.record(rec, false);
 
     match decision {
-        ApprovalDecision::Deny => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            codes::APPROVAL_DENIED,
+        ApprovalDecision::Deny => Err(ApiError::new(codes::APPROVAL_DENIED,
             format!(
                 "The person at the browser denied {}; nothing was sent. Do not retry it: ask them what they want instead.",
                 held.action()
@@ -267,9 +258,7 @@ async fn ask_person(
             if let (Some(before), Ok(now)) = (gate_state, hub.state(pid)) {
                 let name = held.inherited_from().unwrap_or(held.action());
                 if fingerprint(before, name) != fingerprint(&now, name) {
-                    return Err(ApiError::new(
-                        StatusCode::CONFLICT,
-                        codes::STALE_STATE,
+                    return Err(ApiError::new(codes::STALE_STATE,
                         format!(
                             "The person approved {}, but its target changed on the page while they decided; nothing was sent. Read the state again.",
                             held.action()

@@ -3,6 +3,8 @@
 use hyper::StatusCode;
 use serde_json::{json, Map, Value};
 
+use crate::codes;
+
 /// A refusal or failure the agent sees. `message` is written for the agent: what was
 /// wrong and what to do instead. Internal details go to the log, never here.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -18,9 +20,15 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    /// An error with `code`, one of the constants of [`codes`]; its status is the one
+    /// [`codes::ALL`] gives the code, so the two cannot disagree. A code missing from
+    /// the table is a bug (a test scans the sources for them): debug builds panic, a
+    /// release build answers 500 rather than guess.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        let status = codes::status_of(code).and_then(|s| StatusCode::from_u16(s).ok());
+        debug_assert!(status.is_some(), "{code} is not in codes::ALL");
         ApiError {
-            status,
+            status: status.unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             code,
             message: message.into(),
             details: Map::new(),
@@ -39,13 +47,11 @@ impl ApiError {
     }
 
     pub fn invalid_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, "invalid_request", message)
+        Self::new(codes::INVALID_REQUEST, message)
     }
 
     pub fn pid_not_found(what: &str) -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "pid_not_found",
+        Self::new(codes::PID_NOT_FOUND,
             format!(
                 "No tab with {what} is known. List the open tabs with GET /substrate/v1/apps and use one of their pid or app_id values."
             ),
@@ -53,17 +59,14 @@ impl ApiError {
     }
 
     pub fn not_found(path: &str) -> Self {
-        Self::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
+        Self::new(codes::NOT_FOUND,
             format!("There is no route {path}. The API lives under /substrate/v1/ (see /substrate/v1/openapi.json)."),
         )
     }
 
     pub fn method_not_allowed(method: &str, path: &str) -> Self {
         Self::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
+            codes::METHOD_NOT_ALLOWED,
             format!("{method} is not allowed on {path}."),
         )
     }

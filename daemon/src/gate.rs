@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 
-use hyper::StatusCode;
 use nsp_protocol::api::ActionRequest;
 use nsp_protocol::{ActionExplain, ActionSchema, Reversibility, SubstrateState};
 use serde_json::{Map, Value};
@@ -249,9 +248,7 @@ pub fn check_or_hold(
     // Step 3: the schema gate.
     if schema.is_some() {
         if tier == Reversibility::IrreversibleWrite && req.verify == Some(false) {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                codes::IRREVERSIBLE_NOT_CONFIRMED,
+            return Err(ApiError::new(codes::IRREVERSIBLE_NOT_CONFIRMED,
                 format!(
                     "{name} is an irreversible write and the request said \"verify\": false. Irreversible actions always run with verification: drop \"verify\": false and send a verify_expression."
                 ),
@@ -268,9 +265,7 @@ pub fn check_or_hold(
             } else {
                 format!("{name} is a builtin that writes")
             };
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                codes::MISSING_VERIFY_EXPRESSION,
+            return Err(ApiError::new(codes::MISSING_VERIFY_EXPRESSION,
                 format!(
                     "{why}, so it needs a verify_expression that proves it did what you meant. For example: {suggestion}"
                 ),
@@ -285,9 +280,7 @@ pub fn check_or_hold(
         let lowered = name.to_ascii_lowercase();
         if let Some(word) = DANGEROUS_WORDS.iter().find(|w| lowered.contains(*w)) {
             if !has_expression {
-                return Err(ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    codes::DANGEROUS_ACTION_UNVERIFIED,
+                return Err(ApiError::new(codes::DANGEROUS_ACTION_UNVERIFIED,
                     format!(
                         "{name:?} is not in the tab's current schema and its name contains {word:?}; nspd will not guess at a destructive action without verification. Read the state, use an action from it, and send a verify_expression."
                     ),
@@ -305,7 +298,6 @@ pub fn check_or_hold(
     if effective < required {
         let why = explain.get(inherited_from.as_deref().unwrap_or(name));
         let refusal = ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
             codes::CONFIDENCE_TOO_LOW,
             confidence_message(name, tier, action_confidence, state, required, why),
         )
@@ -434,9 +426,7 @@ fn confidence_message(
 pub fn parse_expression(src: &str, limits: GateLimits) -> Result<nsp_verify::Expr, ApiError> {
     let max = limits.verify_expression_max_bytes;
     if src.len() > max {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            codes::VERIFY_EXPRESSION_TOO_LARGE,
+        return Err(ApiError::new(codes::VERIFY_EXPRESSION_TOO_LARGE,
             format!(
                 "verify_expression is {} bytes; the limit is {max}. Check fewer keys, or split the check across actions.",
                 src.len()
@@ -450,18 +440,14 @@ pub fn parse_expression(src: &str, limits: GateLimits) -> Result<nsp_verify::Exp
         ..nsp_verify::Limits::default()
     };
     nsp_verify::parse_with_limits(src, &parse_limits).map_err(|e| {
-        let status = if e.code() == codes::VERIFY_EXPRESSION_TOO_LARGE {
+        let code = if e.code() == codes::VERIFY_EXPRESSION_TOO_LARGE {
             codes::VERIFY_EXPRESSION_TOO_LARGE
         } else {
             codes::INVALID_VERIFY_EXPRESSION
         };
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            status,
-            format!("verify_expression is not valid: {e}"),
-        )
-        .with("field", "verify_expression")
-        .with("position", e.position() as u64)
+        ApiError::new(code, format!("verify_expression is not valid: {e}"))
+            .with("field", "verify_expression")
+            .with("position", e.position() as u64)
     })
 }
 
@@ -640,7 +626,6 @@ fn json_type(v: &Value) -> &'static str {
 
 fn invalid_parameters(action: &str, what: &str, field: &str) -> ApiError {
     ApiError::new(
-        StatusCode::BAD_REQUEST,
         codes::INVALID_PARAMETERS,
         format!("{action} {what}. See the action's parameters in the tab's state."),
     )
@@ -652,9 +637,7 @@ fn not_available(name: &str, state: Option<&SubstrateState>) -> ApiError {
         Some(state) => {
             let mut names: Vec<&str> = state.actions.keys().map(String::as_str).collect();
             names.truncate(40);
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                codes::ACTION_NOT_AVAILABLE,
+            ApiError::new(codes::ACTION_NOT_AVAILABLE,
                 format!(
                     "Action {name:?} is not available on this tab now. Available: {}. Read the state again: the page may have changed.",
                     names.join(", ")
@@ -662,9 +645,7 @@ fn not_available(name: &str, state: Option<&SubstrateState>) -> ApiError {
             )
             .with("action", name)
         }
-        None => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            codes::PROBE_NOT_READY,
+        None => ApiError::new(codes::PROBE_NOT_READY,
             "The tab has no capture yet, so no action can be checked. Wait for the page to load and retry.",
         ),
     }

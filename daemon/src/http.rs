@@ -122,7 +122,7 @@ async fn route(
 }
 
 fn forbidden(message: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+    ApiError::new(crate::codes::FORBIDDEN, message)
 }
 
 /// DNS-rebinding defence: only loopback names with our port.
@@ -238,11 +238,7 @@ pub fn websocket_key<B>(req: &Request<B>, hint: &str) -> Result<HeaderValue, Api
         .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
     match (is_upgrade, req.headers().get("sec-websocket-key")) {
         (true, Some(key)) => Ok(key.clone()),
-        _ => Err(ApiError::new(
-            StatusCode::UPGRADE_REQUIRED,
-            crate::codes::UPGRADE_REQUIRED,
-            hint,
-        )),
+        _ => Err(ApiError::new(crate::codes::UPGRADE_REQUIRED, hint)),
     }
 }
 

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use hyper::{Response, StatusCode};
+use hyper::Response;
 use nsp_protocol::approval::{CorrectionSource, LearnRequest, LearnResponse};
 use nsp_protocol::Reversibility;
 use serde_json::json;
@@ -109,7 +109,6 @@ pub async fn learn(
         let mut names: Vec<&str> = current.actions.keys().map(String::as_str).collect();
         names.truncate(40);
         let e = ApiError::new(
-            StatusCode::NOT_FOUND,
             codes::ACTION_NOT_AVAILABLE,
             format!(
                 "Action {:?} is not available on this tab now. Available: {}.",
@@ -135,7 +134,7 @@ pub async fn learn(
     ) {
         Ok(s) => s,
         Err(message) => {
-            let e = ApiError::new(StatusCode::FORBIDDEN, codes::FORBIDDEN, message)
+            let e = ApiError::new(codes::FORBIDDEN, message)
                 .with("action", req.action.as_str())
                 .with("current_reversibility", schema.reversibility.as_str())
                 .with("current_confidence", schema.confidence);
@@ -178,9 +177,7 @@ pub async fn learn(
                 }
                 StoreError::Io { .. } | StoreError::Malformed { .. } => {
                     tracing::error!(error = %err, "cannot store a correction");
-                    ApiError::new(
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        codes::CORRECTIONS_UNAVAILABLE,
+                    ApiError::new(codes::CORRECTIONS_UNAVAILABLE,
                         "The correction could not be stored in the data dir; nothing changed. Retry later.",
                     )
                 }

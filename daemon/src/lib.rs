@@ -20,6 +20,7 @@ pub mod launch;
 pub mod learn;
 pub mod openapi;
 pub mod ratelimit;
+pub mod route;
 pub mod server;
 pub mod tabs;
 pub mod verification;

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use hyper::StatusCode;
 use nsp_protocol::api::AppSummary;
 use nsp_protocol::channel::{DaemonMessage, DispatchOutcome};
 use nsp_protocol::{
@@ -811,9 +810,7 @@ impl Hub {
             Ok(Err(_)) => Err(detached(pid)),
             Err(_) => {
                 self.lock().pending_captures.remove(&request_id);
-                Err(ApiError::new(
-                    StatusCode::GATEWAY_TIMEOUT,
-                    "probe_timeout",
+                Err(ApiError::new(crate::codes::PROBE_TIMEOUT,
                     format!(
                         "The page did not deliver a fresh capture within {} ms. It may be busy or frozen; retry, or read the last state without fresh=true.",
                         timeout.as_millis()
@@ -856,9 +853,7 @@ impl Hub {
 }
 
 fn detached(pid: u64) -> ApiError {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "probe_detached",
+    ApiError::new(crate::codes::PROBE_DETACHED,
         format!("The probe of tab {pid} is not connected (the browser or extension went away). List tabs again with GET /substrate/v1/apps."),
     )
 }
@@ -876,8 +871,7 @@ fn not_ready(tab: &Tab) -> ApiError {
         }
         None => message.push_str(" Wait for the page to finish loading and retry."),
     }
-    ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "probe_not_ready", message)
-        .with("probe_status", tab.status.as_str())
+    ApiError::new(crate::codes::PROBE_NOT_READY, message).with("probe_status", tab.status.as_str())
 }
 
 fn summarize(tab: &Tab) -> AppSummary {

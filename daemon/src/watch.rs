@@ -9,9 +9,9 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
+use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
-use serde_json::json;
+use nsp_protocol::api::WatchEvent;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -51,7 +51,6 @@ pub fn upgrade(
     if state.watchers.fetch_add(1, Ordering::SeqCst) >= state.settings.max_watchers {
         state.watchers.fetch_sub(1, Ordering::SeqCst);
         return Err(ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
             codes::TOO_MANY_WATCHERS,
             format!(
                 "{} watch streams are open, the limit. Close one and retry.",
@@ -108,14 +107,15 @@ pub fn upgrade(
                     };
                     sequence += 1;
                     let captured_at = hub.state(pid).map(|s| s.captured_at).unwrap_or_else(|_| crate::tabs::now_rfc3339());
-                    let msg = json!({
-                        "pid": pid,
-                        "app_id": app_id,
-                        "sequence": sequence,
-                        "changed_keys": changed_keys,
-                        "captured_at": captured_at,
-                    });
-                    if sink.send(Message::text(msg.to_string())).await.is_err() {
+                    let msg = WatchEvent {
+                        pid,
+                        app_id: app_id.clone(),
+                        sequence,
+                        changed_keys,
+                        captured_at,
+                    };
+                    let text = serde_json::to_string(&msg).unwrap_or_default();
+                    if sink.send(Message::text(text)).await.is_err() {
                         break;
                     }
                 }

@@ -11,6 +11,7 @@ use crate::state::Reversibility;
 /// confidence floor refuses and ask the person instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ApprovalMode {
     /// Ask the person, whatever `[gate] ask_person` says.
     Ask,
@@ -83,6 +84,7 @@ pub enum ApprovalClosedReason {
 /// Who made a correction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum CorrectionSource {
     /// From the extension's own pages (the popup, an approval card).
     Person,
@@ -93,6 +95,7 @@ pub enum CorrectionSource {
 /// One correction of one action on one origin, stored in nspd's data dir and applied by
 /// the probe as declared-level evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Correction {
     pub id: String,
     /// `scheme://host[:port]`.
@@ -120,6 +123,7 @@ pub struct Correction {
 /// stricter (a higher tier, a lower confidence); anything looser is 403 `forbidden`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LearnRequest {
     #[serde(default)]
     pub pid: Option<u64>,
@@ -134,6 +138,7 @@ pub struct LearnRequest {
 
 /// `POST /substrate/v1/learn` answered 200.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LearnResponse {
     pub success: bool,
     pub correction: Correction,

@@ -185,6 +185,7 @@ pub enum DispatchOutcome {
 
 /// A `window.confirm`/`alert`/`prompt` the page raised during a dispatched action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PageDialog {
     pub kind: DialogKind,
     /// The dialog's text as the page passed it (clipped to 500 characters).
@@ -197,6 +198,7 @@ pub struct PageDialog {
 /// Which of the page's blocking dialogs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum DialogKind {
     Confirm,
     Alert,

@@ -8,6 +8,7 @@ use serde_json::Value;
 /// How much damage an action can do, from the agent's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Reversibility {
     /// Changes nothing.
     Read,
@@ -30,6 +31,7 @@ impl Reversibility {
 /// Where a tab's probe is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ProbeStatus {
     Detecting,
     Attaching,
@@ -55,6 +57,7 @@ impl ProbeStatus {
 /// Where the probe's WebAssembly ran for a capture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum ProbeTier {
     /// In the page, from the content script.
     WasmInPage,
@@ -64,6 +67,7 @@ pub enum ProbeTier {
 
 /// Where the tab is.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Context {
     pub url: Option<String>,
     pub location: Option<String>,
@@ -75,6 +79,7 @@ pub struct Context {
 
 /// One parameter of an action.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ActionParameter {
     pub name: String,
     /// `string`, `number`, `boolean`, `object` or `array`.
@@ -90,12 +95,14 @@ pub struct ActionParameter {
 
 /// One action the page offers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ActionSchema {
     /// e.g. `fn(thread_id: string, body: string, cc?: string[]) -> bool`.
     pub signature: String,
     pub reversibility: Reversibility,
     pub description: String,
     /// This mapping's own certainty, 0..1.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0, max = 1.0)))]
     pub confidence: f64,
     /// What the probe acts on, e.g. `dom:#compose button[type=submit]`.
     pub internal_target: String,
@@ -105,6 +112,7 @@ pub struct ActionSchema {
 
 /// How a capture was made.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProbeMetadata {
     pub capture_latency_ms: f64,
     pub labeling_latency_ms: f64,
@@ -187,14 +195,20 @@ pub struct PageCapture {
 
 /// The state of one tab, as `GET /substrate/v1/state/{pid}` returns it (flat).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SubstrateState {
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub pid: u64,
     pub app_id: String,
     pub app_name: String,
     pub runtime: String,
+    /// How well the probe understood the page, 0..1, 4 decimals.
+    #[cfg_attr(feature = "schema", schemars(range(min = 0.0, max = 1.0)))]
     pub confidence: f64,
+    /// A UUIDv7 naming this capture (an action's `expected_capture_id`).
     pub capture_id: String,
     pub schema_version: String,
+    #[cfg_attr(feature = "schema", schemars(extend("format" = "date-time")))]
     pub captured_at: String,
     pub context: Context,
     pub objects: BTreeMap<String, Value>,

@@ -25,6 +25,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     let wasm_pack = tools::ensure_wasm_pack()?;
     let (browser, chromedriver) = tools::ensure_browser()?;
     let python = tools::ensure_sdk_venv(root)?;
+    let openapi_python = tools::ensure_openapi_venv(root)?;
     let real_apps = tools::ensure_real_apps(root)?;
     let cargo = tools::cargo();
 
@@ -61,13 +62,19 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     }
 
     crate::stage("native tests");
-    tools::run(Command::new(&cargo).current_dir(root).args([
-        "test",
-        "--workspace",
-        "--exclude",
-        "nsp-tests",
-        "--no-fail-fast",
-    ]))?;
+    tools::run(
+        Command::new(&cargo)
+            .current_dir(root)
+            .args([
+                "test",
+                "--workspace",
+                "--exclude",
+                "nsp-tests",
+                "--no-fail-fast",
+            ])
+            // The daemon's contract test validates the OpenAPI document with it.
+            .env("NSP_OPENAPI_PYTHON", &openapi_python),
+    )?;
 
     crate::stage("probe browser tests (wasm-pack test --headless --chrome)");
     tools::run(
