@@ -77,7 +77,7 @@ impl AuditLog {
     /// error means the record may not be on disk (it is also logged here); for a
     /// durable record the caller must not go on as if it were.
     pub fn record(&self, mut record: Map<String, Value>, durable: bool) -> std::io::Result<()> {
-        record.insert("time".into(), Value::String(crate::tabs::now_rfc3339()));
+        record.insert("time".into(), Value::String(crate::util::now_rfc3339()));
         let mut line = Value::Object(record).to_string();
         line.push('\n');
         let mut sink = self.file.lock().unwrap_or_else(|e| e.into_inner());

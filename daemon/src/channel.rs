@@ -15,7 +15,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use crate::tabs::Hub;
+use crate::hub::{Hub, TabReport};
 
 /// The first message must arrive within this time.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -146,17 +146,17 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             capture,
             request_id,
         } => {
-            hub.tab_state(
-                conn,
+            let report = TabReport {
                 tab_id,
                 window_id,
                 status,
                 url,
                 title,
                 message,
-                capture.map(|c| *c),
+                capture: capture.map(|c| *c),
                 request_id,
-            );
+            };
+            hub.tab_state(conn, report);
             None
         }
         ExtensionMessage::TabDelta {
@@ -169,7 +169,7 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             probe_metadata,
             explain,
         } => {
-            let delta = crate::tabs::Delta {
+            let delta = crate::hub::Delta {
                 changed,
                 removed,
                 actions,

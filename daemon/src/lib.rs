@@ -13,12 +13,13 @@ pub mod config;
 pub mod error;
 pub mod gate;
 pub mod http;
+pub mod hub;
 pub mod idempotency;
 pub mod launch;
 pub mod openapi;
 pub mod ratelimit;
 pub mod server;
-pub mod tabs;
+pub mod util;
 pub mod verification;
 pub mod watch;
 
