@@ -2,6 +2,9 @@
 // person can see at a glance whether nspd is connected and what agents can do on each
 // tab. Page text is inserted with textContent only: it is data, never markup.
 
+// Generated from the Rust side by `cargo xtask dist` (protocol/src/contract.rs).
+import { FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE } from "./contract.js";
+
 const $ = (id) => document.getElementById(id);
 
 function cell(row, text, className) {
@@ -26,7 +29,7 @@ function render(status) {
     const tier = t.status === "error" ? "error" : t.probe_tier === "wasm_extension" ? "extension" : t.probe_tier === "wasm_in_page" ? "in page" : t.status;
     cell(row, tier).title = t.message || "";
     const c = typeof t.confidence === "number" ? t.confidence : null;
-    cell(row, c === null ? "–" : c.toFixed(2) + (t.settled === false ? " (settling)" : ""), c === null ? "" : c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low");
+    cell(row, c === null ? "–" : c.toFixed(2) + (t.settled === false ? " (settling)" : ""), c === null ? "" : c >= FLOOR_IRREVERSIBLE_WRITE ? "good" : c >= FLOOR_REVERSIBLE_WRITE ? "mid" : "low");
     cell(row, `${t.by_tier.read} / ${t.by_tier.reversible_write} / ${t.by_tier.irreversible_write}`);
     body.append(row);
   }

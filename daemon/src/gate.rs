@@ -21,11 +21,7 @@ use crate::error::ApiError;
 
 /// Floors on effective confidence, per tier.
 pub fn floor(tier: Reversibility) -> f64 {
-    match tier {
-        Reversibility::Read => 0.0,
-        Reversibility::ReversibleWrite => 0.80,
-        Reversibility::IrreversibleWrite => 0.95,
-    }
+    tier.confidence_floor()
 }
 
 /// Builtins that write: a verify expression is always required.

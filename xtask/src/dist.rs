@@ -36,6 +36,12 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
         fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
     }
     copy_dir(&root.join("extension"), &out)?;
+    // The constants the service worker and the popup share with nspd, from the Rust
+    // side: one copy of each (see protocol/src/contract.rs).
+    fs::write(
+        out.join(nsp_protocol::contract::FILE_NAME),
+        nsp_protocol::contract::extension_module(),
+    )?;
     let probe_dir = out.join("probe");
     tools::run(
         Command::new(&tools.wasm_bindgen)
