@@ -677,6 +677,98 @@ mod tests {
         }
     }
 
+    /// The label an action's element is listed with (`control_label`, clipped to 80 in
+    /// its explanation) is what `extract.js`'s `labelFrom` and `clip` make of the same
+    /// record, which `dispatch.js` checks an element against before acting on it.
+    #[test]
+    fn extract_js_and_the_probe_agree_on_the_label_of_a_control() {
+        let long = "word ".repeat(50);
+        let spaced = format!("  Archive\u{a0}all \t\n {}", "x".repeat(90));
+        // (tag, aria-label, label, text, value, title, alt)
+        let cases: Vec<[&str; 7]> = vec![
+            ["button", "", "", "Send", "", "", ""],
+            ["button", "Delete forever", "", "Delete", "", "", ""],
+            ["button", "   ", "", "  Archive  ", "", "", ""],
+            ["input", "", "Subject", "", "hello", "", ""],
+            ["input", "", "", "", "Search", "t", ""],
+            ["button", "", "", "", "ignored: not an input", "Close", ""],
+            ["img", "", "", "", "", "", "Logo"],
+            [
+                "a",
+                "",
+                "",
+                "Toggle theme (auto) Toggle theme (light) Toggle theme (dark)",
+                "",
+                "",
+                "",
+            ],
+            ["a", "", "", "Save and save again", "", "", ""],
+            ["a", "", "", "ab ab ab", "", "", ""],
+            ["span", "", "", &long, "", "", ""],
+            ["span", "", "", &spaced, "", "", ""],
+            [
+                "button",
+                "",
+                "",
+                "caf\u{e9} \u{1f600} na\u{ef}ve\u{2028}next\u{feff}x\u{7}y",
+                "",
+                "",
+                "",
+            ],
+            ["button", "\u{3000}Wide\u{3000}", "", "", "", "", ""],
+            ["div", "", "", "", "", "", ""],
+        ];
+        let js_cases: Vec<serde_json::Value> = cases
+            .iter()
+            .map(|c| {
+                let v = |s: &str| {
+                    if s.is_empty() {
+                        serde_json::Value::Null
+                    } else {
+                        s.into()
+                    }
+                };
+                serde_json::json!([
+                    v(c[1]),
+                    c[2],
+                    c[3],
+                    if c[0] == "input" {
+                        v(c[4])
+                    } else {
+                        serde_json::Value::Null
+                    },
+                    v(c[5]),
+                    v(c[6])
+                ])
+            })
+            .collect();
+        let js = node_with_extract_js(&format!(
+            "const cases = {}; process.stdout.write(JSON.stringify(cases.map((c) => {{ \
+             const l = NspExtract.labelFrom(c); return [l, NspExtract.clip(l, 80)]; }})));",
+            serde_json::Value::Array(js_cases)
+        ));
+        for (case, js) in cases.iter().zip(js.as_array().expect("array")) {
+            let mut attrs = serde_json::Map::new();
+            for (k, v) in [
+                ("aria-label", case[1]),
+                ("value", case[4]),
+                ("title", case[5]),
+                ("alt", case[6]),
+            ] {
+                if !v.is_empty() {
+                    attrs.insert(k.into(), v.into());
+                }
+            }
+            let record: ElementRecord = serde_json::from_value(
+                serde_json::json!({"t": case[0], "a": attrs, "l": case[2], "x": case[3]}),
+            )
+            .expect("record");
+            let label = control_label(&record);
+            let listed = clip(&label, 80);
+            assert_eq!(js, &serde_json::json!([label, listed]), "{case:?}");
+        }
+    }
+
     #[test]
     fn a_label_repeated_per_state_is_named_by_its_first() {
         assert_eq!(
