@@ -581,22 +581,13 @@ mod tests {
         );
     }
 
-    /// Runs `program` (with `extension/extract.js` loaded) in node and returns what it
-    /// wrote to stdout, as JSON.
+    /// Runs `program` in node with `extension/extract.js` loaded.
     fn node_with_extract_js(program: &str) -> serde_json::Value {
-        let script =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/extract.js");
-        let program = format!("require({:?}); {program}", script.display().to_string());
-        let out = std::process::Command::new("node")
-            .args(["-e", &program])
-            .output()
-            .expect("node (cargo xtask test installs Node.js)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("JSON from node")
+        let script = crate::node::extension_script("extract.js");
+        crate::node::run_json(&format!(
+            "require({:?}); {program}",
+            script.display().to_string()
+        ))
     }
 
     /// The extractor (`isSecret`, the first wall) and the probe (`is_secret`, the second)

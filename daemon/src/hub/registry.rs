@@ -222,16 +222,7 @@ impl Hub {
     /// A tab reported its status and maybe a capture. Returns the pid, or `None` when the
     /// tab belongs to another live connection (the report is ignored).
     pub fn tab_state(&self, conn: ConnId, report: TabReport) -> Option<u64> {
-        let TabReport {
-            tab_id,
-            window_id,
-            status,
-            url,
-            title,
-            message,
-            capture,
-            request_id,
-        } = report;
+        let tab_id = report.tab_id;
         let mut inner = self.lock();
         let (instance_id, browser) = {
             let c = inner.conns.get(&conn)?;
@@ -266,7 +257,7 @@ impl Hub {
                 }
                 let pid = inner.next_pid;
                 inner.next_pid += 1;
-                let app_id = make_app_id(url.as_deref(), pid);
+                let app_id = make_app_id(report.url.as_deref(), pid);
                 inner.tabs.insert(
                     pid,
                     Tab {
@@ -274,8 +265,8 @@ impl Hub {
                         app_id,
                         conn: Some(conn),
                         tab_id,
-                        window_id,
-                        status,
+                        window_id: report.window_id,
+                        status: report.status,
                         message: None,
                         url: None,
                         title: None,
@@ -296,18 +287,18 @@ impl Hub {
         let tab = inner.tabs.get_mut(&pid)?;
         tab.conn = Some(conn);
         tab.browser = browser;
-        tab.status = status;
-        tab.message = message;
-        if window_id.is_some() {
-            tab.window_id = window_id;
+        tab.status = report.status;
+        tab.message = report.message;
+        if report.window_id.is_some() {
+            tab.window_id = report.window_id;
         }
-        if url.is_some() {
-            tab.url = url;
+        if report.url.is_some() {
+            tab.url = report.url;
         }
-        if title.is_some() {
-            tab.title = title;
+        if report.title.is_some() {
+            tab.title = report.title;
         }
-        let event = match capture {
+        let event = match report.capture {
             Some(mut capture) => {
                 tab.explain = std::mem::take(&mut capture.explain);
                 let state = build_state(tab, capture);
@@ -317,7 +308,7 @@ impl Hub {
             }
             None => TabEventKind::Status,
         };
-        if let Some(request_id) = request_id {
+        if let Some(request_id) = report.request_id {
             // The answer to a fresh-capture request (or a late one nobody waits for).
             inner
                 .captures
