@@ -86,30 +86,16 @@
     return globalThis.NspExtract ? globalThis.NspExtract.norm(text || "", 200) : String(text || "").replace(/\s+/g, " ").trim().slice(0, 200);
   }
 
-  // The label the probe saw (its control_label order: aria-label, labels, text, value,
-  // title, alt).
+  // The label the probe saw, by its own rule (see extract.js, "the label the probe
+  // sees"): controlLabel is what a row action's label values are; an explanation lists
+  // its elements with explainLabel (clipped to 80 characters). Compared exactly: both
+  // sides read the element the same way, so any difference is a change of the page.
   function labelOf(el) {
-    const aria = el.getAttribute("aria-label");
-    if (aria && aria.trim()) return norm(aria);
-    if (el.labels && el.labels.length) {
-      const t = norm(Array.from(el.labels, (l) => l.textContent).join(" "));
-      if (t) return t;
-    }
-    // As extract.js reads it: a control's whole text, anything else's while small.
-    const role = el.getAttribute("role") || "";
-    const control = /^(a|button|summary)$/.test(el.localName) || /^(button|link|menuitem|tab)$/.test(role);
-    const text = control || el.childElementCount <= 3 ? norm(el.textContent) : "";
-    if (text) return text;
-    if (el.localName === "input" && el.value) return norm(el.value);
-    return norm(el.getAttribute("title") || el.getAttribute("alt") || "");
+    return globalThis.NspExtract.controlLabel(el);
   }
 
-  // Labels are compared on their first 60 characters: explain texts are clipped.
-  function sameLabel(a, b) {
-    const cut = (s) => norm(s).replace(/…$/, "").slice(0, 60).toLowerCase();
-    const x = cut(a);
-    const y = cut(b);
-    return x === y || (x.length >= 20 && y.length >= 20 && (x.startsWith(y) || y.startsWith(x)));
+  function listedLabel(el) {
+    return globalThis.NspExtract.explainLabel(el);
   }
 
   // --- acting like a person ---------------------------------------------------------------
@@ -278,8 +264,8 @@
     const bound = explain && explain.elements && explain.elements[0];
     if (bound) {
       if (bound.tag !== el.localName) fail("target_changed", `${name} was bound to a <${bound.tag}>, but ${target.slice(0, 200)} is now a <${el.localName}>.`);
-      if (bound.text && !sameLabel(bound.text, labelOf(el))) {
-        fail("target_changed", `${name} was bound to ${JSON.stringify(bound.text)}, but the element now says ${JSON.stringify(labelOf(el).slice(0, 80))}.`);
+      if (bound.text && bound.text !== listedLabel(el)) {
+        fail("target_changed", `${name} was bound to ${JSON.stringify(bound.text)}, but the element now says ${JSON.stringify(listedLabel(el))}.`);
       }
     }
     const fields = (explain && explain.parameters) || {};
@@ -334,7 +320,7 @@
     const want = (pname) => (params[pname] === undefined || params[pname] === null ? null : String(params[pname]));
     let rowsByIndex = null;
     const matches = (row, control) => {
-      if (keySpec === "label") return sameLabel(labelOf(control), want(names[0]) || "") && norm(labelOf(control)) === norm(want(names[0]));
+      if (keySpec === "label") return labelOf(control) === want(names[0]);
       if (keySpec === "param") {
         const pairs = new Map();
         for (const part of (row.getAttribute("data-nsp-param") || "").split(";")) {
@@ -360,7 +346,7 @@
       const row = c.closest(rowSel);
       if (!row || !matches(row, c)) continue;
       rowSeen = true;
-      if (expected && !sameLabel(expected, labelOf(c))) continue;
+      if (expected && expected !== listedLabel(c)) continue;
       control = c;
       break;
     }

@@ -293,6 +293,118 @@
     return norm(parts.join(" "), TEXT_LIMIT);
   }
 
+  // Whether a record carries its element's text: not a secret field's, not a
+  // container's whose text would only repeat its children's; a control's whatever it
+  // wraps, anything else's while it is small.
+  function readsText(tag, bits, role, children, secret) {
+    return !secret && (bits & T_NO_TEXT) === 0 &&
+      (children <= 3 || tag === "button" || tag === "a" || tag === "summary" || role === "button" || role === "link" || role === "menuitem" || role === "tab");
+  }
+
+  // --- the label the probe sees ------------------------------------------------------------
+  // probe-wasm/src/page.rs's control_label over an element's record: the first of
+  // aria-label, the record's label, its text, an input's value, title and alt that is
+  // not blank, cut where its opening two words come again, clipped to 160 characters.
+  // An action's explanation lists its element with that label clipped to 80
+  // (explainLabel). dispatch.js checks the element it is about to use against them;
+  // the string rules (labelFrom, clip) are ported from the probe's Rust, and
+  // probe-wasm/src/page.rs runs both on the same cases.
+
+  // Rust's char::is_whitespace, and char::is_control.
+  const RUST_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+  const RUST_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+  function rustTrimEnd(s) {
+    let b = s.length;
+    while (b > 0 && RUST_SPACE.test(s[b - 1])) b--;
+    return s.slice(0, b);
+  }
+
+  function rustTrim(s) {
+    let a = 0;
+    while (a < s.length && RUST_SPACE.test(s[a])) a++;
+    return rustTrimEnd(s.slice(a));
+  }
+
+  // text.rs's clip: whitespace collapsed, control characters removed, at most `max`
+  // characters (code points), an ellipsis marking a cut.
+  function clip(text, max) {
+    let out = "";
+    let count = 0;
+    let pendingSpace = false;
+    let seen = 0;
+    for (const ch of text) {
+      if (seen++ >= max * 8 + 64) break;
+      if (RUST_SPACE.test(ch) || RUST_CONTROL.test(ch)) {
+        pendingSpace = out !== "";
+        continue;
+      }
+      if (pendingSpace) {
+        if (count >= max) return out + "\u2026";
+        out += " ";
+        count++;
+        pendingSpace = false;
+      }
+      if (count >= max) return out + "\u2026";
+      out += ch;
+      count++;
+    }
+    return out;
+  }
+
+  // page.rs's first_of_repeats: "Toggle theme (auto) Toggle theme (light)" is named by
+  // the text up to where its opening two words come again.
+  function firstOfRepeats(s) {
+    const words = s.split(" ").filter((w) => w !== "");
+    if (words.length < 2) return s;
+    const opening = `${words[0]} ${words[1]}`;
+    const at = s.indexOf(opening, words[0].length);
+    return at > words[0].length ? rustTrimEnd(s.slice(0, at)) : s;
+  }
+
+  // The label from a record's sources [aria-label, label, text, value, title, alt]
+  // (null or absent where the record has none).
+  function labelFrom(sources) {
+    for (const source of sources) {
+      const s = typeof source === "string" ? rustTrim(source) : "";
+      if (s) return clip(firstOfRepeats(s), 160);
+    }
+    return "";
+  }
+
+  // An element's label sources, read as record() reads them. Its text is read around
+  // any list, table, landmark or form inside, as record() does when it walked one.
+  function labelSources(el) {
+    const tag = el.localName;
+    const bits = TAG_BITS.get(tag) | 0;
+    const field = (bits & T_FIELD) !== 0;
+    const secret = field && isSecret(el);
+    const attr = (n) => {
+      const v = el.getAttribute(n);
+      return v === null ? null : clipAttr(v);
+    };
+    let value = null;
+    if (tag === "input" && !secret) {
+      value = el.type === "checkbox" || el.type === "radio" ? clipAttr(el.getAttribute("value") || "on") : clipAttr(String(el.value || ""));
+    }
+    return [
+      attr("aria-label"),
+      field || el.hasAttribute("aria-labelledby") ? labelOf(el) : "",
+      readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(textOutside(el), TEXT_LIMIT) : "",
+      value,
+      attr("title"),
+      attr("alt"),
+    ];
+  }
+
+  function controlLabel(el) {
+    return labelFrom(labelSources(el));
+  }
+
+  function explainLabel(el) {
+    return clip(controlLabel(el), 80);
+  }
+
   // Accessible name of a field from its labels, without the field's own text.
   function labelOf(el) {
     const by = el.getAttribute("aria-labelledby");
@@ -697,8 +809,7 @@
       let text = "";
       // A control's text is its name, however many icons and hidden labels it wraps
       // (a theme toggle: three visually hidden labels and three icons).
-      const texty = !secret && (bits & T_NO_TEXT) === 0 &&
-        (children <= 3 || tag === "button" || tag === "a" || tag === "summary" || role === "button" || role === "link" || role === "menuitem" || role === "tab");
+      const texty = readsText(tag, bits, role, children, secret);
       if (texty) text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
       let label = "";
       if (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby"))) label = labelOf(el);
@@ -892,5 +1003,5 @@
     }
   }
 
-  globalThis.NspExtract = { Extractor, norm, isSecret, IDX };
+  globalThis.NspExtract = { Extractor, norm, isSecret, IDX, controlLabel, explainLabel, labelFrom, clip };
 })();

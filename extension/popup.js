@@ -8,6 +8,9 @@
 // over the same port, and only from trusted input (a real click or key press by the
 // person: `event.isTrusted`); a script's synthetic click on a button does nothing.
 
+// Generated from the Rust side by `cargo xtask dist` (protocol/src/contract.rs).
+import { FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE } from "./contract.js";
+
 const $ = (id) => document.getElementById(id);
 const TIER_NAMES = { read: "read", reversible_write: "reversible write", irreversible_write: "irreversible write" };
 const TIERS = ["irreversible_write", "reversible_write", "read"];
@@ -51,7 +54,7 @@ function render(status) {
     const tier = t.status === "error" ? "error" : t.probe_tier === "wasm_extension" ? "extension" : t.probe_tier === "wasm_in_page" ? "in page" : t.status;
     cell(row, tier).title = t.message || "";
     const c = typeof t.confidence === "number" ? t.confidence : null;
-    cell(row, c === null ? "–" : c.toFixed(2) + (t.settled === false ? " (settling)" : ""), c === null ? "" : c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low");
+    cell(row, c === null ? "–" : c.toFixed(2) + (t.settled === false ? " (settling)" : ""), c === null ? "" : c >= FLOOR_IRREVERSIBLE_WRITE ? "good" : c >= FLOOR_REVERSIBLE_WRITE ? "mid" : "low");
     cell(row, `${t.by_tier.read} / ${t.by_tier.reversible_write} / ${t.by_tier.irreversible_write}`);
     row.addEventListener("click", () => {
       selectedTab = selectedTab === t.tab_id ? null : t.tab_id;

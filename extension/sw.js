@@ -14,9 +14,9 @@
 
 import initProbe, { Probe } from "./probe/nsp_probe.js";
 import "./delta.js";
+// Generated from the Rust side by `cargo xtask dist` (protocol/src/contract.rs).
+import { CHANNEL_VERSION, DEFAULT_DAEMON_URL, FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE } from "./contract.js";
 
-const DEFAULT_DAEMON_URL = "ws://127.0.0.1:7842/substrate/v1/extension";
-const CHANNEL_VERSION = 2;
 const KEEPALIVE_MS = 20_000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
@@ -644,7 +644,7 @@ function updateBadge(tabId) {
     color = "#b00020";
   } else if (typeof s.confidence === "number") {
     text = String(Math.round(s.confidence * 100));
-    color = !connected ? "#777" : s.confidence >= 0.95 ? "#1e7e34" : s.confidence >= 0.8 ? "#b26a00" : "#b00020";
+    color = !connected ? "#777" : s.confidence >= FLOOR_IRREVERSIBLE_WRITE ? "#1e7e34" : s.confidence >= FLOOR_REVERSIBLE_WRITE ? "#b26a00" : "#b00020";
   }
   const tierName = s.probe_tier === "wasm_extension" ? "in the extension (page CSP forbids wasm)" : s.probe_tier === "wasm_in_page" ? "in the page" : "not running";
   const title = `NSP — ${connected ? "connected to nspd" : "nspd not connected"}\nprobe: ${tierName}` +

@@ -25,10 +25,10 @@ use crate::codes;
 use crate::error::ApiError;
 use crate::gate::{self, Decision, GateLimits};
 use crate::http::{json_bytes, json_bytes_response, json_response, AppState, Body};
+use crate::hub::{DispatchError, HubError, TargetCheck};
 use crate::idempotency::Claim;
 use crate::ratelimit::Bucket;
 use crate::route::{schema_of, Access, Call, Reply, Route};
-use crate::tabs::{DispatchError, TargetCheck};
 use crate::verification::{self, Polling};
 
 pub const PREFIX: &str = "/substrate/v1";
@@ -315,14 +315,14 @@ fn apps(state: &AppState) -> AppList {
 }
 
 async fn get_state(state: &AppState, pid: u64, fresh: bool) -> Result<SubstrateState, ApiError> {
-    if fresh {
+    Ok(if fresh {
         state
             .hub
             .fresh_capture(pid, state.settings.capture_timeout)
-            .await
+            .await?
     } else {
-        state.hub.state(pid)
-    }
+        state.hub.state(pid)?
+    })
 }
 
 fn schema(state: &AppState, pid: u64) -> Result<Response<Body>, ApiError> {
@@ -504,8 +504,8 @@ async fn run_action(
     } else {
         match state.hub.state(pid) {
             Ok(s) => Some(s),
-            Err(e) if e.code == codes::PROBE_NOT_READY => None,
-            Err(e) => return Err(e),
+            Err(HubError::NotReady { .. }) => None,
+            Err(e) => return Err(e.into()),
         }
     };
     let url = gate_state.as_ref().and_then(|s| s.context.url.clone());

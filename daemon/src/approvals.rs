@@ -29,7 +29,7 @@ use crate::config::AskPerson;
 use crate::error::ApiError;
 use crate::gate::{self, Decision, GateLimits, Gated, Held};
 use crate::http::AppState;
-use crate::tabs::{ConnId, Hub};
+use crate::hub::{ConnId, Hub};
 
 /// Proof that the person approved a held action; only this module makes one, and
 /// [`Held::approve`] takes it.
@@ -114,7 +114,7 @@ async fn ask_person(
     // The stale-target guard before anyone is asked: nobody should approve an action on
     // something the agent did not see.
     if let Some(capture_id) = &req.expected_capture_id {
-        if hub.target_since(pid, capture_id, held.action()) != crate::tabs::TargetCheck::Same {
+        if hub.target_since(pid, capture_id, held.action()) != crate::hub::TargetCheck::Same {
             return Err(ApiError::new(codes::STALE_STATE,
                 format!("Refused rather than act on something else: the target of {} changed since capture {capture_id}. Read the state again and decide on what is there now.", held.action()),
             )
@@ -252,7 +252,7 @@ async fn ask_person(
             // Answered from a service worker that just restarted: its tabs announce
             // themselves again a moment later. Wait for this one (bounded) rather than
             // fail the dispatch on a tab that is only reconnecting.
-            wait_attached(hub, pid, crate::tabs::RECONNECT_GRACE).await;
+            wait_attached(hub, pid, crate::hub::RECONNECT_GRACE).await;
             // The page may have changed while the person read the card: what they
             // approved must still be what the action acts on.
             if let (Some(before), Ok(now)) = (gate_state, hub.state(pid)) {

@@ -20,24 +20,18 @@ use serde_json::{Map, Value};
 /// File name inside the data dir.
 pub const AUDIT_FILE: &str = "audit.jsonl";
 
-/// Parameter names whose values are never written.
-const SECRET_WORDS: &[&str] = &[
-    "password",
-    "passwd",
+/// Parameter names whose values are never written, besides every name the probe and
+/// the extension treat as a secret field ([`nsp_protocol::secrets::is_secret_name`]):
+/// words of credentials and bank details that name parameters more often than fields.
+const MORE_SECRET_WORDS: &[&str] = &[
     "passphrase",
     "secret",
     "token",
-    "otp",
     "pin",
-    "cvv",
-    "cvc",
-    "csc",
-    "card",
     "cc_",
     "iban",
     "account_number",
     "routing",
-    "ssn",
 ];
 
 /// Append-only log.
@@ -77,7 +71,7 @@ impl AuditLog {
     /// error means the record may not be on disk (it is also logged here); for a
     /// durable record the caller must not go on as if it were.
     pub fn record(&self, mut record: Map<String, Value>, durable: bool) -> std::io::Result<()> {
-        record.insert("time".into(), Value::String(crate::tabs::now_rfc3339()));
+        record.insert("time".into(), Value::String(crate::util::now_rfc3339()));
         let mut line = Value::Object(record).to_string();
         line.push('\n');
         let mut sink = self.file.lock().unwrap_or_else(|e| e.into_inner());
@@ -169,7 +163,8 @@ pub fn redact(params: &Map<String, Value>) -> Value {
     let mut out = Map::new();
     for (k, v) in params {
         let lowered = k.to_ascii_lowercase();
-        let secret = SECRET_WORDS.iter().any(|w| lowered.contains(w));
+        let secret = nsp_protocol::secrets::is_secret_name(k)
+            || MORE_SECRET_WORDS.iter().any(|w| lowered.contains(w));
         out.insert(
             k.clone(),
             if secret {
@@ -205,6 +200,51 @@ mod tests {
         let line: Value = serde_json::from_str(text.trim()).expect("json line");
         assert_eq!(line["parameters"]["to"], "bob@example.com");
         assert!(line["time"].is_string());
+    }
+
+    /// A parameter is redacted when its name is one the probe keeps out of the state as
+    /// a secret field, and for the audit's own words; other names are kept.
+    #[test]
+    fn secret_field_names_and_credential_words_are_redacted() {
+        let secret = [
+            "password",
+            "user_passwd",
+            "passphrase",
+            "api_secret",
+            "token",
+            "otp",
+            "pin",
+            "cvv",
+            "cvc",
+            "csc",
+            "card_number",
+            "cc_exp",
+            "iban",
+            "account_number",
+            "routing_no",
+            "ssn",
+            "pass",
+            "security_code",
+            "one-time",
+        ];
+        let kept = ["to", "subject", "email_id", "passenger", "query"];
+        let params: Map<String, Value> = secret
+            .iter()
+            .chain(kept.iter())
+            .map(|k| (k.to_string(), json!("v")))
+            .collect();
+        let redacted = redact(&params);
+        for k in secret {
+            assert!(
+                nsp_protocol::secrets::is_secret_name(k)
+                    || MORE_SECRET_WORDS.iter().any(|w| k.contains(w)),
+                "{k}"
+            );
+            assert_eq!(redacted[k], "[redacted]", "{k}");
+        }
+        for k in kept {
+            assert_eq!(redacted[k], "v", "{k}");
+        }
     }
 
     #[test]

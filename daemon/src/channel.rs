@@ -16,7 +16,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::corrections::Corrections;
-use crate::tabs::Hub;
+use crate::hub::{Hub, TabReport};
 use nsp_protocol::approval::CorrectionSource;
 
 /// The first message must arrive within this time.
@@ -188,17 +188,17 @@ fn handle(
             capture,
             request_id,
         } => {
-            hub.tab_state(
-                conn,
+            let report = TabReport {
                 tab_id,
                 window_id,
                 status,
                 url,
                 title,
                 message,
-                capture.map(|c| *c),
+                capture: capture.map(|c| *c),
                 request_id,
-            );
+            };
+            hub.tab_state(conn, report);
             None
         }
         ExtensionMessage::TabDelta {
@@ -211,7 +211,7 @@ fn handle(
             probe_metadata,
             explain,
         } => {
-            let delta = crate::tabs::Delta {
+            let delta = crate::hub::Delta {
                 changed,
                 removed,
                 actions,

@@ -45,7 +45,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             host: IpAddr::from([127, 0, 0, 1]),
-            port: 7842,
+            port: nsp_protocol::DEFAULT_PORT,
             request_timeout_ms: 30_000,
             max_body_bytes: 10 * 1024 * 1024,
             max_ws_message_bytes: 16 * 1024 * 1024,

@@ -248,7 +248,7 @@ pub fn new_correction(
         max_confidence,
         by,
         key_id,
-        created_at: crate::tabs::now_rfc3339(),
+        created_at: crate::util::now_rfc3339(),
     }
 }
 

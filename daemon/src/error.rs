@@ -88,3 +88,99 @@ impl ApiError {
         Value::Object(body)
     }
 }
+
+/// The hub's domain errors in the agent's words: every message about a tab that is
+/// unknown, detached, not ready or slow is written here, not in the hub.
+impl From<crate::hub::HubError> for ApiError {
+    fn from(err: crate::hub::HubError) -> Self {
+        use crate::codes;
+        use crate::hub::HubError;
+        match err {
+            HubError::UnknownPid(pid) => ApiError::pid_not_found(&format!("pid {pid}")),
+            HubError::AppIdMismatch { pid, actual, app_id } => ApiError::invalid_request(format!(
+                "pid {pid} is the tab {actual:?}, not app_id {app_id:?}. Send one of them, or both matching."
+            ))
+            .with("field", "app_id"),
+            HubError::UnknownAppId(app_id) => ApiError::invalid_request(format!(
+                "No tab has app_id {app_id:?}. List the open tabs with GET /substrate/v1/apps and use one of their app_id values."
+            ))
+            .with("field", "app_id"),
+            HubError::NoTabNamed => ApiError::invalid_request(
+                "The request names no tab. Send \"pid\" (a number from GET /substrate/v1/apps) or \"app_id\".",
+            )
+            .with("field", "pid"),
+            HubError::Detached(pid) => ApiError::new(codes::PROBE_DETACHED,
+                format!("The probe of tab {pid} is not connected (the browser or extension went away). List tabs again with GET /substrate/v1/apps."),
+            ),
+            HubError::NotReady { pid, status, why } => {
+                let mut message =
+                    format!("Tab {pid} has no capture yet (probe status: {}).", status.as_str());
+                match why {
+                    Some(why) => {
+                        message.push(' ');
+                        message.push_str(&why);
+                    }
+                    None => message.push_str(" Wait for the page to finish loading and retry."),
+                }
+                ApiError::new(codes::PROBE_NOT_READY, message)
+                    .with("probe_status", status.as_str())
+            }
+            HubError::CaptureTimeout(timeout) => ApiError::new(codes::PROBE_TIMEOUT,
+                format!(
+                    "The page did not deliver a fresh capture within {} ms. It may be busy or frozen; retry, or read the last state without fresh=true.",
+                    timeout.as_millis()
+                ),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use nsp_protocol::ProbeStatus;
+
+    use super::*;
+    use crate::hub::HubError;
+
+    /// Every hub error becomes a code of `codes::ALL` with that code's status.
+    #[test]
+    fn hub_errors_map_to_listed_codes_with_their_status() {
+        let all = [
+            HubError::UnknownPid(3),
+            HubError::UnknownAppId("a-1".into()),
+            HubError::AppIdMismatch {
+                pid: 3,
+                actual: "a-3".into(),
+                app_id: "a-1".into(),
+            },
+            HubError::NoTabNamed,
+            HubError::Detached(3),
+            HubError::NotReady {
+                pid: 3,
+                status: ProbeStatus::Attaching,
+                why: None,
+            },
+            HubError::CaptureTimeout(Duration::from_millis(1500)),
+        ];
+        for err in all {
+            let api = ApiError::from(err.clone());
+            assert_eq!(
+                crate::codes::status_of(api.code),
+                Some(api.status.as_u16()),
+                "{err:?} -> {api:?}"
+            );
+        }
+        let not_ready = ApiError::from(HubError::NotReady {
+            pid: 3,
+            status: ProbeStatus::Error,
+            why: Some("The probe failed.".into()),
+        });
+        assert_eq!(
+            not_ready.message,
+            "Tab 3 has no capture yet (probe status: error). The probe failed."
+        );
+        assert_eq!(not_ready.details["probe_status"], "error");
+    }
+}

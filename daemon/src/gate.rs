@@ -4,7 +4,7 @@
 //! refused for that before its confidence is looked at).
 //!
 //! Invariant: nothing reaches dispatch without a `Decision` from [`check`]. The type
-//! system holds it: [`crate::tabs::Hub::dispatch`] takes a [`Cleared`], which only
+//! system holds it: [`crate::hub::Hub::dispatch`] takes a [`Cleared`], which only
 //! [`check`] can make (its fields are private to this module), and what the page is
 //! sent is exactly what the gate looked at: the action, its checked parameters, its
 //! target and whether it may answer a `confirm()`.
@@ -20,11 +20,7 @@ use crate::error::ApiError;
 
 /// Floors on effective confidence, per tier.
 pub fn floor(tier: Reversibility) -> f64 {
-    match tier {
-        Reversibility::Read => 0.0,
-        Reversibility::ReversibleWrite => 0.80,
-        Reversibility::IrreversibleWrite => 0.95,
-    }
+    tier.confidence_floor()
 }
 
 /// Builtins that write: a verify expression is always required.
@@ -85,7 +81,7 @@ impl Decision {
 }
 
 /// An action the gate let through, with the parameters it checked. Only [`check`]
-/// constructs one; [`crate::tabs::Hub::dispatch`] requires one.
+/// constructs one; [`crate::hub::Hub::dispatch`] requires one.
 #[derive(Debug, Clone)]
 pub struct Cleared {
     action: String,

@@ -20,7 +20,7 @@ use crate::api;
 use crate::auth::AgentKey;
 use crate::config::Settings;
 use crate::error::ApiError;
-use crate::tabs::Hub;
+use crate::hub::Hub;
 
 pub type Body = Full<Bytes>;
 
@@ -81,7 +81,7 @@ pub fn error_response(err: &ApiError, request_id: &str) -> Response<Body> {
 }
 
 /// The JSON body of `value` as the API sends it: through `serde_json::Value`, so object
-/// keys come out in one (sorted) order whatever the type. [`crate::tabs::Hub::state_json`] caches
+/// keys come out in one (sorted) order whatever the type. [`crate::hub::Hub::state_json`] caches
 /// these bytes.
 pub fn json_bytes<T: serde::Serialize>(value: &T) -> Bytes {
     let value = serde_json::to_value(value).unwrap_or_else(|_| serde_json::json!({}));

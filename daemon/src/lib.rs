@@ -15,6 +15,7 @@ pub mod corrections;
 pub mod error;
 pub mod gate;
 pub mod http;
+pub mod hub;
 pub mod idempotency;
 pub mod launch;
 pub mod learn;
@@ -22,7 +23,7 @@ pub mod openapi;
 pub mod ratelimit;
 pub mod route;
 pub mod server;
-pub mod tabs;
+pub mod util;
 pub mod verification;
 pub mod watch;
 

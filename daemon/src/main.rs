@@ -490,7 +490,7 @@ const INSPECT_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 /// Stage "browser start" / "extension connect": waits for the extension in the browser
 /// to connect to this nspd; fails early if the browser exits first.
 async fn wait_connected(
-    hub: &nsp_daemon::tabs::Hub,
+    hub: &nsp_daemon::hub::Hub,
     browser: &mut Browser,
     timeout: std::time::Duration,
 ) -> anyhow::Result<()> {
@@ -518,7 +518,7 @@ async fn wait_connected(
 /// the timeout, takes the newest capture there is (with a warning) or fails with the
 /// tab's status.
 async fn wait_settled(
-    hub: &nsp_daemon::tabs::Hub,
+    hub: &nsp_daemon::hub::Hub,
     browser: &mut Browser,
     url: &str,
     timeout: std::time::Duration,

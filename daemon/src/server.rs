@@ -13,7 +13,7 @@ use tokio::net::TcpListener;
 use crate::auth::{AgentKey, KeyError};
 use crate::config::Settings;
 use crate::http::{handle, AppState};
-use crate::tabs::Hub;
+use crate::hub::Hub;
 
 /// How long a client may take to send its request headers (slowloris defence).
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);

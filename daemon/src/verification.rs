@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use nsp_protocol::api::VerificationOutcome;
 use nsp_protocol::SubstrateState;
 
-use crate::tabs::Hub;
+use crate::hub::Hub;
 
 /// How to poll.
 #[derive(Debug, Clone, Copy)]

@@ -22,7 +22,7 @@ use tokio_tungstenite::WebSocketStream;
 use crate::codes;
 use crate::error::ApiError;
 use crate::http::{AppState, Body};
-use crate::tabs::TabEventKind;
+use crate::hub::TabEventKind;
 
 const PING_EVERY: Duration = Duration::from_secs(15);
 
@@ -106,7 +106,7 @@ pub fn upgrade(
                         Err(RecvError::Closed) => break,
                     };
                     sequence += 1;
-                    let captured_at = hub.state(pid).map(|s| s.captured_at).unwrap_or_else(|_| crate::tabs::now_rfc3339());
+                    let captured_at = hub.state(pid).map(|s| s.captured_at).unwrap_or_else(|_| crate::util::now_rfc3339());
                     let msg = WatchEvent {
                         pid,
                         app_id: app_id.clone(),

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use nsp_daemon::tabs::{Delta, Hub};
+use nsp_daemon::hub::{Delta, Hub, TabReport};
 use nsp_protocol::{PageCapture, ProbeStatus};
 use serde_json::{json, Value};
 
@@ -34,14 +34,10 @@ fn daemon_objects() -> BTreeMap<String, Value> {
     let pid = hub
         .tab_state(
             conn,
-            1,
-            None,
-            ProbeStatus::Active,
-            None,
-            None,
-            None,
-            Some(capture()),
-            None,
+            TabReport {
+                capture: Some(capture()),
+                ..TabReport::new(1, ProbeStatus::Active)
+            },
         )
         .expect("tab");
     let d = delta_json();

@@ -302,10 +302,8 @@ mod tests {
     /// with the extractor's own regular expression run by node.
     #[test]
     fn the_extractor_keeps_every_phrase_the_probe_looks_for() {
-        let source = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/extract.js"),
-        )
-        .expect("extension/extract.js");
+        let source = std::fs::read_to_string(crate::node::extension_script("extract.js"))
+            .expect("extension/extract.js");
         let line = source
             .lines()
             .find(|l| l.trim_start().starts_with("const CUE_TEXT = /"))
@@ -320,16 +318,8 @@ mod tests {
              process.stdout.write(JSON.stringify(missed));",
             serde_json::to_string(&phrases).expect("json")
         );
-        let out = std::process::Command::new("node")
-            .args(["-e", &script])
-            .output()
-            .expect("node (cargo xtask test installs Node.js)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let missed: Vec<String> = serde_json::from_slice(&out.stdout).expect("node's answer");
+        let missed: Vec<String> =
+            serde_json::from_value(crate::node::run_json(&script)).expect("node's answer");
         assert!(
             missed.is_empty(),
             "extract.js's CUE_TEXT does not keep {missed:?}"

@@ -20,6 +20,8 @@ mod declared;
 pub mod discover;
 mod forms;
 mod lists;
+#[cfg(test)]
+mod node;
 mod objects;
 mod page;
 mod rows;

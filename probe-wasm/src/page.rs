@@ -4,6 +4,7 @@
 //! discovery passes ask about structure is O(1) here, which keeps a capture linear in
 //! the size of the page.
 
+use nsp_protocol::secrets;
 use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
 
 use crate::text::{clip, slug};
@@ -465,7 +466,9 @@ pub fn is_editable(e: &ElementRecord) -> bool {
 }
 
 /// Password and payment fields: their values never enter the state. The content script
-/// already leaves their values out of the snapshot; this is the second wall.
+/// already leaves their values out of the snapshot; this is the second wall, by the
+/// same rule ([`nsp_protocol::secrets`], which `extract.js`'s `isSecret` follows; the
+/// test `extract_js_and_the_probe_agree_on_secret_fields` runs both).
 pub fn is_secret(e: &ElementRecord) -> bool {
     // The extractor sends only whether it is filled for what it judged secret
     // (`value_filled`; recorded snapshots from before carry `value_length`).
@@ -475,78 +478,11 @@ pub fn is_secret(e: &ElementRecord) -> bool {
     {
         return true;
     }
-    if e.attr("autocomplete").is_some_and(|a| {
-        a.split_whitespace().any(|t| {
-            matches!(
-                t.to_ascii_lowercase().as_str(),
-                "cc-number"
-                    | "cc-csc"
-                    | "cc-exp"
-                    | "current-password"
-                    | "new-password"
-                    | "one-time-code"
-            )
-        })
-    }) {
-        return true;
-    }
-    // The same names extract.js treats as secret: a card holder's name is caught too,
-    // stricter is the safe side.
-    let named = |s: &str| {
-        let s = s.to_ascii_lowercase();
-        s.contains("password")
-            || s.contains("passwd")
-            || s.contains("cvv")
-            || s.contains("cvc")
-            || s.contains("csc")
-            || s.contains("card")
-            || s.contains("ccnum")
-            || s.contains("cc-num")
-            || s.contains("security_code")
-            || s.contains("security-code")
-            || s.contains("securitycode")
-            || s.contains("one-time")
-            || s.contains("otp")
-            || s == "pin"
-            || s.contains("ssn")
-    };
-    e.attr("name").is_some_and(named)
-        || e.attr("id").is_some_and(named)
-        || e.attr("value").is_some_and(looks_like_card_number)
-}
-
-/// 13–19 digits (spaces and dashes allowed) passing the Luhn check.
-pub fn looks_like_card_number(value: &str) -> bool {
-    if value.len() < 13
-        || value.len() > 25
-        || !value
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == ' ' || c == '-')
-    {
-        return false;
-    }
-    let digits: Vec<u32> = value.chars().filter_map(|c| c.to_digit(10)).collect();
-    if digits.len() < 13 || digits.len() > 19 {
-        return false;
-    }
-    let sum: u32 = digits
-        .iter()
-        .rev()
-        .enumerate()
-        .map(|(i, d)| {
-            if i % 2 == 1 {
-                let x = d * 2;
-                if x > 9 {
-                    x - 9
-                } else {
-                    x
-                }
-            } else {
-                *d
-            }
-        })
-        .sum();
-    sum % 10 == 0
+    e.attr("autocomplete")
+        .is_some_and(secrets::is_secret_autocomplete)
+        || e.attr("name").is_some_and(secrets::is_secret_name)
+        || e.attr("id").is_some_and(secrets::is_secret_name)
+        || e.attr("value").is_some_and(secrets::looks_like_card_number)
 }
 
 /// Fields that take payment details.
@@ -643,6 +579,185 @@ mod tests {
                 "p:nth-of-type(2)",
             ]
         );
+    }
+
+    /// Runs `program` in node with `extension/extract.js` loaded.
+    fn node_with_extract_js(program: &str) -> serde_json::Value {
+        let script = crate::node::extension_script("extract.js");
+        crate::node::run_json(&format!(
+            "require({:?}); {program}",
+            script.display().to_string()
+        ))
+    }
+
+    /// The extractor (`isSecret`, the first wall) and the probe (`is_secret`, the second)
+    /// judge the same fields secret: each case is given to both, as a field with these
+    /// attributes that the extractor has not yet judged.
+    #[test]
+    fn extract_js_and_the_probe_agree_on_secret_fields() {
+        // (type, name, id, autocomplete, value)
+        let cases: &[(&str, &str, &str, &str, &str)] = &[
+            ("password", "", "", "", ""),
+            ("PassWord", "x", "", "", ""),
+            ("text", "email", "email", "email", "a@b.c"),
+            ("text", "user_password", "", "", ""),
+            ("text", "", "passwd2", "", ""),
+            ("text", "pass", "", "", ""),
+            ("text", "Pass", "", "", ""),
+            ("text", "passenger", "", "", ""),
+            ("text", "pin", "", "", ""),
+            ("text", "PIN", "", "", ""),
+            ("text", "pinned", "", "", ""),
+            ("text", "shipping", "", "", ""),
+            ("text", "cvv2", "", "", ""),
+            ("text", "card-holder", "", "", ""),
+            ("text", "ccnum", "", "", ""),
+            ("text", "cc-num", "", "", ""),
+            ("text", "security code", "", "", ""),
+            ("text", "security_code", "", "", ""),
+            ("text", "security-code", "", "", ""),
+            ("text", "securitycode", "", "", ""),
+            ("text", "security.code", "", "", ""),
+            ("text", "one-time", "", "", ""),
+            ("text", "otp_code", "", "", ""),
+            ("text", "ssn", "", "", ""),
+            ("text", "q", "", "cc-number", ""),
+            ("text", "q", "", "cc-exp-month", ""),
+            ("text", "q", "", "section-pay cc-csc", ""),
+            ("text", "q", "", "NEW-PASSWORD", ""),
+            ("text", "q", "", "one-time-code", ""),
+            ("text", "q", "", "cc-name", ""),
+            ("text", "q", "", "xcc-number", ""),
+            ("text", "q", "", "cc-number_2", ""),
+            ("text", "q", "", "username", ""),
+            ("text", "q", "", "", "4111 1111 1111 1111"),
+            ("text", "q", "", "", "4111-1111-1111-1112"),
+            ("text", "q", "", "", "378282246310005"),
+            ("text", "q", "", "", "12345"),
+            ("search", "query", "", "off", "card"),
+        ];
+        let fields: Vec<serde_json::Value> = cases
+            .iter()
+            .map(|(t, name, id, ac, value)| {
+                serde_json::json!({"type": t, "name": name, "id": id, "autocomplete": ac, "value": value})
+            })
+            .collect();
+        // A field as isSecret reads it: localName, the type property (lowercased, as
+        // the DOM reflects it), attributes, id and the value property.
+        let js = node_with_extract_js(&format!(
+            "const fields = {}; process.stdout.write(JSON.stringify(fields.map((f) => NspExtract.isSecret({{\
+             localName: 'input', type: f.type.toLowerCase(), id: f.id, value: f.value, \
+             getAttribute: (n) => (f[n] === '' || f[n] === undefined ? null : f[n]) }}))));",
+            serde_json::Value::Array(fields.clone())
+        ));
+        for (case, (field, js)) in cases
+            .iter()
+            .zip(fields.iter().zip(js.as_array().expect("array")))
+        {
+            let attrs: serde_json::Map<String, serde_json::Value> = field
+                .as_object()
+                .expect("object")
+                .iter()
+                .filter(|(_, v)| v.as_str() != Some(""))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let record: ElementRecord =
+                serde_json::from_value(serde_json::json!({"t": "input", "a": attrs}))
+                    .expect("record");
+            assert_eq!(Some(is_secret(&record)), js.as_bool(), "{case:?}");
+        }
+    }
+
+    /// The label an action's element is listed with (`control_label`, clipped to 80 in
+    /// its explanation) is what `extract.js`'s `labelFrom` and `clip` make of the same
+    /// record, which `dispatch.js` checks an element against before acting on it.
+    #[test]
+    fn extract_js_and_the_probe_agree_on_the_label_of_a_control() {
+        let long = "word ".repeat(50);
+        let spaced = format!("  Archive\u{a0}all \t\n {}", "x".repeat(90));
+        // (tag, aria-label, label, text, value, title, alt)
+        let cases: Vec<[&str; 7]> = vec![
+            ["button", "", "", "Send", "", "", ""],
+            ["button", "Delete forever", "", "Delete", "", "", ""],
+            ["button", "   ", "", "  Archive  ", "", "", ""],
+            ["input", "", "Subject", "", "hello", "", ""],
+            ["input", "", "", "", "Search", "t", ""],
+            ["button", "", "", "", "ignored: not an input", "Close", ""],
+            ["img", "", "", "", "", "", "Logo"],
+            [
+                "a",
+                "",
+                "",
+                "Toggle theme (auto) Toggle theme (light) Toggle theme (dark)",
+                "",
+                "",
+                "",
+            ],
+            ["a", "", "", "Save and save again", "", "", ""],
+            ["a", "", "", "ab ab ab", "", "", ""],
+            ["span", "", "", &long, "", "", ""],
+            ["span", "", "", &spaced, "", "", ""],
+            [
+                "button",
+                "",
+                "",
+                "caf\u{e9} \u{1f600} na\u{ef}ve\u{2028}next\u{feff}x\u{7}y",
+                "",
+                "",
+                "",
+            ],
+            ["button", "\u{3000}Wide\u{3000}", "", "", "", "", ""],
+            ["div", "", "", "", "", "", ""],
+        ];
+        let js_cases: Vec<serde_json::Value> = cases
+            .iter()
+            .map(|c| {
+                let v = |s: &str| {
+                    if s.is_empty() {
+                        serde_json::Value::Null
+                    } else {
+                        s.into()
+                    }
+                };
+                serde_json::json!([
+                    v(c[1]),
+                    c[2],
+                    c[3],
+                    if c[0] == "input" {
+                        v(c[4])
+                    } else {
+                        serde_json::Value::Null
+                    },
+                    v(c[5]),
+                    v(c[6])
+                ])
+            })
+            .collect();
+        let js = node_with_extract_js(&format!(
+            "const cases = {}; process.stdout.write(JSON.stringify(cases.map((c) => {{ \
+             const l = NspExtract.labelFrom(c); return [l, NspExtract.clip(l, 80)]; }})));",
+            serde_json::Value::Array(js_cases)
+        ));
+        for (case, js) in cases.iter().zip(js.as_array().expect("array")) {
+            let mut attrs = serde_json::Map::new();
+            for (k, v) in [
+                ("aria-label", case[1]),
+                ("value", case[4]),
+                ("title", case[5]),
+                ("alt", case[6]),
+            ] {
+                if !v.is_empty() {
+                    attrs.insert(k.into(), v.into());
+                }
+            }
+            let record: ElementRecord = serde_json::from_value(
+                serde_json::json!({"t": case[0], "a": attrs, "l": case[2], "x": case[3]}),
+            )
+            .expect("record");
+            let label = control_label(&record);
+            let listed = clip(&label, 80);
+            assert_eq!(js, &serde_json::json!([label, listed]), "{case:?}");
+        }
     }
 
     #[test]

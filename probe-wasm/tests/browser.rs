@@ -536,6 +536,70 @@ pub mod dispatch {
         );
     }
 
+    /// Every element an explanation lists is, in the live page, labelled as it lists
+    /// it: `NspExtract.explainLabel` (what dispatch.js checks) reads the DOM by the
+    /// probe's rule. Returns the action bound to each element id.
+    fn listed_labels_agree(capture: &Value) -> std::collections::BTreeMap<String, String> {
+        let mut bound = std::collections::BTreeMap::new();
+        for (action, explain) in capture["explain"].as_object().expect("explain") {
+            for element in explain["elements"].as_array().into_iter().flatten() {
+                let text = element["text"].as_str().unwrap_or_default();
+                let selector = serde_json::to_string(&element["selector"]).unwrap();
+                if !text.is_empty() {
+                    let live = eval_string(&format!(
+                        "NspExtract.explainLabel(NspDispatch.resolve({selector}))"
+                    ));
+                    assert_eq!(live, text, "{action}: {selector}");
+                }
+                if let Some(id) = element["id"].as_str() {
+                    bound.insert(id.to_owned(), action.clone());
+                }
+            }
+        }
+        bound
+    }
+
+    /// dispatch.js knows a control by the label the probe saw: one named by
+    /// aria-labelledby, or by the first of the hidden labels it repeats per state, runs;
+    /// one relabelled anywhere in the first 80 characters is refused.
+    #[wasm_bindgen_test]
+    async fn dispatch_checks_the_label_the_probe_saw() {
+        mount(
+            r##"<span id="lbl">Remove the draft</span>
+            <button type="button" id="rm" aria-labelledby="lbl"><b>x</b></button>
+            <button type="button" id="theme"><span>Toggle theme (auto)</span> <span>Toggle theme (light)</span> <span>Toggle theme (dark)</span></button>
+            <button type="button" id="export">Export every message of this mailbox to a file in the old format, then archive them</button>
+            <p id="log"></p>"##,
+        );
+        eval(
+            "for (const b of document.querySelectorAll('button')) b.addEventListener('click', () => { document.getElementById('log').textContent = b.id; })",
+        );
+        let capture = analyze(&mut probe(), &snapshot_json());
+        let bound = listed_labels_agree(&capture);
+        for id in ["rm", "theme"] {
+            let action = bound
+                .get(id)
+                .unwrap_or_else(|| panic!("an action on #{id}: {capture}"));
+            let out = run(action, "{}", &capture).await;
+            assert_eq!(out["status"], "done", "#{id}: {out}");
+            assert_eq!(
+                eval_string("document.getElementById('log').textContent"),
+                id
+            );
+        }
+        // Past the 60 characters a looser comparison looked at, within the 80 listed.
+        eval("document.getElementById('log').textContent = ''; document.getElementById('export').textContent = 'Export every message of this mailbox to a file in the old format, then delete them'");
+        let out = run(&bound["export"], "{}", &capture).await;
+        assert_eq!(out["code"], "target_changed", "{out}");
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            ""
+        );
+
+        mount(PAGE);
+        listed_labels_agree(&analyze(&mut probe(), &snapshot_json()));
+    }
+
     #[wasm_bindgen_test]
     async fn a_changed_target_is_refused_and_builtins_answer() {
         mount(PAGE);

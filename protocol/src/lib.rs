@@ -9,6 +9,8 @@ pub mod api;
 pub mod approval;
 pub mod builtins;
 pub mod channel;
+pub mod contract;
+pub mod secrets;
 pub mod snapshot;
 pub mod state;
 
@@ -20,6 +22,10 @@ pub use state::{
 /// Version of the state schema (`SubstrateState.schema_version`). Bump the minor on
 /// additive changes, the major when a field changes meaning.
 pub const SCHEMA_VERSION: &str = "1.0.0";
+
+/// The port nspd listens on unless configured otherwise, and the one the extension
+/// connects to unless told otherwise.
+pub const DEFAULT_PORT: u16 = 7842;
 
 /// Path of the extension channel, relative to the daemon's origin.
 pub const EXTENSION_CHANNEL_PATH: &str = "/substrate/v1/extension";

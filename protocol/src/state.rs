@@ -26,6 +26,17 @@ impl Reversibility {
             Reversibility::IrreversibleWrite => "irreversible_write",
         }
     }
+
+    /// The least effective confidence the gate accepts for an action of this tier. The
+    /// extension colours its badge and popup by the same numbers (`cargo xtask dist`
+    /// writes them into its `contract.js`).
+    pub fn confidence_floor(self) -> f64 {
+        match self {
+            Reversibility::Read => 0.0,
+            Reversibility::ReversibleWrite => 0.80,
+            Reversibility::IrreversibleWrite => 0.95,
+        }
+    }
 }
 
 /// Where a tab's probe is in its life.

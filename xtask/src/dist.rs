@@ -36,6 +36,12 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
         fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
     }
     copy_dir(&root.join("extension"), &out)?;
+    // The constants the service worker and the popup share with nspd, from the Rust
+    // side: one copy of each (see protocol/src/contract.rs).
+    fs::write(
+        out.join(nsp_protocol::contract::FILE_NAME),
+        nsp_protocol::contract::extension_module(),
+    )?;
     let probe_dir = out.join("probe");
     tools::run(
         Command::new(&tools.wasm_bindgen)
@@ -54,6 +60,11 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
     // for the browser: they move next to the extension, under target/dist/types.
     let types = root.join("target/dist/types/probe");
     fs::create_dir_all(&types).with_context(|| format!("creating {}", types.display()))?;
+    // And the generated constants, so `import … from "./contract.js"` resolves there too.
+    fs::write(
+        root.join("target/dist/types").join(nsp_protocol::contract::FILE_NAME),
+        nsp_protocol::contract::extension_module(),
+    )?;
     for name in ["nsp_probe.d.ts", "nsp_probe_bg.wasm.d.ts"] {
         let from = probe_dir.join(name);
         if from.exists() {

@@ -1,77 +1,52 @@
-//! The hub: which browsers are connected, which tabs they announced, each tab's last
-//! two captures, and the actions and captures waiting for a page's answer.
-//!
-//! Invariants: a tab belongs to the connection that announced it, and only that
-//! connection (or a later one of the same browser instance, after the first closed)
-//! can update it or answer for it. A pid is never reused while the daemon runs.
+//! The hub's registry: the extension connections, the tabs they announced and who
+//! owns which, what tabs report (`tab_state`, `tab_delta`, `tab_closed`), the
+//! stale-target guard's history and the per-tab action lock.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 
-use bytes::Bytes;
-use nsp_protocol::api::AppSummary;
-use nsp_protocol::channel::{DaemonMessage, DispatchOutcome};
+use nsp_protocol::channel::DaemonMessage;
 use nsp_protocol::{
     round_confidence, ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata,
-    ProbeStatus, SubstrateState, SCHEMA_VERSION,
+    ProbeStatus, SubstrateState,
 };
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::mpsc;
 
-use crate::error::ApiError;
-use crate::gate::Cleared;
-
-/// Identifies one extension connection for the daemon's lifetime.
-pub type ConnId = u64;
-
-/// Something that happened to a tab, for watchers.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TabEvent {
-    pub pid: u64,
-    pub kind: TabEventKind,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum TabEventKind {
-    /// A new capture arrived; the keys whose values differ from the previous one.
-    Captured { changed_keys: Vec<String> },
-    /// The probe status changed without a capture.
-    Status,
-    /// The tab is gone.
-    Closed,
-}
+use super::views::build_state;
+use super::{ConnId, Hub, HubError, TabEvent, TabEventKind};
+use crate::util::{host_of, now_rfc3339};
 
 /// One connected extension (one browser).
 #[derive(Debug)]
-struct Conn {
-    tx: mpsc::Sender<DaemonMessage>,
-    instance_id: String,
+pub(super) struct Conn {
+    pub(super) tx: mpsc::Sender<DaemonMessage>,
+    pub(super) instance_id: String,
     browser: String,
 }
 
 /// One tab.
 #[derive(Debug)]
-struct Tab {
-    pid: u64,
-    app_id: String,
-    conn: Option<ConnId>,
-    tab_id: i64,
-    window_id: Option<i64>,
-    status: ProbeStatus,
-    message: Option<String>,
-    url: Option<String>,
-    title: Option<String>,
-    browser: String,
-    current: Option<SubstrateState>,
+pub(super) struct Tab {
+    pub(super) pid: u64,
+    pub(super) app_id: String,
+    pub(super) conn: Option<ConnId>,
+    pub(super) tab_id: i64,
+    pub(super) window_id: Option<i64>,
+    pub(super) status: ProbeStatus,
+    pub(super) message: Option<String>,
+    pub(super) url: Option<String>,
+    pub(super) title: Option<String>,
+    pub(super) browser: String,
+    pub(super) current: Option<SubstrateState>,
     /// `current` as `GET /state` sends it, serialized on the first read after each
     /// change and served as is until the next (`commit` clears it).
-    current_json: Option<Bytes>,
+    pub(super) current_json: Option<bytes::Bytes>,
     /// Counts commits, so a serialization made outside the lock is kept only if no
     /// capture arrived meanwhile.
-    generation: u64,
-    previous: Option<SubstrateState>,
-    explain: BTreeMap<String, ActionExplain>,
+    pub(super) generation: u64,
+    pub(super) previous: Option<SubstrateState>,
+    pub(super) explain: BTreeMap<String, ActionExplain>,
     /// Recent captures' action targets, for the stale-target guard.
     history: VecDeque<(String, BTreeMap<String, String>)>,
     /// One action at a time per tab.
@@ -127,6 +102,40 @@ impl Tab {
     }
 }
 
+/// What a tab reported (`ExtensionMessage::TabState`): its status, what is known of
+/// the page, and maybe a capture (the answer to a fresh-capture request when
+/// `request_id` is set).
+#[derive(Debug)]
+pub struct TabReport {
+    /// The browser's id of the tab.
+    pub tab_id: i64,
+    pub window_id: Option<i64>,
+    pub status: ProbeStatus,
+    pub url: Option<String>,
+    pub title: Option<String>,
+    /// What the extension says about the probe (an error, why it is not ready).
+    pub message: Option<String>,
+    pub capture: Option<PageCapture>,
+    pub request_id: Option<String>,
+}
+
+impl TabReport {
+    /// A report of tab `tab_id`'s status and nothing else; set the other fields with
+    /// struct update syntax.
+    pub fn new(tab_id: i64, status: ProbeStatus) -> TabReport {
+        TabReport {
+            tab_id,
+            window_id: None,
+            status,
+            url: None,
+            title: None,
+            message: None,
+            capture: None,
+            request_id: None,
+        }
+    }
+}
+
 /// An incremental update from the page (see `ExtensionMessage::TabDelta`).
 #[derive(Debug, Default)]
 pub struct Delta {
@@ -139,54 +148,6 @@ pub struct Delta {
     pub explain: Option<BTreeMap<String, ActionExplain>>,
 }
 
-#[derive(Debug)]
-struct PendingAction {
-    conn: ConnId,
-    /// The browser session (`hello.instance_id`) of `conn`: after a reconnect the same
-    /// session may still deliver the answer.
-    instance_id: String,
-    /// Set when `conn` closed: from then on the answer may come from a new connection
-    /// of the same browser session, within [`RECONNECT_GRACE`].
-    orphaned: bool,
-    pid: u64,
-    reply: oneshot::Sender<DispatchOutcome>,
-}
-
-/// How long a dispatched action whose connection closed waits for its answer over a
-/// new connection from the same browser session. A stopped service worker is woken
-/// again by the page's answer and reconnects at once, and a dropped socket reconnects
-/// after 0.25 to 0.75 s; beyond this the outcome is unknown.
-pub const RECONNECT_GRACE: Duration = Duration::from_secs(5);
-
-#[derive(Debug)]
-struct PendingCapture {
-    conn: ConnId,
-    reply: oneshot::Sender<()>,
-}
-
-#[derive(Debug, Default)]
-struct Inner {
-    next_pid: u64,
-    next_conn: ConnId,
-    conns: HashMap<ConnId, Conn>,
-    tabs: BTreeMap<u64, Tab>,
-    by_browser_tab: HashMap<(String, i64), u64>,
-    pending_actions: HashMap<String, PendingAction>,
-    pending_captures: HashMap<String, PendingCapture>,
-}
-
-/// Shared daemon state. Cheap to clone.
-#[derive(Debug, Clone)]
-pub struct Hub {
-    inner: Arc<Mutex<Inner>>,
-    events: broadcast::Sender<TabEvent>,
-    started: Instant,
-    max_tabs: usize,
-    reconnect_grace: Duration,
-    /// Held actions waiting for the person (`crate::approvals`).
-    approvals: crate::approvals::Registry,
-}
-
 /// The stale-target guard's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TargetCheck {
@@ -196,69 +157,7 @@ pub enum TargetCheck {
     UnknownCapture,
 }
 
-/// Why a dispatch did not produce an outcome.
-#[derive(Debug, thiserror::Error)]
-pub enum DispatchError {
-    #[error("the tab's probe is not connected")]
-    Detached,
-    #[error("the page did not answer within {0:?}")]
-    Timeout(Duration),
-    #[error("the connection to the page dropped after dispatch")]
-    OutcomeUnknown,
-}
-
-impl Default for Hub {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Hub {
-    pub fn new() -> Hub {
-        Hub::with_max_tabs(512)
-    }
-
-    pub fn with_max_tabs(max_tabs: usize) -> Hub {
-        let (events, _) = broadcast::channel(1024);
-        Hub {
-            inner: Arc::new(Mutex::new(Inner {
-                next_pid: 1,
-                next_conn: 1,
-                ..Inner::default()
-            })),
-            events,
-            started: Instant::now(),
-            max_tabs,
-            reconnect_grace: RECONNECT_GRACE,
-            approvals: crate::approvals::Registry::default(),
-        }
-    }
-
-    /// This hub with another [`RECONNECT_GRACE`] (zero: a closed connection makes its
-    /// pending actions' outcome unknown at once).
-    pub fn with_reconnect_grace(mut self, grace: Duration) -> Hub {
-        self.reconnect_grace = grace;
-        self
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        // A panic while holding the lock leaves plain data behind; keep serving.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub fn uptime(&self) -> Duration {
-        self.started.elapsed()
-    }
-
-    pub fn subscribe(&self) -> broadcast::Receiver<TabEvent> {
-        self.events.subscribe()
-    }
-
-    fn emit(&self, event: TabEvent) {
-        // No receivers is fine: nobody is watching.
-        let _ = self.events.send(event);
-    }
-
     /// A new extension connection said hello.
     pub fn connect(
         &self,
@@ -281,14 +180,13 @@ impl Hub {
     }
 
     /// The connection closed: its tabs become detached, and captures waiting on it fail
-    /// (their senders are dropped). Dispatched actions wait [`RECONNECT_GRACE`] more for
-    /// their answer over a new connection from the same browser session (the service
-    /// worker restarted or the socket dropped, the page still answers); then their
-    /// outcome is unknown.
+    /// (their senders are dropped). Dispatched actions wait
+    /// [`RECONNECT_GRACE`](super::RECONNECT_GRACE) more for their answer over a new
+    /// connection from the same browser session (the service worker restarted or the
+    /// socket dropped, the page still answers); then their outcome is unknown.
     pub fn disconnect(&self, conn: ConnId) {
         let mut detached = Vec::new();
-        let mut orphaned = Vec::new();
-        {
+        let orphaned = {
             let mut inner = self.lock();
             inner.conns.remove(&conn);
             for tab in inner.tabs.values_mut() {
@@ -301,30 +199,16 @@ impl Hub {
             }
             let grace =
                 !self.reconnect_grace.is_zero() && tokio::runtime::Handle::try_current().is_ok();
-            inner.pending_actions.retain(|id, p| {
-                if p.conn != conn {
-                    return true;
-                }
-                if grace {
-                    p.orphaned = true;
-                    orphaned.push(id.clone());
-                }
-                grace
-            });
-            inner.pending_captures.retain(|_, p| p.conn != conn);
-        }
+            inner.captures.connection_closed(conn, false);
+            inner.actions.connection_closed(conn, grace)
+        };
         if !orphaned.is_empty() {
             let hub = self.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(hub.reconnect_grace).await;
-                let mut inner = hub.lock();
-                for id in orphaned {
-                    // Still orphaned and unanswered: dropping the sender tells the
-                    // waiting dispatch that the outcome is unknown.
-                    if inner.pending_actions.get(&id).is_some_and(|p| p.orphaned) {
-                        inner.pending_actions.remove(&id);
-                    }
-                }
+                // Still orphaned and unanswered: dropping the sender tells the waiting
+                // dispatch that the outcome is unknown.
+                hub.lock().actions.drop_orphans(&orphaned);
             });
         }
         for pid in detached {
@@ -337,19 +221,8 @@ impl Hub {
 
     /// A tab reported its status and maybe a capture. Returns the pid, or `None` when the
     /// tab belongs to another live connection (the report is ignored).
-    #[allow(clippy::too_many_arguments)]
-    pub fn tab_state(
-        &self,
-        conn: ConnId,
-        tab_id: i64,
-        window_id: Option<i64>,
-        status: ProbeStatus,
-        url: Option<String>,
-        title: Option<String>,
-        message: Option<String>,
-        capture: Option<PageCapture>,
-        request_id: Option<String>,
-    ) -> Option<u64> {
+    pub fn tab_state(&self, conn: ConnId, report: TabReport) -> Option<u64> {
+        let tab_id = report.tab_id;
         let mut inner = self.lock();
         let (instance_id, browser) = {
             let c = inner.conns.get(&conn)?;
@@ -384,7 +257,7 @@ impl Hub {
                 }
                 let pid = inner.next_pid;
                 inner.next_pid += 1;
-                let app_id = make_app_id(url.as_deref(), pid);
+                let app_id = make_app_id(report.url.as_deref(), pid);
                 inner.tabs.insert(
                     pid,
                     Tab {
@@ -392,8 +265,8 @@ impl Hub {
                         app_id,
                         conn: Some(conn),
                         tab_id,
-                        window_id,
-                        status,
+                        window_id: report.window_id,
+                        status: report.status,
                         message: None,
                         url: None,
                         title: None,
@@ -414,18 +287,18 @@ impl Hub {
         let tab = inner.tabs.get_mut(&pid)?;
         tab.conn = Some(conn);
         tab.browser = browser;
-        tab.status = status;
-        tab.message = message;
-        if window_id.is_some() {
-            tab.window_id = window_id;
+        tab.status = report.status;
+        tab.message = report.message;
+        if report.window_id.is_some() {
+            tab.window_id = report.window_id;
         }
-        if url.is_some() {
-            tab.url = url;
+        if report.url.is_some() {
+            tab.url = report.url;
         }
-        if title.is_some() {
-            tab.title = title;
+        if report.title.is_some() {
+            tab.title = report.title;
         }
-        let event = match capture {
+        let event = match report.capture {
             Some(mut capture) => {
                 tab.explain = std::mem::take(&mut capture.explain);
                 let state = build_state(tab, capture);
@@ -435,10 +308,11 @@ impl Hub {
             }
             None => TabEventKind::Status,
         };
-        if let Some(request_id) = request_id {
-            if let Some(waiter) = inner.pending_captures.remove(&request_id) {
-                let _ = waiter.reply.send(());
-            }
+        if let Some(request_id) = report.request_id {
+            // The answer to a fresh-capture request (or a late one nobody waits for).
+            inner
+                .captures
+                .answer(&request_id, conn, Some(&instance_id), ());
         }
         drop(inner);
         self.emit(TabEvent { pid, kind: event });
@@ -528,11 +402,6 @@ impl Hub {
         }
     }
 
-    /// Why the probe classified each action of the tab's current capture.
-    pub fn explain(&self, pid: u64) -> Option<BTreeMap<String, ActionExplain>> {
-        self.lock().tabs.get(&pid).map(|t| t.explain.clone())
-    }
-
     /// A tab went away.
     pub fn tab_closed(&self, conn: ConnId, tab_id: i64) {
         let pid = {
@@ -549,7 +418,7 @@ impl Hub {
             }
             inner.by_browser_tab.remove(&key);
             inner.tabs.remove(&pid);
-            inner.pending_actions.retain(|_, p| p.pid != pid);
+            inner.actions.tab_closed(pid);
             pid
         };
         self.emit(TabEvent {
@@ -558,374 +427,34 @@ impl Hub {
         });
     }
 
-    /// The page answered a dispatch: on the connection it was sent on, or, once that
-    /// closed, on a new connection of the same browser session.
-    pub fn action_result(&self, conn: ConnId, action_id: &str, outcome: DispatchOutcome) {
-        let mut inner = self.lock();
-        let instance = inner.conns.get(&conn).map(|c| c.instance_id.clone());
-        match inner.pending_actions.get(action_id) {
-            Some(p)
-                if p.conn == conn
-                    || (p.orphaned && instance.as_deref() == Some(p.instance_id.as_str())) =>
-            {
-                if let Some(p) = inner.pending_actions.remove(action_id) {
-                    let _ = p.reply.send(outcome);
-                }
-            }
-            Some(_) => tracing::warn!(
-                conn,
-                action_id,
-                "an action result from a connection that was not asked; ignored"
-            ),
-            None => tracing::debug!(
-                conn,
-                action_id,
-                "an action result nobody waits for (late or duplicate)"
-            ),
-        }
-    }
-
     /// The tab's app_id.
     pub fn app_id(&self, pid: u64) -> Option<String> {
         self.lock().tabs.get(&pid).map(|t| t.app_id.clone())
     }
 
     /// Resolves a pid or app_id to a pid.
-    pub fn resolve(&self, pid: Option<u64>, app_id: Option<&str>) -> Result<u64, ApiError> {
+    pub fn resolve(&self, pid: Option<u64>, app_id: Option<&str>) -> Result<u64, HubError> {
         let inner = self.lock();
         match (pid, app_id) {
             (Some(pid), app_id) => {
-                let tab = inner
-                    .tabs
-                    .get(&pid)
-                    .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-                if let Some(app_id) = app_id {
-                    if tab.app_id != app_id {
-                        return Err(ApiError::invalid_request(format!(
-                            "pid {pid} is the tab {:?}, not app_id {app_id:?}. Send one of them, or both matching.",
-                            tab.app_id
-                        ))
-                        .with("field", "app_id"));
-                    }
+                let tab = inner.tabs.get(&pid).ok_or(HubError::UnknownPid(pid))?;
+                match app_id {
+                    Some(app_id) if tab.app_id != app_id => Err(HubError::AppIdMismatch {
+                        pid,
+                        actual: tab.app_id.clone(),
+                        app_id: app_id.to_owned(),
+                    }),
+                    _ => Ok(pid),
                 }
-                Ok(pid)
             }
             (None, Some(app_id)) => inner
                 .tabs
                 .values()
                 .find(|t| t.app_id == app_id)
                 .map(|t| t.pid)
-                .ok_or_else(|| {
-                    ApiError::invalid_request(format!(
-                        "No tab has app_id {app_id:?}. List the open tabs with GET /substrate/v1/apps and use one of their app_id values."
-                    ))
-                    .with("field", "app_id")
-                }),
-            (None, None) => Err(ApiError::invalid_request(
-                "The request names no tab. Send \"pid\" (a number from GET /substrate/v1/apps) or \"app_id\".",
-            )
-            .with("field", "pid")),
+                .ok_or_else(|| HubError::UnknownAppId(app_id.to_owned())),
+            (None, None) => Err(HubError::NoTabNamed),
         }
-    }
-
-    pub fn tab_count(&self) -> usize {
-        self.lock().tabs.len()
-    }
-
-    /// How many extension connections are open (`nspd inspect` waits for the first).
-    pub fn connection_count(&self) -> usize {
-        self.lock().conns.len()
-    }
-
-    /// Summaries of every known tab, by pid.
-    pub fn list(&self) -> Vec<AppSummary> {
-        let inner = self.lock();
-        inner.tabs.values().map(summarize).collect()
-    }
-
-    /// One tab's summary.
-    pub fn summary(&self, pid: u64) -> Option<AppSummary> {
-        self.lock().tabs.get(&pid).map(summarize)
-    }
-
-    /// The tab's current state, or the reason there is none.
-    pub fn state(&self, pid: u64) -> Result<SubstrateState, ApiError> {
-        let inner = self.lock();
-        let tab = inner
-            .tabs
-            .get(&pid)
-            .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-        if tab.conn.is_none() {
-            return Err(detached(pid));
-        }
-        match &tab.current {
-            Some(state) => Ok(state.clone()),
-            None => Err(not_ready(tab)),
-        }
-    }
-
-    /// The tab's current state as the JSON body `GET /state` sends (the bytes of
-    /// [`crate::http::json_bytes`] of [`Hub::state`]), or the same error. Serialized
-    /// once per capture: under 1,000 readers and a stream of deltas, reads then cost a
-    /// lookup and a reference count instead of a clone and a serialization each.
-    pub fn state_json(&self, pid: u64) -> Result<Bytes, ApiError> {
-        let (state, generation) = {
-            let inner = self.lock();
-            let tab = inner
-                .tabs
-                .get(&pid)
-                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-            if tab.conn.is_none() {
-                return Err(detached(pid));
-            }
-            if let Some(bytes) = &tab.current_json {
-                return Ok(bytes.clone());
-            }
-            match &tab.current {
-                Some(state) => (state.clone(), tab.generation),
-                None => return Err(not_ready(tab)),
-            }
-        };
-        // Serialized outside the lock: other tabs' readers and deltas need not wait.
-        let bytes = crate::http::json_bytes(&state);
-        if let Some(tab) = self.lock().tabs.get_mut(&pid) {
-            if tab.generation == generation {
-                tab.current_json = Some(bytes.clone());
-            }
-        }
-        Ok(bytes)
-    }
-
-    /// The tab's previous and current state, when there are two captures.
-    pub fn last_two(&self, pid: u64) -> Option<(SubstrateState, SubstrateState)> {
-        let inner = self.lock();
-        let tab = inner.tabs.get(&pid)?;
-        Some((tab.previous.clone()?, tab.current.clone()?))
-    }
-
-    /// Sends an action the gate cleared to the tab's page and waits for its answer. Only
-    /// [`crate::gate::check`] makes a [`Cleared`]; the page may answer yes to the
-    /// action's own `confirm()` only when it says so (see
-    /// [`crate::gate::Decision::accepts_confirm`]).
-    pub async fn dispatch(
-        &self,
-        pid: u64,
-        action_id: String,
-        cleared: &Cleared,
-        timeout: Duration,
-    ) -> Result<DispatchOutcome, DispatchError> {
-        let (reply, rx) = oneshot::channel();
-        let tx = {
-            let mut inner = self.lock();
-            let (conn, tab_id) = match inner.tabs.get(&pid) {
-                Some(Tab {
-                    conn: Some(conn),
-                    tab_id,
-                    ..
-                }) => (*conn, *tab_id),
-                _ => return Err(DispatchError::Detached),
-            };
-            let (tx, instance_id) = inner
-                .conns
-                .get(&conn)
-                .map(|c| (c.tx.clone(), c.instance_id.clone()))
-                .ok_or(DispatchError::Detached)?;
-            inner.pending_actions.insert(
-                action_id.clone(),
-                PendingAction {
-                    conn,
-                    instance_id,
-                    orphaned: false,
-                    pid,
-                    reply,
-                },
-            );
-            (tx, tab_id)
-        };
-        let (tx, tab_id) = tx;
-        let msg = DaemonMessage::Dispatch {
-            action_id: action_id.clone(),
-            tab_id,
-            action: cleared.action().to_owned(),
-            parameters: cleared.parameters().clone(),
-            internal_target: cleared.internal_target().map(str::to_owned),
-            accept_confirm: cleared.accepts_confirm(),
-        };
-        if tx.send(msg).await.is_err() {
-            self.lock().pending_actions.remove(&action_id);
-            return Err(DispatchError::Detached);
-        }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(outcome)) => Ok(outcome),
-            Ok(Err(_)) => Err(DispatchError::OutcomeUnknown),
-            Err(_) => {
-                let pending = self.lock().pending_actions.remove(&action_id);
-                // The connection dropped and no answer came over a new one before the
-                // timeout: that is an unknown outcome, not a slow page.
-                if pending.is_some_and(|p| p.orphaned) {
-                    Err(DispatchError::OutcomeUnknown)
-                } else {
-                    Err(DispatchError::Timeout(timeout))
-                }
-            }
-        }
-    }
-
-    /// Asks the tab for a fresh capture and waits until it has arrived.
-    pub async fn fresh_capture(
-        &self,
-        pid: u64,
-        timeout: Duration,
-    ) -> Result<SubstrateState, ApiError> {
-        let request_id = uuid::Uuid::now_v7().to_string();
-        let (reply, rx) = oneshot::channel();
-        let (tx, tab_id) = {
-            let mut inner = self.lock();
-            let tab = inner
-                .tabs
-                .get(&pid)
-                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-            let conn = tab.conn.ok_or_else(|| detached(pid))?;
-            let tab_id = tab.tab_id;
-            let tx = inner
-                .conns
-                .get(&conn)
-                .map(|c| c.tx.clone())
-                .ok_or_else(|| detached(pid))?;
-            inner
-                .pending_captures
-                .insert(request_id.clone(), PendingCapture { conn, reply });
-            (tx, tab_id)
-        };
-        let msg = DaemonMessage::Capture {
-            request_id: request_id.clone(),
-            tab_id,
-        };
-        if tx.send(msg).await.is_err() {
-            self.lock().pending_captures.remove(&request_id);
-            return Err(detached(pid));
-        }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(())) => self.state(pid),
-            Ok(Err(_)) => Err(detached(pid)),
-            Err(_) => {
-                self.lock().pending_captures.remove(&request_id);
-                Err(ApiError::new(crate::codes::PROBE_TIMEOUT,
-                    format!(
-                        "The page did not deliver a fresh capture within {} ms. It may be busy or frozen; retry, or read the last state without fresh=true.",
-                        timeout.as_millis()
-                    ),
-                ))
-            }
-        }
-    }
-
-    // --- for `crate::approvals`: where to ask the person ---------------------------------
-
-    /// The held actions waiting for the person.
-    pub fn approvals(&self) -> &crate::approvals::Registry {
-        &self.approvals
-    }
-
-    /// Where to put a question about tab `pid`: its browser tab id, the browser session
-    /// (`hello.instance_id`) and the sender of its live connection.
-    pub fn tab_channel(&self, pid: u64) -> Option<(i64, String, mpsc::Sender<DaemonMessage>)> {
-        let inner = self.lock();
-        let tab = inner.tabs.get(&pid)?;
-        let conn = inner.conns.get(&tab.conn?)?;
-        Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
-    }
-
-    /// The browser session of a live connection.
-    pub fn conn_instance(&self, conn: ConnId) -> Option<String> {
-        self.lock().conns.get(&conn).map(|c| c.instance_id.clone())
-    }
-
-    /// The senders of every live connection of one browser session.
-    pub fn instance_senders(&self, instance_id: &str) -> Vec<mpsc::Sender<DaemonMessage>> {
-        self.lock()
-            .conns
-            .values()
-            .filter(|c| c.instance_id == instance_id)
-            .map(|c| c.tx.clone())
-            .collect()
-    }
-}
-
-fn detached(pid: u64) -> ApiError {
-    ApiError::new(crate::codes::PROBE_DETACHED,
-        format!("The probe of tab {pid} is not connected (the browser or extension went away). List tabs again with GET /substrate/v1/apps."),
-    )
-}
-
-fn not_ready(tab: &Tab) -> ApiError {
-    let mut message = format!(
-        "Tab {} has no capture yet (probe status: {}).",
-        tab.pid,
-        tab.status.as_str()
-    );
-    match &tab.message {
-        Some(why) => {
-            message.push(' ');
-            message.push_str(why);
-        }
-        None => message.push_str(" Wait for the page to finish loading and retry."),
-    }
-    ApiError::new(crate::codes::PROBE_NOT_READY, message).with("probe_status", tab.status.as_str())
-}
-
-fn summarize(tab: &Tab) -> AppSummary {
-    let state = tab.current.as_ref();
-    AppSummary {
-        pid: tab.pid,
-        app_id: tab.app_id.clone(),
-        app_name: state
-            .map(|s| s.app_name.clone())
-            .or_else(|| tab.title.clone().filter(|t| !t.is_empty()))
-            .or_else(|| tab.url.as_deref().and_then(host_of).map(str::to_owned))
-            .unwrap_or_else(|| format!("tab {}", tab.tab_id)),
-        runtime: "v8".into(),
-        runtime_name: tab.browser.clone(),
-        probe_status: tab.status,
-        probe_message: tab.message.clone(),
-        confidence: state.map_or(0.0, |s| s.confidence),
-        object_count: state.map_or(0, |s| s.objects.len() as u64),
-        action_count: state.map_or(0, |s| s.actions.len() as u64),
-        last_captured_at: state.map(|s| s.captured_at.clone()),
-        has_state: state.is_some(),
-        current_view: state.and_then(|s| s.context.view.clone()),
-        current_url: tab.url.clone(),
-    }
-}
-
-fn build_state(tab: &Tab, capture: PageCapture) -> SubstrateState {
-    let mut context = capture.context;
-    context.window_id = context.window_id.or(tab.window_id.map(|w| w.to_string()));
-    let app_name = if capture.app_name.trim().is_empty() {
-        tab.title.clone().unwrap_or_default()
-    } else {
-        capture.app_name
-    };
-    SubstrateState {
-        pid: tab.pid,
-        app_id: tab.app_id.clone(),
-        app_name,
-        runtime: "v8".into(),
-        confidence: round_confidence(capture.confidence),
-        capture_id: uuid::Uuid::now_v7().to_string(),
-        schema_version: SCHEMA_VERSION.into(),
-        captured_at: now_rfc3339(),
-        context,
-        objects: capture.objects,
-        actions: capture
-            .actions
-            .into_iter()
-            .map(|(name, mut a)| {
-                a.confidence = round_confidence(a.confidence);
-                (name, a)
-            })
-            .collect(),
-        probe_metadata: capture.probe_metadata,
     }
 }
 
@@ -947,29 +476,6 @@ pub fn changed_keys(
     keys
 }
 
-/// The current time as RFC 3339 (UTC, milliseconds).
-pub fn now_rfc3339() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    let now = now
-        .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
-        .unwrap_or(now);
-    now.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_else(|_| now.unix_timestamp().to_string())
-}
-
-fn host_of(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if host.starts_with('[') {
-        host.split_once(']')
-            .map_or(host, |(h, _)| h.trim_start_matches('['))
-    } else {
-        host.split(':').next().unwrap_or(host)
-    };
-    (!host.is_empty()).then_some(host)
-}
-
 /// `site slug + "-" + pid`, e.g. `mail-example-com-17`; stable for the tab's life.
 fn make_app_id(url: Option<&str>, pid: u64) -> String {
     let host = url.and_then(host_of).unwrap_or("tab");
@@ -989,8 +495,13 @@ fn make_app_id(url: Option<&str>, pid: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use std::time::Duration;
+
+    use nsp_protocol::channel::DispatchOutcome;
     use serde_json::Map;
+
+    use super::*;
+    use crate::hub::DispatchError;
 
     #[test]
     fn app_ids_are_slugs_of_the_host() {
@@ -1008,17 +519,7 @@ mod tests {
 
     /// Tab 1 of `conn`, announced active with nothing else known yet.
     fn announce_active(hub: &Hub, conn: ConnId) -> Option<u64> {
-        hub.tab_state(
-            conn,
-            1,
-            None,
-            ProbeStatus::Active,
-            None,
-            None,
-            None,
-            None,
-            None,
-        )
+        hub.tab_state(conn, TabReport::new(1, ProbeStatus::Active))
     }
 
     fn capture_with(objects: Value) -> PageCapture {
@@ -1045,20 +546,18 @@ mod tests {
         let announce = |hub: &Hub, conn: ConnId, capture: Option<PageCapture>| {
             hub.tab_state(
                 conn,
-                5,
-                Some(1),
-                ProbeStatus::Active,
-                None,
-                None,
-                None,
-                capture,
-                None,
+                TabReport {
+                    window_id: Some(1),
+                    capture,
+                    ..TabReport::new(5, ProbeStatus::Active)
+                },
             )
             .expect("tab")
         };
         let pid = announce(&hub, conn, None);
         let err = hub.state_json(pid).expect_err("no capture yet");
-        assert_eq!(err.code, hub.state(pid).expect_err("no capture").code);
+        assert!(matches!(err, HubError::NotReady { .. }), "{err:?}");
+        assert_eq!(err, hub.state(pid).expect_err("no capture"));
 
         announce(&hub, conn, Some(capture_with(serde_json::json!({"n": 1}))));
         let first = hub.state_json(pid).expect("state");
@@ -1101,7 +600,8 @@ mod tests {
         // Detached: the same error as the uncached read, never the stale bytes.
         hub.disconnect(conn);
         let err = hub.state_json(pid).expect_err("detached");
-        assert_eq!(err.code, hub.state(pid).expect_err("detached").code);
+        assert_eq!(err, HubError::Detached(pid));
+        assert_eq!(err, hub.state(pid).expect_err("detached"));
         let (tx, _rx2) = mpsc::channel(4);
         let conn = hub.connect("browser-a".into(), "Chromium 156".into(), tx);
         announce(&hub, conn, None);
@@ -1109,7 +609,8 @@ mod tests {
 
         hub.tab_closed(conn, 5);
         let err = hub.state_json(pid).expect_err("closed");
-        assert_eq!(err.code, hub.state(pid).expect_err("closed").code);
+        assert_eq!(err, HubError::UnknownPid(pid));
+        assert_eq!(err, hub.state(pid).expect_err("closed"));
     }
 
     #[test]
@@ -1159,28 +660,14 @@ mod tests {
         let pid = hub
             .tab_state(
                 c1,
-                5,
-                None,
-                ProbeStatus::Active,
-                Some("http://127.0.0.1/".into()),
-                None,
-                None,
-                None,
-                None,
+                TabReport {
+                    url: Some("http://127.0.0.1/".into()),
+                    ..TabReport::new(5, ProbeStatus::Active)
+                },
             )
             .expect("first claim");
         assert_eq!(
-            hub.tab_state(
-                c2,
-                5,
-                None,
-                ProbeStatus::Error,
-                None,
-                None,
-                None,
-                None,
-                None
-            ),
+            hub.tab_state(c2, TabReport::new(5, ProbeStatus::Error)),
             None
         );
         assert_eq!(
@@ -1198,17 +685,7 @@ mod tests {
             hub.summary(pid).expect("tab").probe_status,
             ProbeStatus::Detached
         );
-        let again = hub.tab_state(
-            c2,
-            5,
-            None,
-            ProbeStatus::Active,
-            None,
-            None,
-            None,
-            None,
-            None,
-        );
+        let again = hub.tab_state(c2, TabReport::new(5, ProbeStatus::Active));
         assert_eq!(again, Some(pid));
     }
 
@@ -1305,5 +782,38 @@ mod tests {
             target_fingerprint(&schema(form, &["a", "b"])),
             target_fingerprint(&schema(form, &["b", "a"]))
         );
+    }
+}
+
+// --- for `crate::approvals`: where to ask the person ------------------------------------
+
+impl Hub {
+    /// The held actions waiting for the person.
+    pub fn approvals(&self) -> &crate::approvals::Registry {
+        &self.approvals
+    }
+
+    /// Where to put a question about tab `pid`: its browser tab id, the browser session
+    /// (`hello.instance_id`) and the sender of its live connection.
+    pub fn tab_channel(&self, pid: u64) -> Option<(i64, String, mpsc::Sender<DaemonMessage>)> {
+        let inner = self.lock();
+        let tab = inner.tabs.get(&pid)?;
+        let conn = inner.conns.get(&tab.conn?)?;
+        Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
+    }
+
+    /// The browser session of a live connection.
+    pub fn conn_instance(&self, conn: ConnId) -> Option<String> {
+        self.lock().conns.get(&conn).map(|c| c.instance_id.clone())
+    }
+
+    /// The senders of every live connection of one browser session.
+    pub fn instance_senders(&self, instance_id: &str) -> Vec<mpsc::Sender<DaemonMessage>> {
+        self.lock()
+            .conns
+            .values()
+            .filter(|c| c.instance_id == instance_id)
+            .map(|c| c.tx.clone())
+            .collect()
     }
 }

@@ -1,0 +1,56 @@
+//! Small helpers shared by several modules: the time as the API and the audit log
+//! write it, and the host part of a URL.
+
+/// The current time as RFC 3339 (UTC, milliseconds).
+pub fn now_rfc3339() -> String {
+    let now = time::OffsetDateTime::now_utc();
+    let now = now
+        .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
+        .unwrap_or(now);
+    now.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+}
+
+/// The host of an absolute URL (`scheme://[user@]host[:port]/...`), without brackets
+/// for an IPv6 literal; `None` when there is none.
+pub fn host_of(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split_once(']')
+            .map_or(host, |(h, _)| h.trim_start_matches('['))
+    } else {
+        host.split(':').next().unwrap_or(host)
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_of_urls() {
+        assert_eq!(
+            host_of("https://mail.example.com/inbox"),
+            Some("mail.example.com")
+        );
+        assert_eq!(
+            host_of("http://user:pw@127.0.0.1:8080/x?y"),
+            Some("127.0.0.1")
+        );
+        assert_eq!(host_of("http://[::1]:80/x"), Some("::1"));
+        assert_eq!(host_of("about:blank"), None);
+        assert_eq!(host_of("file:///tmp/x"), None);
+    }
+
+    #[test]
+    fn times_are_rfc3339_with_milliseconds() {
+        let now = now_rfc3339();
+        let parsed =
+            time::OffsetDateTime::parse(&now, &time::format_description::well_known::Rfc3339)
+                .expect("RFC 3339");
+        assert_eq!(parsed.nanosecond() % 1_000_000, 0, "{now}");
+    }
+}
