@@ -111,7 +111,7 @@ pub fn apply(
             }
             if !agents && fix.trusted {
                 what.push_str(if what.is_empty() { "" } else { ", " });
-                what.push_str("trusted like the site's own declaration");
+                what.push_str("trusted");
             }
             if let Some(m) = fix.max_confidence.filter(|m| schema.confidence > *m) {
                 schema.confidence = m;
@@ -120,7 +120,7 @@ pub fn apply(
             }
             let changed = !what.is_empty();
             if !changed {
-                what.push_str("no change: the action is already as strict");
+                what.push_str("no change, already as strict");
             }
             let mut by = String::from("corrected by ");
             match &fix.agent {
@@ -159,8 +159,7 @@ pub fn apply(
                 by.push_str(&e.tier_reason);
                 e.tier_reason = by;
                 if !agents && (fix.tier.is_some() || fix.trusted) {
-                    e.confidence_reason =
-                        "a correction by the person: declared-level, like the site's own declaration".into();
+                    e.confidence_reason = "corrected by the person: declared level".into();
                 }
             }
         }

@@ -58,7 +58,7 @@ pub use objects::{Limits, MAX_OBJECTS_CEILING};
 /// by hand rather than a derived struct: the wasm already holds that parser, and every
 /// derived deserializer is code of its own in a wasm with a size budget.
 /// The one error: what a configuration looks like (one string, no formatting code).
-const CONFIG_HELP: &str = "bad probe config: want {tier: wasm_in_page|wasm_extension, max_objects?: n, max_list_records?: n, corrections?: [..]}";
+const CONFIG_HELP: &str = "bad probe config: want {tier: wasm_in_page|wasm_extension, max_objects?, max_list_records?, corrections?}";
 
 fn parse_config(config: &str) -> Option<(ProbeTier, Limits, Vec<corrections::Fix>)> {
     let v: Value = serde_json::from_str(config).ok()?;

@@ -45,7 +45,10 @@ pub const SECRET_NAMES: &[&str] = &["pass", "pin"];
 /// Whether a field's `name` or `id` marks it as secret.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    SECRET_NAME_PARTS.iter().any(|p| name.contains(p)) || SECRET_NAMES.contains(&name.as_str())
+    SECRET_NAME_PARTS
+        .iter()
+        .any(|p| find(name.as_bytes(), p.as_bytes(), 0).is_some())
+        || SECRET_NAMES.contains(&name.as_str())
 }
 
 /// Whether an `autocomplete` attribute's value names a secret field.
@@ -61,10 +64,29 @@ pub fn is_secret_autocomplete(value: &str) -> bool {
 fn contains_word(text: &str, word: &str) -> bool {
     let is_word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
     let bytes = text.as_bytes();
-    text.match_indices(word).any(|(at, _)| {
-        !is_word(at.checked_sub(1).and_then(|i| bytes.get(i)))
+    let mut from = 0;
+    while let Some(at) = find(bytes, word.as_bytes(), from) {
+        if !is_word(at.checked_sub(1).and_then(|i| bytes.get(i)))
             && !is_word(bytes.get(at + word.len()))
-    })
+        {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// The first place at or after `from` where `needle` occurs in `hay`. A plain window
+/// scan: the names and attribute values it reads are short, and `str::contains` would
+/// bring core's two-way searcher into the probe's size-budgeted wasm.
+fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(from.min(hay.len()));
+    }
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| i + from)
 }
 
 /// 13–19 digits (spaces and dashes allowed) passing the Luhn check: a card number,

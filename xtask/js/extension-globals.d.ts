@@ -7,6 +7,10 @@ declare var NspExtract: {
   Extractor: new (...args: any[]) => any;
   norm(text: string, max: number): string;
   isSecret(el: Element): boolean;
+  controlLabel(el: Element): string;
+  explainLabel(el: Element): string;
+  labelFrom(...args: any[]): string;
+  clip(text: string, max: number): string;
   IDX: symbol;
 };
 /** bridge.js: the probe in the page, or its absence. */

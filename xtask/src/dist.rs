@@ -62,7 +62,8 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
     fs::create_dir_all(&types).with_context(|| format!("creating {}", types.display()))?;
     // And the generated constants, so `import … from "./contract.js"` resolves there too.
     fs::write(
-        root.join("target/dist/types").join(nsp_protocol::contract::FILE_NAME),
+        root.join("target/dist/types")
+            .join(nsp_protocol::contract::FILE_NAME),
         nsp_protocol::contract::extension_module(),
     )?;
     for name in ["nsp_probe.d.ts", "nsp_probe_bg.wasm.d.ts"] {
