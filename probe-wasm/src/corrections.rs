@@ -7,12 +7,13 @@
 //! actions as agents see them) and says what it did in the action's `--explain` lines,
 //! weighed by [`Signal::Corrected`] from the one table.
 
-use std::collections::BTreeMap;
-
-use nsp_protocol::{ActionExplain, ActionSchema, Reversibility};
+use nsp_protocol::Reversibility;
+#[cfg(test)]
+use nsp_protocol::{ActionExplain, ActionSchema};
 use serde_json::Value;
 
 use crate::classify::{Signal, DECLARED};
+use crate::discover::Found;
 
 /// One correction as the probe needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,20 +85,19 @@ fn tier_of(s: &str) -> Option<Reversibility> {
     })
 }
 
-/// Applies `fixes` to the actions of a capture: the person's first, then the agents',
-/// which can only make the result stricter.
-pub fn apply(
-    fixes: &[Fix],
-    actions: &mut BTreeMap<String, ActionSchema>,
-    explain: &mut BTreeMap<String, ActionExplain>,
-) {
+/// Applies `fixes` to the discovered actions of a capture (builtins take none): the
+/// person's first, then the agents', which can only make the result stricter. It runs
+/// before the page's coverage is computed, so a corrected action counts as understood,
+/// as a declared one does.
+pub fn apply(fixes: &[Fix], actions: &mut [Found]) {
     // Written with `push_str` into one string rather than a `format!` per phrase: every
     // formatting call is code of its own in a wasm with a size budget.
     for agents in [false, true] {
         for fix in fixes.iter().filter(|f| f.agent.is_some() == agents) {
-            let Some(schema) = actions.get_mut(&fix.action) else {
+            let Some(found) = actions.iter_mut().find(|f| f.name == fix.action) else {
                 continue;
             };
+            let (schema, e) = (&mut found.schema, &mut found.explain);
             let before = schema.reversibility;
             let before_confidence = schema.confidence;
             let mut what = String::new();
@@ -138,11 +138,6 @@ pub fn apply(
                 by.push_str(" on ");
                 by.push_str(&fix.date);
             }
-            // Every discovered action has an explanation; a builtin has none to add to
-            // (no insertion here, for the same reason).
-            let Some(e) = explain.get_mut(&fix.action) else {
-                continue;
-            };
             e.signals.push(format!(
                 "{} (+{:.2} {}): {by}: {what} (before: {} at {:.2}, now {:.2})",
                 Signal::Corrected.name(),
@@ -178,23 +173,23 @@ mod tests {
 
     fn run(fixes: Value, tier: Reversibility, confidence: f64) -> (ActionSchema, Vec<String>) {
         let fixes = parse(Some(&fixes)).expect("parse");
-        let mut actions = BTreeMap::from([("act".to_owned(), schema(tier, confidence))]);
-        let mut explain = BTreeMap::from([(
-            "act".to_owned(),
-            ActionExplain {
+        let mut found = [Found {
+            name: "act".into(),
+            source: crate::discover::Source::Control,
+            ns: None,
+            schema: schema(tier, confidence),
+            explain: ActionExplain {
                 elements: Vec::new(),
                 signals: Vec::new(),
                 tier_reason: String::new(),
                 confidence_reason: String::new(),
-                parameters: BTreeMap::new(),
+                parameters: std::collections::BTreeMap::new(),
             },
-        )]);
-        apply(&fixes, &mut actions, &mut explain);
-        let lines = explain
-            .get("act")
-            .map(|e| e.signals.clone())
-            .unwrap_or_default();
-        (actions.remove("act").expect("act"), lines)
+            bound: Vec::new(),
+        }];
+        apply(&fixes, &mut found);
+        let [f] = found;
+        (f.schema, f.explain.signals)
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub struct Reuse {
 
 /// Analyses one snapshot.
 pub fn analyze(snapshot: &PageSnapshot, tier: ProbeTier, limits: Limits) -> PageCapture {
-    analyze_with_reuse(snapshot, tier, limits).0
+    analyze_with_reuse(snapshot, tier, limits, &[]).0
 }
 
 /// Analyses one snapshot and says what a text-only change may reuse.
@@ -200,6 +200,7 @@ pub fn analyze_with_reuse(
     snapshot: &PageSnapshot,
     tier: ProbeTier,
     limits: Limits,
+    fixes: &[crate::corrections::Fix],
 ) -> (PageCapture, Reuse) {
     let page = Page::new(snapshot);
     let lists = lists::find(&page);
@@ -210,12 +211,21 @@ pub fn analyze_with_reuse(
     rows::discover(&page, &lists, &mut claims, &mut found);
     forms::discover_implicit(&page, &lists, &mut claims, &mut found);
     controls::discover(&page, &mut claims, &mut found);
+    settle_names(&mut found);
+    // The person's (and agents') corrections name actions as agents see them, and count
+    // for coverage like declarations.
+    crate::corrections::apply(fixes, &mut found);
     let coverage = confidence::coverage(&page, &found);
     // After coverage: a confirm() tells what an action does, not that the probe
     // understood the page less.
     confirms::raise(&page, &snapshot.confirmed_controls, &mut found);
     found.truncate(MAX_ACTIONS);
-    let (mut actions, explain) = settle_names(found);
+    let mut actions = BTreeMap::new();
+    let mut explain = BTreeMap::new();
+    for f in found {
+        actions.insert(f.name.clone(), f.schema);
+        explain.insert(f.name, f.explain);
+    }
     builtins::add(&mut actions);
 
     let objects = objects::extract(&page, &lists, limits);
@@ -285,21 +295,14 @@ pub fn analyze_with_reuse(
 /// Gives every action a unique, stable name: the first claimant (most trusted source,
 /// then document order) keeps the plain name, later ones are qualified by namespace,
 /// then numbered.
-fn settle_names(
-    mut found: Vec<Found>,
-) -> (
-    BTreeMap<String, ActionSchema>,
-    BTreeMap<String, ActionExplain>,
-) {
+fn settle_names(found: &mut [Found]) {
     // Stable sort: within a source, document order is kept.
     found.sort_by_key(|f| f.source);
     let mut taken: HashMap<String, usize> = builtins::NAMES
         .iter()
         .map(|n| ((*n).to_owned(), 0))
         .collect();
-    let mut actions = BTreeMap::new();
-    let mut explain = BTreeMap::new();
-    for f in found {
+    for f in found.iter_mut() {
         let base = if f.name.is_empty() {
             "action".to_owned()
         } else {
@@ -318,8 +321,6 @@ fn settle_names(
             }
         }
         taken.insert(name.clone(), 0);
-        actions.insert(name.clone(), f.schema);
-        explain.insert(name, f.explain);
+        f.name = name;
     }
-    (actions, explain)
 }

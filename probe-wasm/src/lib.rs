@@ -58,6 +58,28 @@ pub use objects::{Limits, MAX_OBJECTS_CEILING};
 /// by hand rather than a derived struct: the wasm already holds that parser, and every
 /// derived deserializer is code of its own in a wasm with a size budget.
 /// The one error: what a configuration looks like (one string, no formatting code).
+/// A JSON error as its kind and position. serde_json's own text (`Display`) brings a
+/// table of messages into a size-budgeted wasm for errors only a developer reads: the
+/// extractor and the probe come from one build, so a mismatch is a bug, found from the
+/// line and column.
+fn json_error(what: &str, e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let kind = match e.classify() {
+        Category::Io => "i/o",
+        Category::Syntax => "syntax",
+        Category::Data => "data",
+        Category::Eof => "end of input",
+    };
+    let mut out = String::from(what);
+    out.push_str(": ");
+    out.push_str(kind);
+    out.push_str(" error at line ");
+    out.push_str(&e.line().to_string());
+    out.push_str(" column ");
+    out.push_str(&e.column().to_string());
+    out
+}
+
 const CONFIG_HELP: &str = "bad probe config: want {tier: wasm_in_page|wasm_extension, max_objects?, max_list_records?, corrections?}";
 
 fn parse_config(config: &str) -> Option<(ProbeTier, Limits, Vec<corrections::Fix>)> {
@@ -152,13 +174,13 @@ impl Probe {
 
     pub fn analyze_json(&mut self, snapshot_json: &str) -> Result<String, String> {
         let snapshot: PageSnapshot =
-            serde_json::from_str(snapshot_json).map_err(|e| format!("bad snapshot: {e}"))?;
+            serde_json::from_str(snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
         let started = now_ms();
-        let (mut capture, reuse) = discover::analyze_with_reuse(&snapshot, self.tier, self.limits);
-        corrections::apply(&self.fixes, &mut capture.actions, &mut capture.explain);
+        let (mut capture, reuse) =
+            discover::analyze_with_reuse(&snapshot, self.tier, self.limits, &self.fixes);
         stamp(&mut capture.probe_metadata, started);
         let text =
-            serde_json::to_string(&capture).map_err(|e| format!("cannot encode capture: {e}"))?;
+            serde_json::to_string(&capture).map_err(|e| json_error("cannot encode capture", &e))?;
         self.snapshot = Some(snapshot);
         self.last = Some(capture);
         self.reuse = reuse;
@@ -167,7 +189,7 @@ impl Probe {
 
     pub fn update_json(&mut self, patch_json: &str) -> Result<String, String> {
         let patch: SnapshotPatch =
-            serde_json::from_str(patch_json).map_err(|e| format!("bad patch: {e}"))?;
+            serde_json::from_str(patch_json).map_err(|e| json_error("bad patch", &e))?;
         let (Some(snapshot), Some(last)) = (self.snapshot.as_mut(), self.last.as_ref()) else {
             return Err("no snapshot to patch: send a full one".into());
         };
@@ -201,9 +223,8 @@ impl Probe {
                 capture
             }
             None => {
-                let (mut capture, reuse) =
-                    discover::analyze_with_reuse(snapshot, self.tier, self.limits);
-                corrections::apply(&self.fixes, &mut capture.actions, &mut capture.explain);
+                let (capture, reuse) =
+                    discover::analyze_with_reuse(snapshot, self.tier, self.limits, &self.fixes);
                 self.reuse = reuse;
                 capture
             }
@@ -213,7 +234,7 @@ impl Probe {
         self.last = Some(capture);
         match delta {
             Some(delta) => {
-                serde_json::to_string(&delta).map_err(|e| format!("cannot encode delta: {e}"))
+                serde_json::to_string(&delta).map_err(|e| json_error("cannot encode delta", &e))
             }
             None => Ok(String::new()),
         }
@@ -361,4 +382,19 @@ pub fn analyze_snapshot_with(
     limits: Limits,
 ) -> PageCapture {
     discover::analyze(snapshot, tier, limits.clamped())
+}
+
+#[cfg(test)]
+mod json_error_tests {
+    use super::Probe;
+    use nsp_protocol::ProbeTier;
+
+    #[test]
+    fn a_bad_snapshot_says_what_kind_of_error_and_where() {
+        let mut probe = Probe::with_tier(ProbeTier::WasmExtension);
+        let err = probe.analyze_json("{\"url\": 5}").expect_err("not a snapshot");
+        assert_eq!(err, "bad snapshot: data error at line 1 column 9");
+        let err = probe.analyze_json("{\"url\": ").expect_err("cut short");
+        assert!(err.starts_with("bad snapshot: end of input error at line 1"), "{err}");
+    }
 }

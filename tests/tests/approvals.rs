@@ -425,3 +425,159 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
         "{view}"
     );
 }
+
+/// Waits until tab `pid`'s state satisfies `pred`; returns it.
+async fn wait_state(nspd: &Nspd, pid: u64, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + TAB_TIMEOUT;
+    loop {
+        let (status, state) = nspd
+            .get(&format!("/substrate/v1/state/{pid}"))
+            .await
+            .expect("GET /state");
+        if status == 200 && pred(&state) {
+            return state;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the tab never showed {what}: {}",
+            state["actions"]
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// `nspd corrections ARGS --data-dir DIR`: (success, stdout and stderr).
+fn corrections_cli(args: &[&str], data_dir: &std::path::Path) -> (bool, String) {
+    let out = std::process::Command::new(nsp_tests::nspd_bin().expect("nspd"))
+        .arg("corrections")
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .output()
+        .expect("run nspd corrections");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// "Always allow this action on this site": the person's answer approves the held
+/// action and stores a trusted correction, so the next identical request passes the gate
+/// by itself (sent with `"approval": "never"`, it would be refused otherwise), also after
+/// nspd restarts on the same data dir; `nspd corrections remove` takes it back, and the
+/// same request is refused again. The backend's archive count is the ground truth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let env = [
+        ("NSP_GATE__ASK_PERSON", "below_floor"),
+        ("NSP_GATE__APPROVAL_TIMEOUT_MS", "30000"),
+    ];
+    let nspd = Nspd::serve_with_env(0, fresh_data_dir().expect("tempdir"), &env).expect("nspd");
+    let port = nspd.port();
+    let nspd = Arc::new(nspd);
+    let browser = WebDriver::start(&WebDriverOptions {
+        extension: Some(extension_dir().expect("built extension")),
+        daemon_ws_url: Some(format!("ws://127.0.0.1:{port}/substrate/v1/extension")),
+        window_size: Some((900, 1000)),
+    })
+    .await
+    .expect("chromedriver with the extension");
+    let page_url = demo.url("/unsure");
+    browser.goto(&popup_url()).await.expect("open the popup");
+    browser
+        .eval(
+            "await chrome.tabs.create({ url: args[0], active: false });",
+            json!([page_url]),
+        )
+        .await
+        .expect("open the page");
+    let is_page = |a: &nsp_protocol::api::AppSummary| {
+        a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&page_url)
+    };
+    let pid = nspd
+        .wait_for_app(TAB_TIMEOUT, is_page)
+        .await
+        .expect("the page's probe is active")
+        .pid;
+    let unsure = |s: &Value| s["actions"]["zap"]["confidence"].as_f64().unwrap_or(1.0) < 0.95;
+    wait_state(&nspd, pid, "zap under its floor", unsure).await;
+    let never = |pid: u64| json!({"pid": pid, "action": "zap", "verify_expression": "true", "approval": "never"});
+    let (status, refused) = nspd.act(&never(pid)).await.expect("act");
+    assert_eq!(
+        (status.as_u16(), refused["code"].as_str()),
+        (422, Some("confidence_too_low")),
+        "{refused}"
+    );
+
+    // The person answers "Always allow".
+    let agent = {
+        let nspd = nspd.clone();
+        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
+    };
+    wait_card(&browser).await;
+    let always = browser
+        .find("#approvals .card .always")
+        .await
+        .expect("button");
+    browser.click(&always).await.expect("click always");
+    let (status, resp) = agent.await.expect("agent task");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(archives(&demo), 1);
+
+    // The next identical request passes by itself: trusted, at declared level.
+    let trusted = |s: &Value| s["actions"]["zap"]["confidence"].as_f64() == Some(0.99);
+    let state = wait_state(&nspd, pid, "zap trusted", trusted).await;
+    assert_eq!(
+        state["actions"]["zap"]["reversibility"],
+        "irreversible_write"
+    );
+    let (status, resp) = nspd.act(&never(pid)).await.expect("act");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(archives(&demo), 2);
+    let asked = nspd
+        .audit()
+        .iter()
+        .filter(|l| l["decision"] == "approval_asked")
+        .count();
+    assert_eq!(asked, 1, "only the first request was put to the person");
+
+    // nspd restarts on the same data dir and port: still trusted.
+    let nspd = Arc::into_inner(nspd).expect("no other owner");
+    let data = nspd.stop_keep_data();
+    let (ok, listed) = corrections_cli(&["list"], data.path());
+    assert!(ok, "{listed}");
+    let id = listed
+        .lines()
+        .find(|l| l.contains("zap"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no stored correction for zap: {listed}"))
+        .to_owned();
+    let nspd = Nspd::serve_with_env(port, data, &env).expect("nspd again");
+    let pid = nspd
+        .wait_for_app(TAB_TIMEOUT, is_page)
+        .await
+        .expect("the page again after the restart")
+        .pid;
+    wait_state(&nspd, pid, "zap trusted after the restart", trusted).await;
+    let (status, resp) = nspd.act(&never(pid)).await.expect("act");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(archives(&demo), 3);
+
+    // The CLI removes it from the running nspd: the same request is refused again, and
+    // nothing more reaches the backend.
+    let (ok, out) = corrections_cli(&["remove", &id], nspd.data_dir.path());
+    assert!(ok, "{out}");
+    wait_state(&nspd, pid, "zap back under its floor", unsure).await;
+    let (status, resp) = nspd.act(&never(pid)).await.expect("act");
+    assert_eq!(
+        (status.as_u16(), resp["code"].as_str()),
+        (422, Some("confidence_too_low")),
+        "{resp}"
+    );
+    assert_eq!(archives(&demo), 3);
+}
