@@ -280,3 +280,39 @@ async fn always_approves_and_records_the_wish_for_this_site() {
     assert_eq!(trusted["by"], "person");
     assert_eq!(always["correction_id"], trusted["id"]);
 }
+
+#[tokio::test]
+async fn a_builtin_on_an_unclassified_element_is_asked_and_always_is_not_remembered_for_it() {
+    // A click on an element no discovered action covers is gated as an irreversible
+    // write; on a page the probe understands at 0.5 it is under the floor, so it is put
+    // to the person. "Always" approves it, but nspd keeps no wish to "always click
+    // anything" on the site.
+    let (d, ext, pid) = daemon_with_tab(asking(10_000), 0.5).await;
+    let req = json!({"pid": pid, "action": "click", "parameters": {"selector": "#no-action-here"}, "verify_expression": "true"});
+    let (r, question) = tokio::join!(d.act(req), async {
+        let q = ext.wait_questions(1).await.remove(0);
+        assert!(ext.dispatched().is_empty());
+        ext.answer(&q.approval_id, ApprovalDecision::Always);
+        q
+    });
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(question.action, "click");
+    assert_eq!(question.tier.as_str(), "irreversible_write");
+    assert_eq!(question.floor, 0.95);
+    assert_eq!(question.target.as_deref(), Some("#no-action-here"));
+    let sent = ext.dispatched();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].1, "click");
+    let always = d
+        .audit_lines()
+        .into_iter()
+        .find(|l| l["decision"] == "approval_always")
+        .expect("the answer in the audit log");
+    assert_eq!(always["correction_id"], Value::Null, "{always}");
+    assert!(
+        !d.data_dir.path().join("data/corrections.json").exists()
+            || !std::fs::read_to_string(d.data_dir.path().join("data/corrections.json"))
+                .unwrap_or_default()
+                .contains("click")
+    );
+}

@@ -392,9 +392,14 @@ mod json_error_tests {
     #[test]
     fn a_bad_snapshot_says_what_kind_of_error_and_where() {
         let mut probe = Probe::with_tier(ProbeTier::WasmExtension);
-        let err = probe.analyze_json("{\"url\": 5}").expect_err("not a snapshot");
+        let err = probe
+            .analyze_json("{\"url\": 5}")
+            .expect_err("not a snapshot");
         assert_eq!(err, "bad snapshot: data error at line 1 column 9");
         let err = probe.analyze_json("{\"url\": ").expect_err("cut short");
-        assert!(err.starts_with("bad snapshot: end of input error at line 1"), "{err}");
+        assert!(
+            err.starts_with("bad snapshot: end of input error at line 1"),
+            "{err}"
+        );
     }
 }
