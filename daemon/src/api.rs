@@ -508,6 +508,11 @@ async fn run_action(
             Err(e) => return Err(e.into()),
         }
     };
+    // What agents made stricter on this site holds at the gate whatever the probe sent.
+    let gate_state = gate_state.map(|mut s| {
+        state.corrections.enforce_agents(&mut s);
+        s
+    });
     let url = gate_state.as_ref().and_then(|s| s.context.url.clone());
     let explain = state.hub.explain(pid).unwrap_or_default();
     let limits = GateLimits {

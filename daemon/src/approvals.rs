@@ -144,7 +144,7 @@ async fn ask_person(
 
     let approval_id = uuid::Uuid::now_v7().to_string();
     let url = gate_state.and_then(|s| s.context.url.clone());
-    let origin = url.as_deref().and_then(origin_of);
+    let origin = url.as_deref().and_then(crate::corrections::origin_of);
     let why = explain.get(held.inherited_from().unwrap_or(held.action()));
     let asked = std::time::SystemTime::now();
     let question = ApprovalQuestion {
@@ -419,14 +419,6 @@ fn fingerprint(state: &SubstrateState, name: &str) -> Option<(String, String)> {
         .map(|a| (a.internal_target.clone(), a.signature.clone()))
 }
 
-/// `scheme://host[:port]` of a URL.
-pub fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let host = rest.split(['/', '?', '#']).next()?;
-    let host = host.rsplit('@').next()?;
-    (!host.is_empty()).then(|| format!("{}://{}", scheme.to_ascii_lowercase(), host))
-}
-
 fn rfc3339(t: std::time::SystemTime) -> String {
     time::OffsetDateTime::from(t)
         .format(&time::format_description::well_known::Rfc3339)
@@ -452,19 +444,6 @@ fn audit_base(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn origins_keep_scheme_host_and_port_only() {
-        assert_eq!(
-            origin_of("http://127.0.0.1:8080/a/b?c#d").as_deref(),
-            Some("http://127.0.0.1:8080")
-        );
-        assert_eq!(
-            origin_of("HTTPS://user@example.com").as_deref(),
-            Some("https://example.com")
-        );
-        assert_eq!(origin_of("about:blank"), None);
-    }
 
     #[test]
     fn the_request_decides_over_the_config() {

@@ -144,6 +144,32 @@ impl Corrections {
         self.add(new_correction(origin, action, tier, true, None, by, None))
     }
 
+    /// Applies the agents' corrections for the state's origin to the state the gate
+    /// reads: a higher tier, a lower confidence ceiling. The probe applies them too, but
+    /// nspd does not rely on an extension it cannot see (an old one, or a worker that
+    /// has not received the list yet): what an agent made stricter stays stricter.
+    /// The person's corrections loosen as well as tighten, so they stay the probe's to
+    /// apply, from its evidence.
+    pub fn enforce_agents(&self, state: &mut nsp_protocol::SubstrateState) {
+        let Some(origin) = state.context.url.as_deref().and_then(origin_of) else {
+            return;
+        };
+        for c in self.for_origin(&origin) {
+            if c.by != CorrectionSource::Agent {
+                continue;
+            }
+            let Some(action) = state.actions.get_mut(&c.action) else {
+                continue;
+            };
+            if let Some(tier) = c.tier.filter(|t| *t > action.reversibility) {
+                action.reversibility = tier;
+            }
+            if let Some(ceiling) = c.max_confidence.filter(|m| *m < action.confidence) {
+                action.confidence = ceiling;
+            }
+        }
+    }
+
     /// Removes the correction with this id; false when there was none.
     pub fn remove(&self, id: &str) -> Result<bool, StoreError> {
         self.change(|list| {

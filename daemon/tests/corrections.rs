@@ -112,6 +112,19 @@ async fn an_agent_may_only_make_an_action_stricter() {
     assert_eq!(c.tier, Some(Reversibility::IrreversibleWrite));
     assert_eq!(c.by, CorrectionSource::Agent);
     assert!(c.key_id.is_some());
+    // nspd holds it at the gate itself, whatever the extension's probe sends (this fake
+    // one applies no corrections): archive now needs a verify expression, and nothing
+    // reaches the page.
+    let r = d
+        .act(json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}}))
+        .await;
+    assert_eq!(
+        (r.status.as_u16(), r.body["code"].as_str()),
+        (400, Some("missing_verify_expression")),
+        "{}",
+        r.body
+    );
+    assert!(ext.dispatched().is_empty());
     // A later, lower confidence merges with the earlier tier rather than replacing it.
     let r = d
         .post(
@@ -124,6 +137,18 @@ async fn an_agent_may_only_make_an_action_stricter() {
     assert_eq!(list.len(), 1, "{list:?}");
     assert_eq!(list[0].tier, Some(Reversibility::IrreversibleWrite));
     assert_eq!(list[0].max_confidence, Some(0.5));
+    // And the ceiling too: with an expression, archive is now under the irreversible
+    // floor (never asked: the request says so).
+    let r = d
+        .act(json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}, "verify_expression": "true", "approval": "never"}))
+        .await;
+    assert_eq!(
+        (r.status.as_u16(), r.body["code"].as_str()),
+        (422, Some("confidence_too_low")),
+        "{}",
+        r.body
+    );
+    assert!(ext.dispatched().is_empty());
 
     let audit = audit_lines(&d);
     let learns: Vec<&Value> = audit.iter().filter(|l| l["event"] == "learn").collect();
