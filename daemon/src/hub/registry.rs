@@ -493,6 +493,39 @@ fn make_app_id(url: Option<&str>, pid: u64) -> String {
     format!("{slug}-{pid}")
 }
 
+// --- for `crate::approvals`: where to ask the person ------------------------------------
+
+impl Hub {
+    /// The held actions waiting for the person.
+    pub fn approvals(&self) -> &crate::approvals::Registry {
+        &self.approvals
+    }
+
+    /// Where to put a question about tab `pid`: its browser tab id, the browser session
+    /// (`hello.instance_id`) and the sender of its live connection.
+    pub fn tab_channel(&self, pid: u64) -> Option<(i64, String, mpsc::Sender<DaemonMessage>)> {
+        let inner = self.lock();
+        let tab = inner.tabs.get(&pid)?;
+        let conn = inner.conns.get(&tab.conn?)?;
+        Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
+    }
+
+    /// The browser session of a live connection.
+    pub fn conn_instance(&self, conn: ConnId) -> Option<String> {
+        self.lock().conns.get(&conn).map(|c| c.instance_id.clone())
+    }
+
+    /// The senders of every live connection of one browser session.
+    pub fn instance_senders(&self, instance_id: &str) -> Vec<mpsc::Sender<DaemonMessage>> {
+        self.lock()
+            .conns
+            .values()
+            .filter(|c| c.instance_id == instance_id)
+            .map(|c| c.tx.clone())
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -782,38 +815,5 @@ mod tests {
             target_fingerprint(&schema(form, &["a", "b"])),
             target_fingerprint(&schema(form, &["b", "a"]))
         );
-    }
-}
-
-// --- for `crate::approvals`: where to ask the person ------------------------------------
-
-impl Hub {
-    /// The held actions waiting for the person.
-    pub fn approvals(&self) -> &crate::approvals::Registry {
-        &self.approvals
-    }
-
-    /// Where to put a question about tab `pid`: its browser tab id, the browser session
-    /// (`hello.instance_id`) and the sender of its live connection.
-    pub fn tab_channel(&self, pid: u64) -> Option<(i64, String, mpsc::Sender<DaemonMessage>)> {
-        let inner = self.lock();
-        let tab = inner.tabs.get(&pid)?;
-        let conn = inner.conns.get(&tab.conn?)?;
-        Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
-    }
-
-    /// The browser session of a live connection.
-    pub fn conn_instance(&self, conn: ConnId) -> Option<String> {
-        self.lock().conns.get(&conn).map(|c| c.instance_id.clone())
-    }
-
-    /// The senders of every live connection of one browser session.
-    pub fn instance_senders(&self, instance_id: &str) -> Vec<mpsc::Sender<DaemonMessage>> {
-        self.lock()
-            .conns
-            .values()
-            .filter(|c| c.instance_id == instance_id)
-            .map(|c| c.tx.clone())
-            .collect()
     }
 }
