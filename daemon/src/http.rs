@@ -2,7 +2,6 @@
 //! before any handler runs. Then it is routed to the extension channel or the agent API.
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -17,29 +16,13 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::api;
-use crate::auth::AgentKey;
 use crate::config::Settings;
 use crate::error::ApiError;
-use crate::tabs::Hub;
 
 pub type Body = Full<Bytes>;
 
-/// What every request handler can reach.
-#[derive(Debug)]
-pub struct AppState {
-    pub settings: Settings,
-    pub hub: Hub,
-    pub key: AgentKey,
-    /// A short id of the key for logs and limits; never the key itself.
-    pub key_id: String,
-    /// The address actually bound (the port may have been 0 in the settings).
-    pub local_addr: SocketAddr,
-    pub audit: crate::audit::AuditLog,
-    pub idempotency: crate::idempotency::Store,
-    pub limits: crate::ratelimit::Limits,
-    /// Open `/watch` streams.
-    pub watchers: std::sync::atomic::AtomicUsize,
-}
+// Re-exported so code written against the old place keeps compiling.
+pub use crate::app::AppState;
 
 /// The one service function: never fails, every failure becomes a response here.
 pub async fn handle(

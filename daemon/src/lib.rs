@@ -5,6 +5,7 @@
 //! start the same [`server::Server`] in-process or run the binary.
 
 pub mod api;
+pub mod app;
 pub mod audit;
 pub mod auth;
 pub mod channel;
@@ -16,6 +17,7 @@ pub mod http;
 pub mod idempotency;
 pub mod launch;
 pub mod openapi;
+pub mod pipeline;
 pub mod ratelimit;
 pub mod server;
 pub mod tabs;

@@ -10,9 +10,10 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
+use crate::app::AppState;
 use crate::auth::{AgentKey, KeyError};
 use crate::config::Settings;
-use crate::http::{handle, AppState};
+use crate::http::handle;
 use crate::tabs::Hub;
 
 /// How long a client may take to send its request headers (slowloris defence).

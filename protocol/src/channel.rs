@@ -104,6 +104,8 @@ pub enum ExtensionMessage {
 }
 
 /// Sent by the daemon.
+// As for `ExtensionMessage`: parsed or built once and sent at once, never stored in bulk.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum DaemonMessage {
