@@ -185,6 +185,14 @@ fn handle(hub: &Hub, conn: u64, msg: ExtensionMessage) -> Option<DaemonMessage> 
             hub.tab_closed(conn, tab_id);
             None
         }
+        ExtensionMessage::TabOpResult {
+            request_id,
+            tab_id,
+            error,
+        } => {
+            hub.tab_ops.answer(&request_id, tab_id, error);
+            None
+        }
         ExtensionMessage::ActionResult {
             action_id, outcome, ..
         } => {

@@ -107,7 +107,7 @@ fn forbidden(message: impl Into<String>) -> ApiError {
 }
 
 /// DNS-rebinding defence: only loopback names with our port.
-fn check_host<B>(req: &Request<B>, port: u16) -> Result<(), ApiError> {
+pub(crate) fn check_host<B>(req: &Request<B>, port: u16) -> Result<(), ApiError> {
     let host = req
         .headers()
         .get(HOST)
@@ -156,7 +156,7 @@ fn extension_origin_allowed(origin: &str, settings: &Settings) -> bool {
 
 /// A web page may send requests to loopback, but browsers always attach its Origin:
 /// any Origin other than our own extension is refused, and no CORS header is ever sent.
-fn check_agent_origin<B>(req: &Request<B>, settings: &Settings) -> Result<(), ApiError> {
+pub(crate) fn check_agent_origin<B>(req: &Request<B>, settings: &Settings) -> Result<(), ApiError> {
     match req.headers().get(ORIGIN) {
         None => Ok(()),
         Some(origin) => {

@@ -31,6 +31,12 @@ pub fn guard(
     bucket: Bucket,
 ) -> Result<(), ApiError> {
     authenticate(state, headers, query)?;
+    limit(state, bucket)
+}
+
+/// The key's rate limit for `bucket` (MCP checks it per tool call: one HTTP request
+/// there may be any tool).
+pub fn limit(state: &AppState, bucket: Bucket) -> Result<(), ApiError> {
     if let Err(wait) = state.limits.check(bucket, &state.key_id) {
         let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
         return Err(ApiError::new(
@@ -78,7 +84,7 @@ pub async fn bounded<T>(
 
 /// Checks the agent key: `X-Substrate-Key`, `Authorization: Bearer`, or (watch only)
 /// `?key=`.
-fn authenticate(
+pub fn authenticate(
     state: &AppState,
     headers: &HeaderMap,
     query: Option<&str>,

@@ -44,6 +44,9 @@ pub enum StartError {
 #[derive(Debug)]
 pub struct Server {
     listener: TcpListener,
+    /// The MCP door's listener (`[mcp]`), when it is on.
+    mcp: Option<TcpListener>,
+    mcp_addr: Option<SocketAddr>,
     state: Arc<AppState>,
 }
 
@@ -61,6 +64,19 @@ impl Server {
         let local_addr = listener
             .local_addr()
             .map_err(|source| StartError::Bind { addr, source })?;
+        let (mcp, mcp_addr) = match settings.mcp_port() {
+            Some(port) => {
+                let addr = SocketAddr::new(settings.host, port);
+                let listener = TcpListener::bind(addr)
+                    .await
+                    .map_err(|source| StartError::Bind { addr, source })?;
+                let bound = listener
+                    .local_addr()
+                    .map_err(|source| StartError::Bind { addr, source })?;
+                (Some(listener), Some(bound))
+            }
+            None => (None, None),
+        };
         let audit = crate::audit::AuditLog::open(&settings.data_dir).map_err(|source| {
             StartError::Audit {
                 path: settings.data_dir.join(crate::audit::AUDIT_FILE),
@@ -81,11 +97,21 @@ impl Server {
             watchers: std::sync::atomic::AtomicUsize::new(0),
             settings,
         });
-        Ok(Server { listener, state })
+        Ok(Server {
+            listener,
+            mcp,
+            mcp_addr,
+            state,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.state.local_addr
+    }
+
+    /// Where MCP is served (its `/mcp` is on this address), when it is on.
+    pub fn mcp_addr(&self) -> Option<SocketAddr> {
+        self.mcp_addr
     }
 
     pub fn hub(&self) -> Hub {
@@ -104,6 +130,14 @@ impl Server {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let (alive, mut alive_rx) = tokio::sync::mpsc::channel::<()>(1);
         let mut shutdown = std::pin::pin!(shutdown);
+        let mcp_stop = tokio_util::sync::CancellationToken::new();
+        let mcp = self.mcp.map(|listener| {
+            tokio::spawn(crate::mcp::serve(
+                self.state.clone(),
+                listener,
+                mcp_stop.clone(),
+            ))
+        });
         loop {
             tokio::select! {
                 accepted = self.listener.accept() => {
@@ -145,6 +179,11 @@ impl Server {
             }
         }
         drop(self.listener);
+        // MCP's open streams end with their sessions.
+        mcp_stop.cancel();
+        if let Some(task) = mcp {
+            let _ = task.await;
+        }
         let _ = stop_tx.send(true);
         drop(alive);
         tokio::select! {

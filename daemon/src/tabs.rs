@@ -184,6 +184,8 @@ pub struct Hub {
     started: Instant,
     max_tabs: usize,
     reconnect_grace: Duration,
+    /// Tabs nspd asked the browser to open or close, waiting for the answer.
+    pub tab_ops: Arc<crate::tab_ops::Pending>,
 }
 
 /// The stale-target guard's answer.
@@ -229,6 +231,7 @@ impl Hub {
             started: Instant::now(),
             max_tabs,
             reconnect_grace: RECONNECT_GRACE,
+            tab_ops: Arc::default(),
         }
     }
 
@@ -818,6 +821,32 @@ impl Hub {
                 ))
             }
         }
+    }
+}
+
+/// Where tabs live, for opening and closing them (`tab_ops`).
+impl Hub {
+    /// A connected browser to open a tab in: the oldest connection, or `None`.
+    pub fn a_browser(&self) -> Option<(ConnId, mpsc::Sender<DaemonMessage>)> {
+        let inner = self.lock();
+        let conn = inner.conns.keys().min().copied()?;
+        inner.conns.get(&conn).map(|c| (conn, c.tx.clone()))
+    }
+
+    /// The pid of browser tab `tab_id` of connection `conn`, once the extension has
+    /// reported it.
+    pub fn pid_of(&self, conn: ConnId, tab_id: i64) -> Option<u64> {
+        let inner = self.lock();
+        let instance = inner.conns.get(&conn)?.instance_id.clone();
+        inner.by_browser_tab.get(&(instance, tab_id)).copied()
+    }
+
+    /// The connection and browser tab id of `pid`, with the connection's sender.
+    pub fn location(&self, pid: u64) -> Option<(i64, mpsc::Sender<DaemonMessage>)> {
+        let inner = self.lock();
+        let tab = inner.tabs.get(&pid)?;
+        let conn = inner.conns.get(&tab.conn?)?;
+        Some((tab.tab_id, conn.tx.clone()))
     }
 }
 

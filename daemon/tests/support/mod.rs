@@ -516,10 +516,13 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             }
         }
         DaemonMessage::Welcome { .. } | DaemonMessage::KeepaliveAck => {}
-        // The fake page has no person to ask and applies no corrections.
+        // The fake page has no person to ask, applies no corrections, and its browser
+        // opens and closes no tabs.
         DaemonMessage::Approval(_)
         | DaemonMessage::ApprovalClosed { .. }
-        | DaemonMessage::Corrections { .. } => {}
+        | DaemonMessage::Corrections { .. }
+        | DaemonMessage::OpenTab { .. }
+        | DaemonMessage::CloseTab { .. } => {}
     }
 }
 
