@@ -813,3 +813,171 @@ pub async fn serve(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(r: &CallToolResult) -> String {
+        r.content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_gate_refusal_is_a_tool_error_that_says_what_to_do_next() {
+        let err = ApiError::new(
+            StatusCode::BAD_REQUEST,
+            codes::MISSING_VERIFY_EXPRESSION,
+            "send_email is an irreversible write, so it needs a verify_expression.",
+        )
+        .with(
+            "suggested_expression",
+            "prev.outbox.sent_count != outbox.sent_count",
+        );
+        let r = tool_error(&err);
+        assert_eq!(r.is_error, Some(true));
+        let t = text(&r);
+        assert!(
+            t.starts_with("Refused (missing_verify_expression): send_email"),
+            "{t}"
+        );
+        assert!(
+            t.contains("Next: Call execute again with the same tab, action and parameters and verify_expression: prev.outbox.sent_count != outbox.sent_count"),
+            "{t}"
+        );
+        let s = r.structured_content.expect("structured");
+        assert_eq!(s["error"]["code"], "missing_verify_expression");
+        assert_eq!(
+            s["error"]["details"]["suggested_expression"],
+            "prev.outbox.sent_count != outbox.sent_count"
+        );
+    }
+
+    #[test]
+    fn failures_say_whether_the_action_ran_and_speak_in_tools() {
+        let ran = ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::VERIFICATION_FAILED,
+            "x ran, but…",
+        )
+        .with("executed", true);
+        assert!(text(&tool_error(&ran)).starts_with("Ran, but failed (verification_failed)"));
+        let detached = ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            codes::PROBE_DETACHED,
+            "Not connected. List tabs again with GET /substrate/v1/apps.",
+        );
+        let t = text(&tool_error(&detached));
+        assert!(t.starts_with("Failed (probe_detached)"), "{t}");
+        assert!(
+            t.contains("with list_tabs") && !t.contains("/substrate/v1"),
+            "{t}"
+        );
+        assert!(t.contains("Next: Call list_tabs"), "{t}");
+        let stale = ApiError::new(StatusCode::CONFLICT, codes::STALE_STATE, "Changed.");
+        assert!(text(&tool_error(&stale)).contains("get_state with fresh: true"));
+        let limited = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            codes::RATE_LIMITED,
+            "Too many.",
+        )
+        .with("retry_after_ms", 250u64);
+        assert!(text(&tool_error(&limited)).contains("Wait 250 ms"));
+    }
+
+    #[test]
+    fn a_replayed_error_keeps_its_code_and_details() {
+        let body = json!({"error": {"code": "missing_verify_expression", "message": "Needs one.", "details": {"suggested_expression": "a"}}});
+        let err = replayed_error(400, &body);
+        assert_eq!(err.code, codes::MISSING_VERIFY_EXPRESSION);
+        assert_eq!(err.status, StatusCode::BAD_REQUEST);
+        assert_eq!(err.details["suggested_expression"], "a");
+        assert!(err.message.starts_with("Needs one."));
+    }
+
+    #[test]
+    fn state_uris_round_trip_and_nothing_else_parses() {
+        assert_eq!(parse_state_uri(&state_uri(42)), Some(42));
+        for bad in [
+            "nsp://tab/0/state",
+            "nsp://tab/x/state",
+            "nsp://tab/1",
+            "http://tab/1/state",
+            "nsp://tab//state",
+        ] {
+            assert_eq!(parse_state_uri(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_hints_are_honest() {
+        for t in tools() {
+            let a = t.annotations.clone().expect("annotations");
+            let reads = matches!(t.name.as_ref(), "list_tabs" | "get_state" | "verify");
+            assert_eq!(a.read_only_hint, Some(reads), "{}", t.name);
+            let destroys = matches!(t.name.as_ref(), "execute" | "close_tab");
+            assert_eq!(a.destructive_hint, Some(destroys), "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn the_door_checks_host_origin_path_and_key() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = crate::pipeline::tests::state(dir.path(), true, 10);
+        let bearer = format!("Bearer {}", s.key.reveal());
+        let req = |host: &str, path: &str, extra: &[(&str, &str)]| {
+            let mut b = Request::post(path).header("host", host);
+            for (k, v) in extra {
+                b = b.header(*k, *v);
+            }
+            b.body(()).expect("request")
+        };
+        let code = |r: Request<()>| admit(&s, &r, 7843).err().map(|e| e.code);
+        assert_eq!(
+            code(req("127.0.0.1:7843", "/mcp", &[("authorization", &bearer)])),
+            None
+        );
+        assert_eq!(
+            code(req("localhost:7843", "/mcp", &[("authorization", &bearer)])),
+            None
+        );
+        assert_eq!(
+            code(req("127.0.0.1:7843", "/mcp", &[])),
+            Some(codes::MISSING_KEY)
+        );
+        // The API's port is not the MCP door's.
+        assert_eq!(
+            code(req("127.0.0.1:7842", "/mcp", &[("authorization", &bearer)])),
+            Some(codes::FORBIDDEN)
+        );
+        assert_eq!(
+            code(req(
+                "evil.example:7843",
+                "/mcp",
+                &[("authorization", &bearer)]
+            )),
+            Some(codes::FORBIDDEN)
+        );
+        assert_eq!(
+            code(req(
+                "127.0.0.1:7843",
+                "/mcp",
+                &[
+                    ("authorization", &bearer),
+                    ("origin", "https://evil.example")
+                ]
+            )),
+            Some(codes::FORBIDDEN)
+        );
+        assert_eq!(
+            code(req(
+                "127.0.0.1:7843",
+                "/other",
+                &[("authorization", &bearer)]
+            )),
+            Some(codes::NOT_FOUND)
+        );
+    }
+}

@@ -605,3 +605,109 @@ fn dispatch_error(err: DispatchError, pid: u64) -> ApiError {
         ),
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::config::Settings;
+
+    /// An AppState on a temporary data dir, with `actions_per_sec`.
+    pub(crate) fn state(
+        dir: &std::path::Path,
+        require_key: bool,
+        actions_per_sec: u32,
+    ) -> AppState {
+        let mut settings = Settings::new(dir.to_owned());
+        settings.require_key = require_key;
+        settings.actions_per_sec = actions_per_sec;
+        let key = crate::auth::AgentKey::load_or_create(dir).expect("key");
+        AppState {
+            hub: crate::tabs::Hub::new(),
+            key_id: key.id(),
+            key,
+            local_addr: "127.0.0.1:7842".parse().expect("addr"),
+            audit: crate::audit::AuditLog::open(dir).expect("audit"),
+            idempotency: crate::idempotency::Store::default(),
+            limits: crate::ratelimit::Limits::new(
+                settings.actions_per_sec,
+                settings.state_reads_per_sec,
+            ),
+            watchers: std::sync::atomic::AtomicUsize::new(0),
+            settings,
+        }
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, v.parse().expect("header value"));
+        }
+        h
+    }
+
+    #[test]
+    fn the_guard_wants_the_key_in_any_of_its_places() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = state(dir.path(), true, 1000);
+        let key = s.key.reveal().to_owned();
+        let code = |h: &HeaderMap, q: Option<&str>| {
+            guard(&s, h, q, Bucket::StateReads).err().map(|e| e.code)
+        };
+        assert_eq!(code(&headers(&[]), None), Some(codes::MISSING_KEY));
+        assert_eq!(
+            code(&headers(&[("authorization", "Bearer ")]), None),
+            Some(codes::MISSING_KEY)
+        );
+        assert_eq!(
+            code(
+                &headers(&[("authorization", &format!("Bearer {}", "0".repeat(64)))]),
+                None
+            ),
+            Some(codes::INVALID_KEY)
+        );
+        assert_eq!(
+            code(
+                &headers(&[("authorization", &format!("Bearer {key}"))]),
+                None
+            ),
+            None
+        );
+        assert_eq!(code(&headers(&[("x-substrate-key", &key)]), None), None);
+        // `?key=` counts only where the door passes the query (the watch route).
+        assert_eq!(code(&headers(&[]), Some(&format!("key={key}"))), None);
+        assert_eq!(
+            code(
+                &headers(&[("authorization", &format!("Basic {key}"))]),
+                None
+            ),
+            Some(codes::MISSING_KEY)
+        );
+        let err = guard(&s, &headers(&[]), None, Bucket::StateReads).expect_err("no key");
+        assert_eq!(err.status, StatusCode::UNAUTHORIZED);
+    }
+
+    #[test]
+    fn the_guard_limits_each_bucket_and_says_when_to_retry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = state(dir.path(), false, 1);
+        let none = HeaderMap::new();
+        // No key needed when [auth] require_key is off.
+        guard(&s, &none, None, Bucket::Actions).expect("the first action passes");
+        let err =
+            guard(&s, &none, None, Bucket::Actions).expect_err("the second is over the limit");
+        assert_eq!(err.code, codes::RATE_LIMITED);
+        assert_eq!(err.status, StatusCode::TOO_MANY_REQUESTS);
+        assert!(
+            err.details["retry_after_ms"].as_u64().is_some(),
+            "{:?}",
+            err.details
+        );
+        assert!(err.headers.iter().any(|(k, _)| *k == "retry-after"));
+        // Reads have their own bucket.
+        guard(&s, &none, None, Bucket::StateReads).expect("a read still passes");
+        assert_eq!(
+            limit(&s, Bucket::Actions).err().map(|e| e.code),
+            Some(codes::RATE_LIMITED)
+        );
+    }
+}
