@@ -784,6 +784,11 @@ pub async fn serve(
                         continue;
                     }
                 };
+                // An answer is written in pieces (headers, SSE events, the last chunk):
+                // without TCP_NODELAY, Nagle and the client's delayed ACK add ~40 ms.
+                if let Err(e) = stream.set_nodelay(true) {
+                    tracing::debug!(%peer, error = %e, "cannot set TCP_NODELAY");
+                }
                 let state = state.clone();
                 let svc = svc.clone();
                 let service = hyper::service::service_fn(move |req| {

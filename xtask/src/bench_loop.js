@@ -292,7 +292,7 @@ async function tabsMode([base, key, browsersArg, perArg, deltaMsArg]) {
     sock.on("close", () => {
       if (!stopping) counts.unexpected_closes++;
     });
-    sock.send(JSON.stringify({ type: "hello", channel_version: 1, extension_version: "bench", user_agent: "bench", browser: "Chromium bench", instance_id: `bench-${b}` }));
+    sock.send(JSON.stringify({ type: "hello", channel_version: 2, extension_version: "bench", user_agent: "bench", browser: "Chromium bench", instance_id: `bench-${b}` }));
     for (let i = 0; i < per; i++) {
       const tabId = b * per + i + 1;
       sock.send(JSON.stringify({ type: "tab_state", tab_id: tabId, window_id: 1, status: "active", url: `http://127.0.0.1:9/tab/${tabId}`, title: "Orders", message: null, capture: capture(tabId), request_id: null }));
