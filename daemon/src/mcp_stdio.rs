@@ -104,6 +104,41 @@ where
     Ok(())
 }
 
+/// The routing headers Streamable HTTP asks of a request (SEP-2243, required by the
+/// 2026-07-28 protocol): `Mcp-Method`, and `Mcp-Name` (the tool, resource or task it
+/// names), Base64-wrapped when it is not plain visible ASCII.
+pub fn routing_headers(message: &Value) -> Vec<(&'static str, String)> {
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let mut out = vec![("mcp-method", method.to_owned())];
+    let key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    };
+    if let Some(name) = key
+        .and_then(|k| message.pointer(&format!("/params/{k}")))
+        .and_then(Value::as_str)
+    {
+        let plain = !name.starts_with([' ', '\t'])
+            && !name.ends_with([' ', '\t'])
+            && name.chars().all(|c| (' '..='~').contains(&c));
+        let value = if plain {
+            name.to_owned()
+        } else {
+            use base64::Engine as _;
+            format!(
+                "=?base64?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(name)
+            )
+        };
+        out.push(("mcp-name", value));
+    }
+    out
+}
+
 fn request(
     target: &Target,
     method: Method,
@@ -152,13 +187,18 @@ async fn post(
         )
     };
     let body = Bytes::from(message.to_string());
-    let req = request(
+    let mut req = request(
         &target,
         Method::POST,
         sid.as_deref(),
         version.as_deref(),
         body,
     );
+    for (name, value) in routing_headers(&message) {
+        if let Ok(v) = hyper::header::HeaderValue::from_str(&value) {
+            req.headers_mut().insert(name, v);
+        }
+    }
     let fail = |text: String| {
         let out = out.clone();
         let id = id.clone();
@@ -328,5 +368,33 @@ async fn listen(
             return;
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_carry_their_routing_headers() {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_state", "arguments": {}}});
+        assert_eq!(
+            routing_headers(&call),
+            [
+                ("mcp-method", "tools/call".to_owned()),
+                ("mcp-name", "get_state".to_owned())
+            ]
+        );
+        let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": "nsp://tab/1/state"}});
+        assert_eq!(routing_headers(&read)[1].1, "nsp://tab/1/state");
+        let odd = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "naïve "}});
+        assert_eq!(routing_headers(&odd)[1].1, "=?base64?bmHDr3ZlIA==?=");
+        let list = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"});
+        assert_eq!(
+            routing_headers(&list),
+            [("mcp-method", "tools/list".to_owned())]
+        );
+        // Answers and notifications without a method carry none.
+        assert!(routing_headers(&json!({"jsonrpc": "2.0", "id": 5, "result": {}})).is_empty());
     }
 }

@@ -2,13 +2,12 @@
 
 Run by tests/tests/mcp.rs:
 
-    python client.py http  MCP_URL KEY DEMO_URL EMAIL_ID
-    python client.py stdio NSPD_BIN DATA_DIR DEMO_URL EMAIL_ID
+    python client.py http  MCP_URL KEY DEMO_URL EMAIL_ID MODE
+    python client.py stdio NSPD_BIN DATA_DIR DEMO_URL EMAIL_ID MODE
 
-Over Streamable HTTP the client negotiates by itself (the 2026-07-28 protocol: resource
-changes arrive on `subscriptions/listen`); over stdio (through `nspd mcp --stdio`) it
-uses the initialize handshake (`resources/subscribe`, changes on the session's stream).
-Either way it lists the tools, opens the demo in a new tab, reads a slice of its state,
+MODE `auto` lets the client negotiate (the 2026-07-28 protocol: resource changes arrive
+on `subscriptions/listen`); `legacy` forces the initialize handshake (a session,
+`resources/subscribe`, changes on the session's GET stream). Either way it lists the tools, opens the demo in a new tab, reads a slice of its state,
 archives EMAIL_ID (a reversible write), is refused `send_email` without a verify
 expression, sends it with one, and hears the resource update of a page change. The demo
 backend's own API is read before and after the refusal. It prints one JSON line; any
@@ -101,32 +100,30 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
 
 
 async def main():
-    transport, a, b, demo_url, email_id = sys.argv[1:6]
+    transport, a, b, demo_url, email_id, mode = sys.argv[1:7]
     updates = asyncio.Queue()
+
+    async def on_message(message):
+        if isinstance(message, types.ResourceUpdatedNotification):
+            await updates.put(message.params.uri)
 
     if transport == "http":
         http = create_mcp_http_client(headers={"Authorization": f"Bearer {b}"})
-        client = Client(streamable_http_client(a, http_client=http))
-
-        def subscribe(uri):
-            return listening(client, uri, updates)
+        server = streamable_http_client(a, http_client=http)
     else:
-        async def on_message(message):
-            if isinstance(message, types.ResourceUpdatedNotification):
-                await updates.put(message.params.uri)
-            elif getattr(getattr(message, "root", None), "method", "") == "notifications/resources/updated":
-                await updates.put(message.root.params.uri)
+        server = StdioServerParameters(command=a, args=["mcp", "--stdio", "--data-dir", b])
+    client = Client(server, mode=mode, message_handler=on_message)
 
-        params = StdioServerParameters(command=a, args=["mcp", "--stdio", "--data-dir", b])
-        client = Client(params, mode="legacy", message_handler=on_message)
-
-        def subscribe(uri):
+    def subscribe(uri):
+        if mode == "legacy":
             return subscribed(client, uri)
+        return listening(client, uri, updates)
 
     async with client:
         out = await scenario(client, demo_url, email_id, updates, subscribe)
         out["protocol"] = client.session.protocol_version
     out["transport"] = transport
+    out["mode"] = mode
     print(json.dumps(out))
 
 

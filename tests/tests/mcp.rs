@@ -33,7 +33,7 @@ async fn client(args: &[String]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     let line = stdout.lines().last().unwrap_or("");
-    eprintln!("MCP client {}: {line}", args[0]);
+    eprintln!("MCP client {} {}: {line}", args[0], args[5]);
     serde_json::from_str(line).unwrap_or_else(|e| panic!("no JSON from the client ({e}): {stdout}"))
 }
 
@@ -120,54 +120,61 @@ async fn mcp_clients_drive_the_demo_through_the_gate_over_http_and_stdio() {
     assert!(nspd.mcp_url.ends_with("/mcp"), "{}", nspd.mcp_url);
     let demo_url = demo.url("/");
 
-    let http = client(&[
-        "http".into(),
-        nspd.mcp_url.clone(),
-        nspd.key.clone(),
-        demo_url.clone(),
-        "e1".into(),
-    ])
-    .await;
-    check_scenario(&http, "e1");
-    assert_eq!(
-        backend.count(EventKind::Archive),
-        1,
-        "{:?}",
-        backend.events()
-    );
-    assert_eq!(backend.count(EventKind::Send), 1);
-    let closed = nspd.apps().await.expect("apps");
-    assert!(
-        closed
-            .iter()
-            .all(|a| a.pid != http["pid"].as_u64().unwrap_or(0)),
-        "close_tab closed the tab"
-    );
+    // Both transports, each with the protocol the client picks (2026-07-28) and with
+    // the initialize handshake: four clients, four archives, four sends.
+    let bin = nspd_bin().expect("nspd").display().to_string();
+    let data = nspd.data_dir.path().display().to_string();
+    let runs = [
+        ("http", nspd.mcp_url.clone(), nspd.key.clone(), "e1", "auto"),
+        (
+            "http",
+            nspd.mcp_url.clone(),
+            nspd.key.clone(),
+            "e2",
+            "legacy",
+        ),
+        ("stdio", bin.clone(), data.clone(), "e3", "auto"),
+        ("stdio", bin, data, "e4", "legacy"),
+    ];
+    for (n, (transport, a, b, email, mode)) in runs.into_iter().enumerate() {
+        let out = client(&[
+            transport.into(),
+            a,
+            b,
+            demo_url.clone(),
+            email.into(),
+            mode.into(),
+        ])
+        .await;
+        check_scenario(&out, email);
+        let expected = if mode == "auto" {
+            "2026-07-28"
+        } else {
+            "2025-11-25"
+        };
+        assert_eq!(out["protocol"], expected, "{transport} {mode}: {out}");
+        assert_eq!(
+            backend.count(EventKind::Archive),
+            n + 1,
+            "{transport} {mode}: {:?}",
+            backend.events()
+        );
+        assert_eq!(backend.count(EventKind::Send), n + 1, "one send per client");
+        let apps = nspd.apps().await.expect("apps");
+        assert!(
+            apps.iter()
+                .all(|a| a.pid != out["pid"].as_u64().unwrap_or(0)),
+            "close_tab closed the tab"
+        );
+    }
 
-    let stdio = client(&[
-        "stdio".into(),
-        nspd_bin().expect("nspd").display().to_string(),
-        nspd.data_dir.path().display().to_string(),
-        demo_url,
-        "e2".into(),
-    ])
-    .await;
-    check_scenario(&stdio, "e2");
-    assert_eq!(
-        backend.count(EventKind::Archive),
-        2,
-        "{:?}",
-        backend.events()
-    );
-    assert_eq!(backend.count(EventKind::Send), 2, "one send per client");
-
-    // The audit trail has both refusals, and nothing of them reached the page.
+    // The audit trail has every refusal, and nothing of them reached the page.
     let refusals = nspd
         .audit()
         .iter()
         .filter(|r| r["decision"] == "refused:missing_verify_expression")
         .count();
-    assert_eq!(refusals, 2);
+    assert_eq!(refusals, 4);
 }
 
 /// POSTs an MCP initialize to `url` with `headers`; returns the status.
