@@ -50,6 +50,28 @@ pub struct Server {
     state: Arc<AppState>,
 }
 
+/// Binds the MCP listener. A port from the settings must be free; the derived default
+/// (the API's port + 1) falls back to a free port when something else holds it, since
+/// nspd prints the one it got and writes it to `<data dir>/mcp.url`.
+async fn bind_mcp(
+    host: std::net::IpAddr,
+    port: u16,
+    explicit: bool,
+) -> Result<TcpListener, StartError> {
+    let addr = SocketAddr::new(host, port);
+    match TcpListener::bind(addr).await {
+        Ok(listener) => Ok(listener),
+        Err(e) if !explicit && port != 0 && e.kind() == std::io::ErrorKind::AddrInUse => {
+            tracing::warn!(%addr, "the MCP port is taken; MCP listens on a free port instead (set [mcp] port to choose one)");
+            let any = SocketAddr::new(host, 0);
+            TcpListener::bind(any)
+                .await
+                .map_err(|source| StartError::Bind { addr: any, source })
+        }
+        Err(source) => Err(StartError::Bind { addr, source }),
+    }
+}
+
 impl Server {
     /// Loads (or creates) the agent key and binds the listener.
     pub async fn bind(settings: Settings) -> Result<Server, StartError> {
@@ -66,13 +88,11 @@ impl Server {
             .map_err(|source| StartError::Bind { addr, source })?;
         let (mcp, mcp_addr) = match settings.mcp_port() {
             Some(port) => {
-                let addr = SocketAddr::new(settings.host, port);
-                let listener = TcpListener::bind(addr)
-                    .await
-                    .map_err(|source| StartError::Bind { addr, source })?;
-                let bound = listener
-                    .local_addr()
-                    .map_err(|source| StartError::Bind { addr, source })?;
+                let listener = bind_mcp(settings.host, port, settings.mcp_port.is_some()).await?;
+                let bound = listener.local_addr().map_err(|source| StartError::Bind {
+                    addr: SocketAddr::new(settings.host, port),
+                    source,
+                })?;
                 (Some(listener), Some(bound))
             }
             None => (None, None),
@@ -190,5 +210,21 @@ impl Server {
             _ = alive_rx.recv() => tracing::info!("all connections closed"),
             () = tokio::time::sleep(SHUTDOWN_GRACE) => tracing::warn!("shutdown grace period over; closing the remaining connections"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_taken_default_mcp_port_falls_back_and_a_chosen_one_fails() {
+        let host = std::net::IpAddr::from([127, 0, 0, 1]);
+        let taken = TcpListener::bind((host, 0)).await.expect("bind");
+        let port = taken.local_addr().expect("addr").port();
+        let other = bind_mcp(host, port, false).await.expect("falls back");
+        assert_ne!(other.local_addr().expect("addr").port(), port);
+        let err = bind_mcp(host, port, true).await.expect_err("a chosen port must be free");
+        assert!(matches!(err, StartError::Bind { .. }), "{err}");
     }
 }
