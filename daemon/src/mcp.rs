@@ -44,6 +44,8 @@ pub const MCP_PATH: &str = "/mcp";
 pub const URL_FILE: &str = "mcp.url";
 /// How long `open_tab` waits for the new page's first settled capture.
 const OPEN_SETTLE: Duration = Duration::from_secs(30);
+/// How often a long tool call (one that asked for progress) says it is still running.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 
 /// The Streamable HTTP service: one [`NspMcp`] per session.
 pub type McpService = StreamableHttpService<NspMcp, LocalSessionManager>;
@@ -567,6 +569,24 @@ impl NspMcp {
     }
 }
 
+/// Sends `notifications/progress` every [`PROGRESS_EVERY`] (progress: seconds so far)
+/// until aborted or the client is gone.
+async fn still_running(peer: rmcp::Peer<RoleServer>, token: rmcp::model::ProgressToken) {
+    let started = tokio::time::Instant::now();
+    let mut tick = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
+    loop {
+        tick.tick().await;
+        let secs = started.elapsed().as_secs();
+        let param = rmcp::model::ProgressNotificationParam::new(token.clone(), secs as f64)
+            .with_message(format!(
+                "Still running after {secs} s: waiting for the page, the verification, or a person asked to approve."
+            ));
+        if peer.notify_progress(param).await.is_err() {
+            return;
+        }
+    }
+}
+
 /// A stored error answer (idempotent replay) as an [`ApiError`] again.
 fn replayed_error(status: u16, body: &Value) -> ApiError {
     let error = &body["error"];
@@ -626,12 +646,22 @@ impl ServerHandler for NspMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // A call that may wait (on the page, a verification, or a person asked to
+        // approve) tells a client that asked for progress that it is still running.
+        let ticker = context
+            .meta
+            .get_progress_token()
+            .filter(|_| matches!(request.name.as_ref(), "execute" | "open_tab" | "verify"))
+            .map(|token| tokio::spawn(still_running(context.peer.clone(), token)));
         let result = match self.call(&request.name, request.arguments).await {
             Ok(result) => result,
             Err(err) => tool_error(&err),
         };
+        if let Some(ticker) = ticker {
+            ticker.abort();
+        }
         Ok(result.into())
     }
 

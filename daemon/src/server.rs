@@ -224,7 +224,9 @@ mod tests {
         let port = taken.local_addr().expect("addr").port();
         let other = bind_mcp(host, port, false).await.expect("falls back");
         assert_ne!(other.local_addr().expect("addr").port(), port);
-        let err = bind_mcp(host, port, true).await.expect_err("a chosen port must be free");
+        let err = bind_mcp(host, port, true)
+            .await
+            .expect_err("a chosen port must be free");
         assert!(matches!(err, StartError::Bind { .. }), "{err}");
     }
 }

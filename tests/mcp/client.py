@@ -94,6 +94,21 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
     checked = payload(await client.call_tool("verify", {"tab": pid, "expression": "outbox.sent_count >= 1"}))
     out["verify_passed"] = checked["passed"]
 
+    # A call that waits reports progress: a read whose expression never holds runs,
+    # then polls for 2.5 s and fails its verification.
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append(value)
+
+    slow = await client.call_tool("execute", {
+        "tab": pid, "action": "read_text", "parameters": {"selector": "h1"},
+        "verify_expression": "outbox.sent_count == 999", "verify_timeout_ms": 2500,
+    }, progress_callback=on_progress)
+    out["slow_is_error"] = slow.is_error
+    out["slow_text"] = text_of(slow)[:80]
+    out["progress_updates"] = len(progress)
+
     closed = payload(await client.call_tool("close_tab", {"tab": pid}))
     out["closed"] = closed["closed"]
     return out

@@ -103,6 +103,17 @@ fn check_scenario(out: &Value, email_id: &str) {
     assert_eq!(out["sent_verified"], true, "{out}");
     assert_eq!(out["sent_after_verified"], 1, "{out}");
     assert_eq!(out["verify_passed"], true, "{out}");
+    assert_eq!(out["slow_is_error"], true, "{out}");
+    assert!(
+        out["slow_text"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("Ran, but failed (verification_failed)")),
+        "{out}"
+    );
+    assert!(
+        out["progress_updates"].as_u64().unwrap_or(0) >= 1,
+        "a call that waits sends progress: {out}"
+    );
     assert_eq!(out["closed"], out["pid"], "{out}");
 }
 
