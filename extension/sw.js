@@ -257,6 +257,10 @@ async function onDaemonMessage(msg) {
     case "approval_closed":
       await onApprovalClosed(msg.approval_id, msg.reason);
       break;
+    case "open_tab":
+    case "close_tab":
+      tabOperation(msg);
+      break;
     default:
       break;
   }
@@ -374,6 +378,31 @@ if (chrome.notifications && chrome.notifications.onClicked) {
     if (!id.startsWith("nsp-approval-")) return;
     chrome.tabs.create({ url: chrome.runtime.getURL("popup.html") }).catch(() => {});
   });
+}
+
+// nspd opens and closes tabs for agents (its MCP tools open_tab and close_tab). Web pages
+// only: nspd checks the URL too, and this is the last word before chrome.tabs.
+/** @param {{type: string, request_id: string, url?: string, tab_id?: number}} msg */
+async function tabOperation(msg) {
+  const answer = (/** @type {number | null} */ tabId, /** @type {string | null} */ error) =>
+    sendToDaemon({ type: "tab_op_result", request_id: msg.request_id, tab_id: tabId, error });
+  try {
+    if (msg.type === "open_tab") {
+      const url = String(msg.url || "");
+      if (!/^https?:\/\/[^/]/i.test(url)) {
+        answer(null, `not an http(s) URL: ${url}`);
+        return;
+      }
+      const tab = await chrome.tabs.create({ url, active: true });
+      answer(typeof tab.id === "number" ? tab.id : null, null);
+    } else {
+      const tabId = Number(msg.tab_id);
+      await chrome.tabs.remove(tabId);
+      answer(tabId, null);
+    }
+  } catch (err) {
+    answer(null, String(err instanceof Error ? err.message : err));
+  }
 }
 
 // --- the probe, for pages whose CSP forbids WebAssembly -----------------------------------

@@ -3,7 +3,7 @@
 //! bodies in one place.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
@@ -17,19 +17,15 @@ use nsp_protocol::api::{
 };
 pub use nsp_protocol::api::{MAX_KEY_QUERY_BYTES, MAX_STATE_LIMIT};
 use nsp_protocol::approval::{LearnRequest, LearnResponse};
-use nsp_protocol::channel::{DialogKind, DispatchFailure, DispatchOutcome, PageDialog};
-use nsp_protocol::{Reversibility, SubstrateState};
-use serde_json::{json, Map, Value};
+use nsp_protocol::SubstrateState;
+use serde_json::Value;
 
 use crate::codes;
 use crate::error::ApiError;
-use crate::gate::{self, Decision, GateLimits};
 use crate::http::{json_bytes, json_bytes_response, json_response, AppState, Body};
-use crate::hub::{DispatchError, HubError, TargetCheck};
-use crate::idempotency::Claim;
+use crate::pipeline::{self, bounded, Acted};
 use crate::ratelimit::Bucket;
 use crate::route::{schema_of, Access, Call, Reply, Route};
-use crate::verification::{self, Polling};
 
 pub const PREFIX: &str = "/substrate/v1";
 
@@ -245,7 +241,7 @@ async fn state_route(c: Call) -> Result<Response<Body>, ApiError> {
     }
     let mut s = bounded(
         state.settings.request_timeout,
-        get_state(&state, pid, fresh),
+        pipeline::get_state(&state, pid, fresh),
     )
     .await?;
     window.apply(&mut s);
@@ -282,20 +278,6 @@ async fn verify_route(c: Call) -> Result<Response<Body>, ApiError> {
     .await
 }
 
-async fn bounded<T>(
-    limit: Duration,
-    fut: impl std::future::Future<Output = Result<T, ApiError>>,
-) -> Result<T, ApiError> {
-    tokio::time::timeout(limit, fut).await.unwrap_or_else(|_| {
-        Err(ApiError::new(codes::REQUEST_TIMEOUT,
-            format!(
-                "The request did not finish within {} ms. If it was an action, read the state before retrying: it may have run.",
-                limit.as_millis()
-            ),
-        ))
-    })
-}
-
 fn health(state: &AppState) -> Response<Body> {
     ok_json(&Health {
         status: "ok".into(),
@@ -312,17 +294,6 @@ fn apps(state: &AppState) -> AppList {
         total: apps.len() as u64,
         apps,
     }
-}
-
-async fn get_state(state: &AppState, pid: u64, fresh: bool) -> Result<SubstrateState, ApiError> {
-    Ok(if fresh {
-        state
-            .hub
-            .fresh_capture(pid, state.settings.capture_timeout)
-            .await?
-    } else {
-        state.hub.state(pid)?
-    })
 }
 
 fn schema(state: &AppState, pid: u64) -> Result<Response<Body>, ApiError> {
@@ -417,405 +388,18 @@ async fn action(
 ) -> Result<Response<Body>, ApiError> {
     let req = parse_action_request(body)?;
     let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
-    let Some(idem) = idem else {
-        return run_action(state, &req, pid, request_id).await;
-    };
-    // The same key must mean the same request: compare the parsed body and the tab.
-    let fingerprint = json!({"pid": pid, "request": serde_json::from_slice::<Value>(body).unwrap_or(Value::Null)});
-    match state.idempotency.claim(&state.key_id, &idem, &fingerprint) {
-        Claim::Run => {}
-        Claim::Replay { status, body } => {
+    let request = serde_json::from_slice::<Value>(body).unwrap_or(Value::Null);
+    match pipeline::act(state, &req, pid, request, idem, request_id).await? {
+        Acted::Ran(response) => Ok(ok_json(&response)),
+        Acted::Replayed { status, body } => {
             let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
             let mut resp = json_response(status, &body);
-            resp.headers_mut().insert("idempotent-replayed", hyper::header::HeaderValue::from_static("true"));
-            return Ok(resp);
-        }
-        Claim::Conflict => {
-            return Err(ApiError::new(codes::IDEMPOTENCY_CONFLICT,
-                "A request with this Idempotency-Key is still running. Wait for it, then retry to get its stored answer.",
-            ))
-        }
-        Claim::Reused => {
-            return Err(ApiError::new(codes::IDEMPOTENCY_KEY_REUSED,
-                "This Idempotency-Key was used for a different request. Use a new key for a new request.",
-            ))
-        }
-    }
-    let result = run_action(state, &req, pid, request_id).await;
-    if matches!(&result, Err(e) if e.code == codes::AUDIT_UNAVAILABLE) {
-        // Nothing was sent and the message says to retry once the disk is fixed: that
-        // retry, with the same key, must run rather than replay this refusal.
-        state.idempotency.release(&state.key_id, &idem);
-        return result;
-    }
-    let (status, body) = match &result {
-        Ok(resp) => (resp.status().as_u16(), replay_body(resp)),
-        Err(e) => (e.status.as_u16(), e.body(request_id)),
-    };
-    state
-        .idempotency
-        .complete(&state.key_id, &idem, status, body);
-    result
-}
-
-/// The JSON body of a response we built (bodies are `Full`, so already in memory).
-fn replay_body(resp: &Response<Body>) -> Value {
-    resp.extensions()
-        .get::<ReplayBody>()
-        .map(|b| b.0.clone())
-        .unwrap_or(Value::Null)
-}
-
-/// A copy of a success body, kept on the response for idempotent replay.
-#[derive(Debug, Clone)]
-struct ReplayBody(Value);
-
-pub(crate) fn audit_base(
-    state: &AppState,
-    request_id: &str,
-    pid: u64,
-    url: Option<&str>,
-    action: &str,
-) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("request_id".into(), json!(request_id));
-    m.insert("key_id".into(), json!(state.key_id));
-    m.insert("pid".into(), json!(pid));
-    m.insert("url".into(), json!(url));
-    m.insert("action".into(), json!(action));
-    m
-}
-
-async fn run_action(
-    state: &Arc<AppState>,
-    req: &ActionRequest,
-    pid: u64,
-    request_id: &str,
-) -> Result<Response<Body>, ApiError> {
-    let started = Instant::now();
-    let settings = &state.settings;
-    let gate_state = if req.fresh_state {
-        Some(
-            state
-                .hub
-                .fresh_capture(pid, settings.capture_timeout)
-                .await?,
-        )
-    } else {
-        match state.hub.state(pid) {
-            Ok(s) => Some(s),
-            Err(HubError::NotReady { .. }) => None,
-            Err(e) => return Err(e.into()),
-        }
-    };
-    // What agents made stricter on this site holds at the gate whatever the probe sent.
-    let gate_state = gate_state.map(|mut s| {
-        state.corrections.enforce_agents(&mut s);
-        s
-    });
-    let url = gate_state.as_ref().and_then(|s| s.context.url.clone());
-    let explain = state.hub.explain(pid).unwrap_or_default();
-    let limits = GateLimits {
-        verify_expression_max_bytes: settings.verify_expression_max_bytes,
-    };
-    // The gate, with the person in it: an action only its confidence floor refuses may be
-    // held and put to the person; then their answer releases it, with the tab's lock.
-    let (decision, held_lock) = match crate::approvals::check(
-        state,
-        req,
-        pid,
-        gate_state.as_ref(),
-        &explain,
-        limits,
-        request_id,
-    )
-    .await
-    {
-        Ok(d) => d,
-        Err(e) => {
-            let mut rec = audit_base(state, request_id, pid, url.as_deref(), &req.action);
-            rec.insert("decision".into(), json!(format!("refused:{}", e.code)));
-            rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
-            // A refusal sends nothing, so a lost line cannot hide an action (and the
-            // failure is logged by `record`).
-            let _ = state.audit.record(rec, false);
-            return Err(e);
-        }
-    };
-
-    // Step 8: the stale-target guard.
-    if let Some(capture_id) = &req.expected_capture_id {
-        let check = state.hub.target_since(pid, capture_id, &decision.action);
-        if check != TargetCheck::Same {
-            let why = match check {
-                TargetCheck::UnknownCapture => {
-                    format!("capture {capture_id} is not one of the tab's recent captures")
-                }
-                _ => format!(
-                    "the target of {} changed since capture {capture_id}",
-                    decision.action
-                ),
-            };
-            return Err(ApiError::new(codes::STALE_STATE,
-                format!("Refused rather than act on something else: {why}. Read the state again and decide on what is there now."),
-            )
-            .with("expected_capture_id", capture_id.clone())
-            .with("current_capture_id", gate_state.as_ref().map(|s| s.capture_id.clone())));
-        }
-    }
-
-    // Step 9: one action at a time per tab.
-    // (An action the person approved holds the lock since before it was asked.)
-    let _guard = match held_lock {
-        Some(guard) => guard,
-        None => {
-            let lock = state
-                .hub
-                .action_lock(pid)
-                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-            tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
-                .await
-                .map_err(|_| {
-                    ApiError::new(codes::PROBE_TIMEOUT,
-                        format!(
-                            "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
-                            settings.action_lock_timeout.as_millis()
-                        ),
-                    )
-                })?
-        }
-    };
-
-    // The capture just before dispatch, for prev.* and changed().
-    let prev = if decision.expression.is_some() || decision.tier != Reversibility::Read {
-        match state.hub.fresh_capture(pid, settings.capture_timeout).await {
-            Ok(s) => Some(s),
-            Err(_) => state.hub.state(pid).ok(),
-        }
-    } else {
-        // A read without an expression: no verification and no state after it, so no
-        // before-state either (it would be a second copy of the whole state per read).
-        None
-    };
-
-    let action_id = uuid::Uuid::now_v7().to_string();
-    let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
-    rec.insert("action_id".into(), json!(action_id));
-    rec.insert("tier".into(), json!(decision.tier.as_str()));
-    rec.insert(
-        "effective_confidence".into(),
-        json!(decision.effective_confidence),
-    );
-    rec.insert("decision".into(), json!("dispatched"));
-    rec.insert(
-        "verify_expression".into(),
-        json!(decision.expression.as_ref().map(|(s, _)| s)),
-    );
-    rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
-    // Irreversible actions reach the disk before the page sees them, or not at all.
-    let irreversible = decision.tier == Reversibility::IrreversibleWrite;
-    if let Err(e) = state.audit.record(rec, irreversible) {
-        if irreversible {
-            return Err(ApiError::new(codes::AUDIT_UNAVAILABLE,
-                format!(
-                    "{} was not sent: it is an irreversible write and its audit record could not be written to {} ({e}). Free disk space or fix the permissions of the data dir, then retry.",
-                    decision.action,
-                    state.audit.path().display()
-                ),
-            )
-            .with("action_id", action_id.clone())
-            .with("executed", false));
-        }
-    }
-
-    let outcome = state
-        .hub
-        .dispatch(
-            pid,
-            action_id.clone(),
-            decision.cleared(),
-            settings.action_timeout,
-        )
-        .await;
-    // The completion record; `false` when it did not reach the log, which the response
-    // then says (the action itself happened or not regardless).
-    let completion = |result: &str,
-                      verification: Option<&VerificationOutcome>,
-                      dialogs: &[PageDialog]|
-     -> bool {
-        let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
-        rec.insert("action_id".into(), json!(action_id));
-        rec.insert("decision".into(), json!("completed"));
-        rec.insert("result".into(), json!(result));
-        if !dialogs.is_empty() {
-            rec.insert("dialogs".into(), json!(dialogs));
-        }
-        rec.insert(
-            "verification".into(),
-            json!(verification.map(|v| json!({"passed": v.passed, "explanation": v.explanation}))),
-        );
-        state.audit.record(rec, irreversible).is_ok()
-    };
-    let unrecorded = |e: ApiError, recorded: bool| {
-        if recorded {
-            e
-        } else {
-            e.with("audit_completion_recorded", false)
-        }
-    };
-    let (value, dialogs) = match outcome {
-        Ok(DispatchOutcome::Done { value, dialogs }) => (value, dialogs),
-        Ok(DispatchOutcome::Failed { code, message }) => {
-            let recorded = completion("failed", None, &[]);
-            return Err(unrecorded(
-                action_failed(code, &message).with("action_id", action_id.clone()),
-                recorded,
-            ));
-        }
-        Err(e) => {
-            let recorded = completion(
-                match e {
-                    DispatchError::Detached => "not_sent",
-                    DispatchError::Timeout(_) => "timeout",
-                    DispatchError::OutcomeUnknown => "outcome_unknown",
-                },
-                None,
-                &[],
+            resp.headers_mut().insert(
+                "idempotent-replayed",
+                hyper::header::HeaderValue::from_static("true"),
             );
-            return Err(unrecorded(
-                dispatch_error(e, pid).with("action_id", action_id.clone()),
-                recorded,
-            ));
+            Ok(resp)
         }
-    };
-
-    if !decision.accepts_confirm()
-        && dialogs
-            .iter()
-            .any(|x| x.kind == DialogKind::Confirm && x.accepted)
-    {
-        // The extension answers yes only when told to; this one did not keep to that.
-        tracing::warn!(action = %decision.action, "the extension reports a confirm() it accepted without being allowed to");
-    }
-    let (verification, updated_state) = match &decision.expression {
-        Some((source, expr)) => {
-            let prev = prev.clone().or_else(|| gate_state.clone());
-            match prev {
-                Some(prev) => {
-                    let polling = Polling {
-                        initial_wait: settings.post_action_wait,
-                        interval: settings.poll_interval,
-                        timeout: Duration::from_millis(
-                            req.verify_timeout_ms.unwrap_or(VERIFY_TIMEOUT_MS_DEFAULT),
-                        ),
-                        capture_timeout: settings.capture_timeout,
-                    };
-                    let verified =
-                        verification::verify(&state.hub, pid, source, expr, &prev, polling).await;
-                    (Some(verified.outcome), verified.last_state)
-                }
-                None => (None, None),
-            }
-        }
-        None if decision.tier != Reversibility::Read => {
-            tokio::time::sleep(settings.post_action_wait).await;
-            let after = state
-                .hub
-                .fresh_capture(pid, settings.capture_timeout)
-                .await
-                .ok();
-            (None, after)
-        }
-        None => (None, None),
-    };
-    let recorded = completion(
-        match &verification {
-            Some(v) if !v.passed => "verification_failed",
-            _ => "done",
-        },
-        verification.as_ref(),
-        &dialogs,
-    );
-    if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
-        return Err(unrecorded(ApiError::new(codes::VERIFICATION_FAILED,
-            format!(
-                "{} ran, but the verify_expression was still false after {} ms: {} Read the state before doing anything else: the action happened.",
-                decision.action, v.latency_ms, v.explanation
-            ),
-        )
-        .with("verification", serde_json::to_value(v).unwrap_or(Value::Null))
-        .with("action_id", action_id.clone())
-        .with("executed", true), recorded));
-    }
-    let mut message = success_message(&decision, verification.as_ref(), &dialogs);
-    if !recorded {
-        message.push_str(&format!(
-            " The audit log could not record its completion (see nspd's log; free disk space or fix the data dir): {} holds only that it was dispatched.",
-            state.audit.path().display()
-        ));
-    }
-    let state_delta = match (&prev, &updated_state) {
-        (Some(before), Some(after)) => {
-            let mut delta = Map::new();
-            for change in nsp_verify::changed_fields(before, after) {
-                delta.insert(
-                    change.path,
-                    json!({"before": change.before, "after": change.after}),
-                );
-            }
-            Some(delta)
-        }
-        _ => None,
-    };
-    let response = ActionResponse {
-        success: true,
-        action_id,
-        action: decision.action.clone(),
-        executed: true,
-        runtime: "v8".into(),
-        total_latency_ms: started.elapsed().as_millis() as u64,
-        message,
-        verification,
-        updated_state,
-        state_delta,
-        raw_return: value,
-        dialogs,
-    };
-    let body = serde_json::to_value(&response).unwrap_or(Value::Null);
-    let mut resp = json_response(StatusCode::OK, &body);
-    resp.extensions_mut().insert(ReplayBody(body));
-    Ok(resp)
-}
-
-fn success_message(
-    d: &Decision,
-    v: Option<&VerificationOutcome>,
-    dialogs: &[PageDialog],
-) -> String {
-    let via = d
-        .inherited_from
-        .as_ref()
-        .map(|a| format!(" (gated as {a})"))
-        .unwrap_or_default();
-    // An accepted confirm() is said in words: it is what NSP agreed to on the agent's
-    // behalf.
-    let asked: String = dialogs
-        .iter()
-        .filter(|x| x.kind == DialogKind::Confirm && x.accepted)
-        .map(|x| {
-            format!(
-                " NSP answered yes to the page's confirm(“{}”), as this action's own confirmation.",
-                x.message
-            )
-        })
-        .collect();
-    match v {
-        Some(v) => format!(
-            "{}{via} ran and was verified: {}.{asked}",
-            d.action,
-            v.explanation.trim_end_matches('.')
-        ),
-        None => format!("{}{via} ran.{asked}", d.action),
     }
 }
 
@@ -837,68 +421,9 @@ async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, A
         return Err(ApiError::invalid_request("Send \"pid\" or \"app_id\".").with("field", "pid"));
     }
     let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
-    let limits = GateLimits {
-        verify_expression_max_bytes: state.settings.verify_expression_max_bytes,
-    };
-    if req.expression.trim().is_empty() {
-        return Err(
-            ApiError::new(codes::INVALID_VERIFY_EXPRESSION, "\"expression\" is empty.")
-                .with("field", "expression"),
-        );
-    }
-    let expr = gate::parse_expression(&req.expression, limits)
-        .map_err(|e| e.with("field", "expression"))?;
-    let prev = state.hub.state(pid)?;
-    let polling = Polling {
-        initial_wait: Duration::ZERO,
-        interval: state.settings.poll_interval,
-        timeout: Duration::from_millis(timeout),
-        capture_timeout: state.settings.capture_timeout,
-    };
-    let verified =
-        verification::verify(&state.hub, pid, &req.expression, &expr, &prev, polling).await;
-    Ok(ok_json(&verified.outcome))
-}
-
-fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
-    let code_str = serde_json::to_value(code)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
-    let advice = match code {
-        DispatchFailure::TargetNotFound => "Nothing on the page matches. Read the current state and use a selector or value from it.",
-        DispatchFailure::TargetChanged => "The page changed under the action, so it was not run. Read the state again before retrying.",
-        DispatchFailure::Threw => "The page threw while running the action. Read the state to see what happened.",
-        DispatchFailure::Duplicate => "This action id already ran once and was not run again.",
-        DispatchFailure::NoProbe => "The tab's probe is not running. Reload the page or wait for it to load.",
-        DispatchFailure::BadParameters => "Fix the parameters as the message says.",
-        DispatchFailure::Unsupported => "This extension version does not support the action.",
-        DispatchFailure::DialogDeclined => {
-            "NSP answers yes to a page's confirmation only for an irreversible_write sent with a verify_expression; the probe now rates this control irreversible_write for the rest of the page's life. Read the state before anything else."
-        }
-    };
-    ApiError::new(
-        codes::ACTION_FAILED,
-        format!("The action did not complete: {message} {advice}"),
-    )
-    .with("failure", code_str)
-}
-
-fn dispatch_error(err: DispatchError, pid: u64) -> ApiError {
-    match err {
-        DispatchError::Detached => ApiError::new(codes::PROBE_DETACHED,
-            format!("The probe of tab {pid} is not connected, so the action was not sent. List tabs again with GET /substrate/v1/apps."),
-        ),
-        DispatchError::Timeout(t) => ApiError::new(codes::PROBE_TIMEOUT,
-            format!(
-                "The page did not answer within {} ms. The action may or may not have happened; nspd did not retry. Read the state before deciding anything.",
-                t.as_millis()
-            ),
-        ),
-        DispatchError::OutcomeUnknown => ApiError::new(codes::OUTCOME_UNKNOWN,
-            "The connection to the page dropped after the action was sent and before it answered: it may or may not have happened. nspd did not retry. Read the state to find out.",
-        ),
-    }
+    let outcome =
+        pipeline::verify(state, pid, &req.expression, Duration::from_millis(timeout)).await?;
+    Ok(ok_json(&outcome))
 }
 
 pub(crate) async fn read_body(state: &AppState, req: Request<Incoming>) -> Result<Bytes, ApiError> {

@@ -30,6 +30,7 @@ use crate::error::ApiError;
 use crate::gate::{self, Decision, GateLimits, Gated, Held};
 use crate::http::AppState;
 use crate::hub::{ConnId, Hub};
+use crate::pipeline::audit_base;
 
 /// Proof that the person approved a held action; only this module makes one, and
 /// [`Held::approve`] takes it.
@@ -423,22 +424,6 @@ fn rfc3339(t: std::time::SystemTime) -> String {
     time::OffsetDateTime::from(t)
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
-}
-
-fn audit_base(
-    state: &AppState,
-    request_id: &str,
-    pid: u64,
-    url: Option<&str>,
-    action: &str,
-) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("request_id".into(), json!(request_id));
-    m.insert("key_id".into(), json!(state.key_id));
-    m.insert("pid".into(), json!(pid));
-    m.insert("url".into(), json!(url));
-    m.insert("action".into(), json!(action));
-    m
 }
 
 #[cfg(test)]

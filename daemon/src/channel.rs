@@ -227,6 +227,14 @@ fn handle(
             hub.tab_closed(conn, tab_id);
             None
         }
+        ExtensionMessage::TabOpResult {
+            request_id,
+            tab_id,
+            error,
+        } => {
+            hub.tab_ops.answer(&request_id, tab_id, error);
+            None
+        }
         ExtensionMessage::ActionResult {
             action_id, outcome, ..
         } => {

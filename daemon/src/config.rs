@@ -190,6 +190,26 @@ impl Default for ProbeConfig {
     }
 }
 
+/// `[mcp]`: the MCP front door (Streamable HTTP at `/mcp`), on a port of its own.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct McpConfig {
+    /// Serve MCP at all.
+    pub enabled: bool,
+    /// Its port; 0 picks a free one (printed, and written to `<data dir>/mcp.url`).
+    /// Unset: the API's port + 1 (7843), or a free one when the API's port is 0.
+    pub port: Option<u16>,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        McpConfig {
+            enabled: true,
+            port: None,
+        }
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -201,6 +221,7 @@ pub struct FileConfig {
     pub extension: ExtensionConfig,
     pub probe: ProbeConfig,
     pub gate: GateConfig,
+    pub mcp: McpConfig,
 }
 
 /// Everything the server needs, after all sources are applied.
@@ -233,6 +254,10 @@ pub struct Settings {
     /// headless launch.
     pub ask_person: AskPerson,
     pub approval_timeout: Duration,
+    /// Serve MCP (`[mcp] enabled`).
+    pub mcp_enabled: bool,
+    /// `[mcp] port` (or `--mcp-port`); see [`Settings::mcp_port`].
+    pub mcp_port: Option<u16>,
 }
 
 impl Settings {
@@ -270,7 +295,22 @@ impl Settings {
             },
             ask_person: c.gate.ask_person.unwrap_or(AskPerson::BelowFloor),
             approval_timeout: Duration::from_millis(c.gate.approval_timeout_ms),
+            mcp_enabled: c.mcp.enabled,
+            mcp_port: c.mcp.port,
         }
+    }
+
+    /// The port MCP listens on, or `None` when it is off: `[mcp] port` if set, else the
+    /// API's port + 1, else (API port 0, as in tests) a free one.
+    pub fn mcp_port(&self) -> Option<u16> {
+        if !self.mcp_enabled {
+            return None;
+        }
+        Some(self.mcp_port.unwrap_or(if self.port == 0 {
+            0
+        } else {
+            self.port.saturating_add(1)
+        }))
     }
 }
 
@@ -282,6 +322,7 @@ const SECTIONS: &[&str] = &[
     "extension",
     "probe",
     "gate",
+    "mcp",
 ];
 
 /// Loads the file (if `path` exists or was given explicitly) and applies the

@@ -2,7 +2,6 @@
 //! before any handler runs. Then it is routed to the extension channel or the agent API.
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -17,31 +16,13 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::api;
-use crate::auth::AgentKey;
 use crate::config::Settings;
 use crate::error::ApiError;
-use crate::hub::Hub;
 
 pub type Body = Full<Bytes>;
 
-/// What every request handler can reach.
-#[derive(Debug)]
-pub struct AppState {
-    pub settings: Settings,
-    pub hub: Hub,
-    pub key: AgentKey,
-    /// A short id of the key for logs and limits; never the key itself.
-    pub key_id: String,
-    /// The address actually bound (the port may have been 0 in the settings).
-    pub local_addr: SocketAddr,
-    pub audit: crate::audit::AuditLog,
-    pub idempotency: crate::idempotency::Store,
-    pub limits: crate::ratelimit::Limits,
-    /// Open `/watch` streams.
-    pub watchers: std::sync::atomic::AtomicUsize,
-    /// The corrections store (`corrections.json`), pushed to the extension.
-    pub corrections: crate::corrections::Corrections,
-}
+// Re-exported so code written against the old place keeps compiling.
+pub use crate::app::AppState;
 
 /// The one service function: never fails, every failure becomes a response here.
 pub async fn handle(
@@ -126,7 +107,7 @@ fn forbidden(message: impl Into<String>) -> ApiError {
 }
 
 /// DNS-rebinding defence: only loopback names with our port.
-fn check_host<B>(req: &Request<B>, port: u16) -> Result<(), ApiError> {
+pub(crate) fn check_host<B>(req: &Request<B>, port: u16) -> Result<(), ApiError> {
     let host = req
         .headers()
         .get(HOST)
@@ -175,7 +156,7 @@ fn extension_origin_allowed(origin: &str, settings: &Settings) -> bool {
 
 /// A web page may send requests to loopback, but browsers always attach its Origin:
 /// any Origin other than our own extension is refused, and no CORS header is ever sent.
-fn check_agent_origin<B>(req: &Request<B>, settings: &Settings) -> Result<(), ApiError> {
+pub(crate) fn check_agent_origin<B>(req: &Request<B>, settings: &Settings) -> Result<(), ApiError> {
     match req.headers().get(ORIGIN) {
         None => Ok(()),
         Some(origin) => {

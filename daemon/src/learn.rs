@@ -93,7 +93,7 @@ pub async fn learn(
     let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
     let current = state.hub.state(pid)?;
     let url = current.context.url.clone();
-    let mut rec = crate::api::audit_base(state, request_id, pid, url.as_deref(), &req.action);
+    let mut rec = crate::pipeline::audit_base(state, request_id, pid, url.as_deref(), &req.action);
     rec.insert("event".into(), json!("learn"));
     rec.insert(
         "requested".into(),

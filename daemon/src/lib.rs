@@ -5,6 +5,7 @@
 //! start the same [`server::Server`] in-process or run the binary.
 
 pub mod api;
+pub mod app;
 pub mod approvals;
 pub mod audit;
 pub mod auth;
@@ -19,10 +20,14 @@ pub mod hub;
 pub mod idempotency;
 pub mod launch;
 pub mod learn;
+pub mod mcp;
+pub mod mcp_stdio;
 pub mod openapi;
+pub mod pipeline;
 pub mod ratelimit;
 pub mod route;
 pub mod server;
+pub mod tab_ops;
 pub mod util;
 pub mod verification;
 pub mod watch;

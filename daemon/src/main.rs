@@ -1,5 +1,5 @@
 //! The `nspd` command line: `run`, `token`, `inspect`, `verify-expr`, `audit`,
-//! `corrections`.
+//! `corrections`, `mcp`, `mcp-config`.
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -57,6 +57,20 @@ enum Command {
     /// List or remove the corrections in <data dir>/corrections.json. A running nspd
     /// notices a removal within a second and tells the extension, whose probes drop it.
     Corrections(CorrectionsArgs),
+    /// Bridge MCP over stdio to a running nspd (for MCP clients that launch commands):
+    /// JSON-RPC lines on stdin go to its MCP port with the agent key, answers and
+    /// notifications come back on stdout.
+    Mcp(McpArgs),
+    /// Print the snippet that connects an MCP client to nspd. It names where the agent
+    /// key is (the bridge reads it there); it never prints the key.
+    McpConfig {
+        /// The client.
+        #[arg(value_enum)]
+        client: McpClient,
+        /// The data dir nspd runs with [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -78,6 +92,26 @@ enum CorrectionsCommand {
     },
     /// Remove the correction with this id (from `list`).
     Remove { id: String },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum McpClient {
+    ClaudeCode,
+    ClaudeDesktop,
+    Cursor,
+}
+
+#[derive(Debug, Args)]
+struct McpArgs {
+    /// Speak MCP on stdin/stdout (the only mode).
+    #[arg(long)]
+    stdio: bool,
+    /// The data dir of the running nspd: its agent.key and mcp.url are read there [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// nspd's MCP endpoint, instead of the one the running nspd wrote to <data dir>/mcp.url.
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
 }
 
 const VERIFY_EXPR_EXIT_CODES: &str = "Exit codes:\n  0  the expression holds\n  1  the expression is false\n  2  the expression is invalid (the message gives the byte position)\n  3  a state file cannot be read or is not a state (the SDK's SubstrateState: pid, app_id, app_name, runtime, confidence and captured_at are required; everything else, probe_metadata included, may be missing)";
@@ -103,6 +137,9 @@ struct RunArgs {
     /// Port to listen on; 0 picks a free one and the bound port is printed [default: 7842, or [server] port].
     #[arg(long)]
     port: Option<u16>,
+    /// Port of the MCP endpoint (/mcp); 0 picks a free one [default: [mcp] port, else the port above + 1, else a free one when that is 0].
+    #[arg(long, value_name = "PORT")]
+    mcp_port: Option<u16>,
     /// Configuration file [default: <data dir>/nspd.toml]; NSP_<SECTION>__<KEY> variables override it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -164,6 +201,8 @@ fn main() -> ExitCode {
         Command::Token { data_dir } => token(data_dir),
         Command::Audit(args) => audit(args),
         Command::Corrections(args) => corrections(args),
+        Command::Mcp(args) => mcp_stdio(args),
+        Command::McpConfig { client, data_dir } => mcp_config(client, data_dir),
         Command::VerifyExpr {
             state,
             prev,
@@ -610,6 +649,11 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
     if let Some(port) = args.port {
         settings.port = port;
     }
+    if let Some(port) = args.mcp_port {
+        settings.mcp_enabled = true;
+        settings.mcp_port = Some(port);
+    }
+    let url_file = settings.data_dir.join(nsp_daemon::mcp::URL_FILE);
     let extension_dir = match args.extension {
         Some(dir) => Some(dir),
         None if args.launch => Some(default_extension_dir()?),
@@ -623,6 +667,9 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
         IpAddr::V4(ip) => ip.to_string(),
     };
     let base = format!("http://{host}:{}", addr.port());
+    let mcp_url = server
+        .mcp_addr()
+        .map(|a| format!("http://{host}:{}{}", a.port(), nsp_daemon::mcp::MCP_PATH));
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "nspd listening on {base}")?;
@@ -631,6 +678,12 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
             "agent API: {base}/substrate/v1 (key in {})",
             server.key().path().display()
         )?;
+        if let Some(url) = &mcp_url {
+            writeln!(out, "MCP: {url} (Streamable HTTP, same key)")?;
+            // For `nspd mcp --stdio`, which finds a running nspd through its data dir.
+            std::fs::write(&url_file, format!("{url}\n"))
+                .with_context(|| format!("cannot write {}", url_file.display()))?;
+        }
         out.flush()?;
     }
 
@@ -662,8 +715,108 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
     if let Some(browser) = browser.as_mut() {
         browser.close();
     }
+    // Only our own line: another nspd on the same data dir may have replaced it.
+    if mcp_url
+        .as_deref()
+        .is_some_and(|url| std::fs::read_to_string(&url_file).is_ok_and(|text| text.trim() == url))
+    {
+        let _ = std::fs::remove_file(&url_file);
+    }
     tracing::info!("nspd stopped");
     Ok(())
+}
+
+fn mcp_stdio(args: McpArgs) -> anyhow::Result<()> {
+    if !args.stdio {
+        anyhow::bail!("`nspd mcp` speaks MCP on stdin/stdout only: run `nspd mcp --stdio`");
+    }
+    let dir = args.data_dir.unwrap_or_else(default_data_dir);
+    let url = match args.url {
+        Some(url) => url,
+        None => {
+            let file = dir.join(nsp_daemon::mcp::URL_FILE);
+            std::fs::read_to_string(&file)
+                .with_context(|| {
+                    format!(
+                        "no running nspd found: {} is missing (`nspd run` writes it when it starts, with the same --data-dir); or pass --url",
+                        file.display()
+                    )
+                })?
+                .trim()
+                .to_owned()
+        }
+    };
+    let key_file = dir.join(nsp_daemon::auth::KEY_FILE);
+    if !key_file.is_file() {
+        anyhow::bail!(
+            "no agent key at {}: start nspd with this data dir first",
+            key_file.display()
+        );
+    }
+    let key = AgentKey::load_or_create(&dir)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let target = nsp_daemon::mcp_stdio::Target {
+        url,
+        key: key.reveal().to_owned(),
+    };
+    runtime.block_on(nsp_daemon::mcp_stdio::run(
+        target,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ))
+}
+
+fn mcp_config(client: McpClient, data_dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let dir = data_dir.unwrap_or_else(default_data_dir);
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    let exe = std::env::current_exe().context("cannot find nspd's own path")?;
+    print!("{}", mcp_snippet(client, &exe, &dir));
+    Ok(())
+}
+
+/// The snippet for `client`: it runs the stdio bridge, which reads the key from the
+/// data dir, so the key itself is in no client's configuration.
+fn mcp_snippet(client: McpClient, exe: &Path, dir: &Path) -> String {
+    let key_file = dir.join(nsp_daemon::auth::KEY_FILE);
+    let args = ["mcp", "--stdio", "--data-dir", &dir.display().to_string()]
+        .map(String::from)
+        .to_vec();
+    let server = serde_json::json!({"command": exe.display().to_string(), "args": args});
+    let json = serde_json::to_string_pretty(&serde_json::json!({"mcpServers": {"nsp": server}}))
+        .unwrap_or_default();
+    let note = format!(
+        "nspd must be running (`nspd run`). The bridge reads the agent key from {} (never copy the key into a config).",
+        key_file.display()
+    );
+    match client {
+        McpClient::ClaudeCode => format!(
+            "# Run in a shell. {note}\nclaude mcp add nsp -- {} mcp --stdio --data-dir {}\n",
+            shell_quote(&exe.display().to_string()),
+            shell_quote(&dir.display().to_string())
+        ),
+        McpClient::ClaudeDesktop => format!(
+            "// Merge into claude_desktop_config.json (Settings > Developer > Edit Config), then restart Claude Desktop.\n// {note}\n{json}\n"
+        ),
+        McpClient::Cursor => format!(
+            "// Merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project).\n// {note}\n{json}\n"
+        ),
+    }
+}
+
+/// `s` as one POSIX shell word.
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 /// Ctrl-C or SIGTERM.

@@ -8,8 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use hyper::body::Incoming;
-use hyper::header::AUTHORIZATION;
-use hyper::{HeaderMap, Method, Request, Response};
+use hyper::{Method, Request, Response};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::api::PREFIX;
@@ -161,7 +160,7 @@ pub async fn serve(
         let query_key = matched
             .iter()
             .any(|(r, _)| matches!(r.access, Access::KeyOrQuery(_)));
-        authenticate(
+        crate::pipeline::authenticate(
             state,
             req.headers(),
             if query_key { req.uri().query() } else { None },
@@ -170,7 +169,7 @@ pub async fn serve(
             Some(Access::Key(b) | Access::KeyOrQuery(b)) => b,
             _ => Bucket::StateReads,
         };
-        rate_limit(state, bucket)?;
+        crate::pipeline::limit(state, bucket)?;
     }
     let Some((route, pid)) = matched.iter().find(|(r, _)| r.method == method) else {
         return Err(if matched.is_empty() {
@@ -187,68 +186,6 @@ pub async fn serve(
         request_id: request_id.to_owned(),
     })
     .await
-}
-
-fn rate_limit(state: &AppState, bucket: Bucket) -> Result<(), ApiError> {
-    let Err(wait) = state.limits.check(bucket, &state.key_id) else {
-        return Ok(());
-    };
-    let secs = wait.as_secs_f64().ceil().max(1.0) as u64;
-    Err(ApiError::new(
-        codes::RATE_LIMITED,
-        format!(
-            "Too many {} for this key. Retry in {} ms.",
-            if bucket == Bucket::Actions {
-                "actions"
-            } else {
-                "reads"
-            },
-            wait.as_millis()
-        ),
-    )
-    .with("retry_after_ms", wait.as_millis() as u64)
-    .with_header("retry-after", secs.to_string()))
-}
-
-/// Checks the agent key: `X-Substrate-Key`, `Authorization: Bearer`, or (where the
-/// route allows it) `?key=`.
-fn authenticate(
-    state: &AppState,
-    headers: &HeaderMap,
-    query: Option<&str>,
-) -> Result<(), ApiError> {
-    if !state.settings.require_key {
-        return Ok(());
-    }
-    let from_query = query.and_then(|q| {
-        q.split('&')
-            .filter_map(|pair| pair.split_once('='))
-            .find(|(k, _)| *k == "key")
-            .map(|(_, v)| v)
-    });
-    let presented = headers
-        .get("x-substrate-key")
-        .and_then(|v| v.to_str().ok())
-        .map(str::trim)
-        .or_else(|| {
-            headers
-                .get(AUTHORIZATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "))
-                .map(str::trim)
-        })
-        .or(from_query);
-    match presented {
-        None | Some("") => Err(ApiError::new(
-            codes::MISSING_KEY,
-            "This route needs the agent key in the X-Substrate-Key header (or Authorization: Bearer). `nspd token` prints it.",
-        )),
-        Some(key) if state.key.matches(key) => Ok(()),
-        Some(_) => Err(ApiError::new(
-            codes::INVALID_KEY,
-            "The agent key is wrong. `nspd token` prints the current one.",
-        )),
-    }
 }
 
 fn parse_pid(raw: &str) -> Result<u64, ApiError> {

@@ -10,9 +10,10 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
+use crate::app::AppState;
 use crate::auth::{AgentKey, KeyError};
 use crate::config::Settings;
-use crate::http::{handle, AppState};
+use crate::http::handle;
 use crate::hub::Hub;
 
 /// How long a client may take to send its request headers (slowloris defence).
@@ -45,7 +46,32 @@ pub enum StartError {
 #[derive(Debug)]
 pub struct Server {
     listener: TcpListener,
+    /// The MCP door's listener (`[mcp]`), when it is on.
+    mcp: Option<TcpListener>,
+    mcp_addr: Option<SocketAddr>,
     state: Arc<AppState>,
+}
+
+/// Binds the MCP listener. A port from the settings must be free; the derived default
+/// (the API's port + 1) falls back to a free port when something else holds it, since
+/// nspd prints the one it got and writes it to `<data dir>/mcp.url`.
+async fn bind_mcp(
+    host: std::net::IpAddr,
+    port: u16,
+    explicit: bool,
+) -> Result<TcpListener, StartError> {
+    let addr = SocketAddr::new(host, port);
+    match TcpListener::bind(addr).await {
+        Ok(listener) => Ok(listener),
+        Err(e) if !explicit && port != 0 && e.kind() == std::io::ErrorKind::AddrInUse => {
+            tracing::warn!(%addr, "the MCP port is taken; MCP listens on a free port instead (set [mcp] port to choose one)");
+            let any = SocketAddr::new(host, 0);
+            TcpListener::bind(any)
+                .await
+                .map_err(|source| StartError::Bind { addr: any, source })
+        }
+        Err(source) => Err(StartError::Bind { addr, source }),
+    }
 }
 
 impl Server {
@@ -62,6 +88,17 @@ impl Server {
         let local_addr = listener
             .local_addr()
             .map_err(|source| StartError::Bind { addr, source })?;
+        let (mcp, mcp_addr) = match settings.mcp_port() {
+            Some(port) => {
+                let listener = bind_mcp(settings.host, port, settings.mcp_port.is_some()).await?;
+                let bound = listener.local_addr().map_err(|source| StartError::Bind {
+                    addr: SocketAddr::new(settings.host, port),
+                    source,
+                })?;
+                (Some(listener), Some(bound))
+            }
+            None => (None, None),
+        };
         let audit = crate::audit::AuditLog::open(&settings.data_dir).map_err(|source| {
             StartError::Audit {
                 path: settings.data_dir.join(crate::audit::AUDIT_FILE),
@@ -85,11 +122,21 @@ impl Server {
             corrections,
             settings,
         });
-        Ok(Server { listener, state })
+        Ok(Server {
+            listener,
+            mcp,
+            mcp_addr,
+            state,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.state.local_addr
+    }
+
+    /// Where MCP is served (its `/mcp` is on this address), when it is on.
+    pub fn mcp_addr(&self) -> Option<SocketAddr> {
+        self.mcp_addr
     }
 
     pub fn hub(&self) -> Hub {
@@ -108,6 +155,14 @@ impl Server {
         let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
         let (alive, mut alive_rx) = tokio::sync::mpsc::channel::<()>(1);
         let mut shutdown = std::pin::pin!(shutdown);
+        let mcp_stop = tokio_util::sync::CancellationToken::new();
+        let mcp = self.mcp.map(|listener| {
+            tokio::spawn(crate::mcp::serve(
+                self.state.clone(),
+                listener,
+                mcp_stop.clone(),
+            ))
+        });
         loop {
             tokio::select! {
                 accepted = self.listener.accept() => {
@@ -149,11 +204,34 @@ impl Server {
             }
         }
         drop(self.listener);
+        // MCP's open streams end with their sessions.
+        mcp_stop.cancel();
+        if let Some(task) = mcp {
+            let _ = task.await;
+        }
         let _ = stop_tx.send(true);
         drop(alive);
         tokio::select! {
             _ = alive_rx.recv() => tracing::info!("all connections closed"),
             () = tokio::time::sleep(SHUTDOWN_GRACE) => tracing::warn!("shutdown grace period over; closing the remaining connections"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_taken_default_mcp_port_falls_back_and_a_chosen_one_fails() {
+        let host = std::net::IpAddr::from([127, 0, 0, 1]);
+        let taken = TcpListener::bind((host, 0)).await.expect("bind");
+        let port = taken.local_addr().expect("addr").port();
+        let other = bind_mcp(host, port, false).await.expect("falls back");
+        assert_ne!(other.local_addr().expect("addr").port(), port);
+        let err = bind_mcp(host, port, true)
+            .await
+            .expect_err("a chosen port must be free");
+        assert!(matches!(err, StartError::Bind { .. }), "{err}");
     }
 }

@@ -19,9 +19,10 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
+use crate::app::AppState;
 use crate::codes;
 use crate::error::ApiError;
-use crate::http::{AppState, Body};
+use crate::http::Body;
 use crate::hub::TabEventKind;
 
 const PING_EVERY: Duration = Duration::from_secs(15);

@@ -402,3 +402,61 @@ fn inspect_names_the_stage_that_failed() {
         "the fake browser was not closed"
     );
 }
+
+#[test]
+fn mcp_config_names_the_key_file_never_the_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let token = nspd()
+        .args(["token", "--data-dir"])
+        .arg(&data)
+        .output()
+        .expect("token");
+    let key = String::from_utf8_lossy(&token.stdout).trim().to_owned();
+    assert_eq!(key.len(), 64);
+    let key_file = data.join("agent.key").display().to_string();
+    for client in ["claude-code", "claude-desktop", "cursor"] {
+        let out = nspd()
+            .args(["mcp-config", client, "--data-dir"])
+            .arg(&data)
+            .output()
+            .expect("mcp-config");
+        assert!(out.status.success(), "{client}: {out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&key_file),
+            "{client} names the key file: {text}"
+        );
+        assert!(
+            !text.contains(&key),
+            "{client} must not print the key: {text}"
+        );
+        assert!(
+            text.contains("mcp --stdio") || text.contains("\"--stdio\""),
+            "{client}: {text}"
+        );
+        if client != "claude-code" {
+            // The JSON after the comment lines is what gets pasted.
+            let json: String = text.lines().filter(|l| !l.starts_with("//")).collect();
+            let v: Value = serde_json::from_str(&json).expect("the snippet is JSON");
+            assert_eq!(v["mcpServers"]["nsp"]["args"][0], "mcp", "{v}");
+            assert_eq!(
+                v["mcpServers"]["nsp"]["args"][3],
+                data.display().to_string()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_stdio_bridge_says_when_no_nspd_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = nspd()
+        .args(["mcp", "--stdio", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .expect("mcp --stdio");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcp.url") && err.contains("nspd run"), "{err}");
+}

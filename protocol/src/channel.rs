@@ -95,6 +95,15 @@ pub enum ExtensionMessage {
     },
     /// The person removed a correction in the popup.
     RemoveCorrection { id: String },
+    /// The answer to a [`DaemonMessage::OpenTab`] or [`DaemonMessage::CloseTab`]: the
+    /// tab's id, or why it could not be done.
+    TabOpResult {
+        request_id: String,
+        #[serde(default)]
+        tab_id: Option<i64>,
+        #[serde(default)]
+        error: Option<String>,
+    },
     /// The answer to a [`DaemonMessage::Dispatch`].
     ActionResult {
         action_id: String,
@@ -137,6 +146,17 @@ pub enum DaemonMessage {
     },
     /// Ask a tab for a fresh full capture, answered by a `tab_state` with this id.
     Capture {
+        request_id: String,
+        tab_id: i64,
+    },
+    /// Open `url` (http or https only) in a new tab of this browser, through
+    /// `chrome.tabs`; answered by a `tab_op_result` with the new tab's id.
+    OpenTab {
+        request_id: String,
+        url: String,
+    },
+    /// Close one of this browser's tabs; answered by a `tab_op_result`.
+    CloseTab {
         request_id: String,
         tab_id: i64,
     },
@@ -263,5 +283,37 @@ mod tests {
         };
         assert_eq!(dialogs[0].kind, DialogKind::Confirm);
         assert!(dialogs[0].accepted);
+    }
+
+    #[test]
+    fn tab_operations_have_their_wire_names() {
+        let open = DaemonMessage::OpenTab {
+            request_id: "r1".into(),
+            url: "http://127.0.0.1:1/".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&open).expect("json"),
+            json!({"type": "open_tab", "request_id": "r1", "url": "http://127.0.0.1:1/"})
+        );
+        let close = DaemonMessage::CloseTab {
+            request_id: "r2".into(),
+            tab_id: 7,
+        };
+        assert_eq!(
+            serde_json::to_value(&close).expect("json"),
+            json!({"type": "close_tab", "request_id": "r2", "tab_id": 7})
+        );
+        let failed: ExtensionMessage = serde_json::from_value(
+            json!({"type": "tab_op_result", "request_id": "r1", "error": "no"}),
+        )
+        .expect("result without a tab");
+        assert_eq!(
+            failed,
+            ExtensionMessage::TabOpResult {
+                request_id: "r1".into(),
+                tab_id: None,
+                error: Some("no".into())
+            }
+        );
     }
 }

@@ -76,6 +76,8 @@ pub struct Nspd {
     browser_pid: Option<i32>,
     /// `http://127.0.0.1:PORT`
     pub base: String,
+    /// `http://127.0.0.1:PORT/mcp`, nspd's MCP endpoint (empty when `[mcp]` is off).
+    pub mcp_url: String,
     pub key: String,
     pub data_dir: tempfile::TempDir,
     client: Client<HttpConnector, Full<Bytes>>,
@@ -181,6 +183,7 @@ impl Nspd {
             child: Some(child),
             browser_pid: None,
             base: String::new(),
+            mcp_url: String::new(),
             key: String::new(),
             data_dir,
             client: Client::builder(TokioExecutor::new()).build_http(),
@@ -195,9 +198,16 @@ impl Nspd {
                 }
             }
         });
-        // nspd prints its address, then (with --launch) the browser's pid.
+        // nspd prints its address, its MCP endpoint (unless [mcp] is off), then (with
+        // --launch) the browser's pid.
+        let with_mcp = !env
+            .iter()
+            .any(|(k, v)| *k == "NSP_MCP__ENABLED" && *v == "false");
         let deadline = Instant::now() + Duration::from_secs(30);
-        while nspd.base.is_empty() || (with_browser && nspd.browser_pid.is_none()) {
+        while nspd.base.is_empty()
+            || (with_mcp && nspd.mcp_url.is_empty())
+            || (with_browser && nspd.browser_pid.is_none())
+        {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match rx.recv_timeout(left) {
                 Ok(line) => line,
@@ -210,6 +220,8 @@ impl Nspd {
             };
             if let Some(base) = line.strip_prefix("nspd listening on ") {
                 nspd.base = base.trim().to_owned();
+            } else if let Some(mcp) = line.strip_prefix("MCP: ") {
+                nspd.mcp_url = mcp.split_whitespace().next().unwrap_or("").to_owned();
             } else if let Some(pid) = line.split("(pid ").nth(1) {
                 nspd.browser_pid = pid.trim_end_matches(')').parse().ok();
             }
@@ -402,6 +414,20 @@ pub fn sdk_python() -> Result<PathBuf> {
     if !python.is_file() {
         bail!(
             "no Python with the NSP SDK at {}: run `cargo xtask test` (it creates target/sdk-venv with nelieo-nsp)",
+            python.display()
+        );
+    }
+    Ok(python)
+}
+
+/// The Python with the official MCP SDK: `$NSP_MCP_PYTHON`, else `target/mcp-venv`.
+pub fn mcp_python() -> Result<PathBuf> {
+    let python = std::env::var_os("NSP_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/mcp-venv/bin/python"));
+    if !python.is_file() {
+        bail!(
+            "no Python with the MCP SDK at {}: run `cargo xtask test` (it creates target/mcp-venv with mcp)",
             python.display()
         );
     }

@@ -1,7 +1,7 @@
 // bench_loop.js — the browser and extension-channel side of the loop benchmarks, run
 // with node by xtask/src/bench_loop.rs. Two modes:
 //
-//   node bench_loop.js read <extension dir> <chromium> <nspd base url> <agent key> <calls>
+//   node bench_loop.js read <extension dir> <chromium> <nspd base url> <agent key> <calls> [<MCP url>]
 //     The read round trip: one headless Chromium (launched by playwright-core with the
 //     extension loaded and pointed at nspd), one page. Times `read_text` through nspd
 //     (agent -> nspd -> service worker -> content script and back), Playwright's
@@ -51,6 +51,64 @@ function client(base, key) {
     });
 }
 
+// The same, speaking MCP over Streamable HTTP: one session (initialize, then
+// notifications/initialized), then one JSON-RPC request per POST; the answer comes as an
+// SSE stream that ends with it. Raw HTTP like the API client: no SDK between the timer
+// and nspd.
+function mcpClient(mcpUrl, key) {
+  const url = new URL(mcpUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  let session = null;
+  let version = null;
+  let nextId = 1;
+  const post = (msg) =>
+    new Promise((resolve, reject) => {
+      const data = Buffer.from(JSON.stringify(msg));
+      /** @type {Record<string, string | number>} */
+      const headers = { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": data.length };
+      if (session) headers["mcp-session-id"] = session;
+      if (version) headers["mcp-protocol-version"] = version;
+      const req = http.request({ host: url.hostname, port: url.port, method: "POST", path: url.pathname, agent, headers }, (res) => {
+        const sid = res.headers["mcp-session-id"];
+        if (typeof sid === "string") session = sid;
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let found = null;
+          if (String(res.headers["content-type"] || "").startsWith("text/event-stream")) {
+            for (const line of text.split("\n")) {
+              const d = line.startsWith("data:") ? line.slice(5).trim() : "";
+              if (!d) continue;
+              const m = JSON.parse(d);
+              if (m.id === msg.id) found = m;
+            }
+          } else if (text) {
+            found = JSON.parse(text);
+          }
+          resolve({ status: res.statusCode, message: found, text });
+        });
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.write(data);
+      req.end();
+    });
+  return {
+    async init() {
+      const r = await post({ jsonrpc: "2.0", id: nextId++, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "nsp-bench", version: "1" } } });
+      if (r.status !== 200 || !r.message || !r.message.result) throw new Error(`MCP initialize: HTTP ${r.status}: ${r.text.slice(0, 300)}`);
+      version = r.message.result.protocolVersion;
+      await post({ jsonrpc: "2.0", method: "notifications/initialized" });
+    },
+    async call(name, args) {
+      const r = await post({ jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name, arguments: args } });
+      if (r.status !== 200 || !r.message || !r.message.result) throw new Error(`MCP ${name}: HTTP ${r.status}: ${r.text.slice(0, 300)}`);
+      return r.message.result;
+    },
+  };
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function until(what, ms, probe) {
@@ -81,7 +139,7 @@ function page() {
 <table id="orders"><thead><tr><th>Order</th><th>Customer</th><th>Total</th><th></th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
 }
 
-async function readMode([extDir, browserPath, base, key, callsArg]) {
+async function readMode([extDir, browserPath, base, key, callsArg, mcpUrl]) {
   const { chromium } = need("playwright-core");
   const calls = Number(callsArg || 1000);
   const html = page();
@@ -142,8 +200,23 @@ async function readMode([extDir, browserPath, base, key, callsArg]) {
       const r = await api("POST", "/substrate/v1/action", { pid, action: "read_text", parameters: {} });
       if (r.status < 400 || r.status >= 500) throw new Error(`refused read_text: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
     };
+    /** @type {Record<string, () => Promise<unknown>>} */
     const kinds = { read_text: ours, playwright: theirs, health: floor, refused };
+    /** @type {Record<string, number[]>} */
     const samples = { read_text: [], playwright: [], health: [], refused: [] };
+    if (mcpUrl) {
+      // The same read_text through nspd's MCP door (tools/call execute).
+      const mcp = mcpClient(mcpUrl, key);
+      await mcp.init();
+      kinds.mcp = async () => {
+        const r = await mcp.call("execute", { tab: pid, action: "read_text", parameters: { selector } });
+        if (r.isError) throw new Error(`MCP read_text: ${JSON.stringify(r.content).slice(0, 500)}`);
+        return JSON.parse(r.content[0].text).raw_return;
+      };
+      samples.mcp = [];
+      const c = await kinds.mcp();
+      if (c !== "42 open orders") throw new Error(`MCP read_text read ${JSON.stringify(c)}`);
+    }
     const names = Object.keys(kinds);
     // Warm-up (JIT, connections, the worker's storage), then rounds in rotating order.
     for (const n of names) for (let i = 0; i < 100; i++) await kinds[n]();
@@ -166,6 +239,7 @@ async function readMode([extDir, browserPath, base, key, callsArg]) {
       playwright_text_content: stats(samples.playwright),
       health: stats(samples.health),
       refused: stats(samples.refused),
+      mcp: samples.mcp ? stats(samples.mcp) : null,
     };
   } finally {
     await context.close();
@@ -218,7 +292,7 @@ async function tabsMode([base, key, browsersArg, perArg, deltaMsArg]) {
     sock.on("close", () => {
       if (!stopping) counts.unexpected_closes++;
     });
-    sock.send(JSON.stringify({ type: "hello", channel_version: 1, extension_version: "bench", user_agent: "bench", browser: "Chromium bench", instance_id: `bench-${b}` }));
+    sock.send(JSON.stringify({ type: "hello", channel_version: 2, extension_version: "bench", user_agent: "bench", browser: "Chromium bench", instance_id: `bench-${b}` }));
     for (let i = 0; i < per; i++) {
       const tabId = b * per + i + 1;
       sock.send(JSON.stringify({ type: "tab_state", tab_id: tabId, window_id: 1, status: "active", url: `http://127.0.0.1:9/tab/${tabId}`, title: "Orders", message: null, capture: capture(tabId), request_id: null }));

@@ -26,6 +26,8 @@ const READ_P99_VS_PLAYWRIGHT: f64 = 0.5;
 const STATE_VS_HEALTH: f64 = 0.5;
 const STATE_P99_MS: f64 = 10.0;
 const RSS_MB: f64 = 100.0;
+/// Issue 13: `read_text` over MCP within this many ms of the HTTP API at p50.
+const MCP_P50_OVER_HTTP_MS: f64 = 1.0;
 
 const CONNECTIONS: u32 = 1000;
 const BROWSERS: u32 = 10;
@@ -120,6 +122,8 @@ pub fn ensure_npm(work: &Path) -> Result<()> {
 struct Daemon {
     child: Child,
     base: String,
+    /// nspd's MCP endpoint (`MCP: URL ...` on its stdout).
+    mcp: String,
     key: String,
     _data: TempDir,
 }
@@ -169,17 +173,20 @@ impl Daemon {
         let mut daemon = Daemon {
             child,
             base: String::new(),
+            mcp: String::new(),
             key: String::new(),
             _data: data,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
-        while daemon.base.is_empty() {
+        while daemon.base.is_empty() || daemon.mcp.is_empty() {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = rx
                 .recv_timeout(left)
-                .context("nspd did not print its address within 30 s")?;
+                .context("nspd did not print its address and MCP endpoint within 30 s")?;
             if let Some(base) = line.strip_prefix("nspd listening on ") {
                 daemon.base = base.trim().to_owned();
+            } else if let Some(mcp) = line.strip_prefix("MCP: ") {
+                daemon.mcp = mcp.split_whitespace().next().unwrap_or("").to_owned();
             }
         }
         daemon.key = std::fs::read_to_string(dir.join("agent.key"))
@@ -230,6 +237,7 @@ fn read_round_trip(nspd: &Path, work: &Path, inputs: &Inputs) -> Result<String> 
         .arg(&daemon.base)
         .arg(&daemon.key)
         .arg(&calls)
+        .arg(&daemon.mcp)
         .stderr(Stdio::inherit())
         .output()
         .context("running node (is Node.js installed?)")?;
@@ -290,7 +298,14 @@ fn read_markdown(r: &Value, load: &str) -> String {
             "`read_text` refused by nspd's gate (nspd's own share)",
             &r["refused"],
         ),
+        (
+            "`read_text` via MCP (Streamable HTTP, `tools/call` execute)",
+            &r["mcp"],
+        ),
     ] {
+        if s.is_null() {
+            continue;
+        }
         let _ = writeln!(
             md,
             "| {name} | {:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms |",
@@ -315,6 +330,15 @@ fn read_markdown(r: &Value, load: &str) -> String {
         p99 / pw99,
         mark(p99 <= pw99 * READ_P99_VS_PLAYWRIGHT)
     );
+    if !r["mcp"].is_null() {
+        let mcp50 = f(&r["mcp"]["p50_ms"]);
+        let _ = writeln!(
+            md,
+            "| MCP p50 within {MCP_P50_OVER_HTTP_MS} ms of the HTTP API's | {mcp50:.2} ms vs {p50:.2} ms ({:+.2} ms) | {} |",
+            mcp50 - p50,
+            mark(mcp50 - p50 <= MCP_P50_OVER_HTTP_MS)
+        );
+    }
     md
 }
 

@@ -26,6 +26,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     let (browser, chromedriver) = tools::ensure_browser()?;
     let python = tools::ensure_sdk_venv(root)?;
     let openapi_python = tools::ensure_openapi_venv(root)?;
+    let mcp_python = tools::ensure_mcp_venv(root)?;
     let real_apps = tools::ensure_real_apps(root)?;
     let cargo = tools::cargo();
 
@@ -116,6 +117,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
             .env("NSP_EXTENSION_DIR", &extension)
             .env("NSPD_BIN", root.join("target/debug/nspd"))
             .env("NSP_SDK_PYTHON", &python)
+            .env("NSP_MCP_PYTHON", &mcp_python)
             .env("NSP_REAL_PYTHON", &real_apps.python)
             .env("NSP_REAL_NODE_MODULES", &real_apps.node_modules)
             .env("CHROMEDRIVER", &chromedriver)

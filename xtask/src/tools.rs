@@ -238,26 +238,41 @@ pub const SDK_VERSION: &str = "0.1.3";
 
 /// A venv under `target/` with the published SDK; returns its python.
 pub fn ensure_sdk_venv(root: &Path) -> Result<PathBuf> {
-    let venv = root.join("target/sdk-venv");
+    ensure_pinned_venv(root, "sdk-venv", "nelieo-nsp", SDK_VERSION)
+}
+
+/// The official MCP Python SDK, pinned: the client of the MCP end-to-end tests
+/// (tests/mcp/client.py).
+pub const MCP_SDK_VERSION: &str = "2.3.0";
+
+/// A venv in `target/mcp-venv` with `mcp==MCP_SDK_VERSION`; returns its python.
+pub fn ensure_mcp_venv(root: &Path) -> Result<PathBuf> {
+    ensure_pinned_venv(root, "mcp-venv", "mcp", MCP_SDK_VERSION)
+}
+
+/// A venv in `target/<dir>` with exactly `package==version` from PyPI (made again when
+/// the version differs); returns its python.
+fn ensure_pinned_venv(root: &Path, dir: &str, package: &str, version: &str) -> Result<PathBuf> {
+    let venv = root.join("target").join(dir);
     let python = venv.join("bin/python");
     let installed = python.is_file()
         && Command::new(&python)
             .args([
                 "-c",
-                "import importlib.metadata as m; print(m.version('nelieo-nsp'))",
+                &format!("import importlib.metadata as m; print(m.version('{package}'))"),
             ])
             .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == SDK_VERSION)
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == version)
             .unwrap_or(false);
     if installed {
-        println!("  nelieo-nsp {SDK_VERSION}: present in {}", venv.display());
+        println!("  {package} {version}: present in {}", venv.display());
         return Ok(python);
     }
     let system_python = which("python3").context(
         "python3 is missing; install it (Debian: `apt-get install python3 python3-venv`)",
     )?;
     println!(
-        "  creating a venv with nelieo-nsp=={SDK_VERSION} in {}…",
+        "  creating a venv with {package}=={version} in {}…",
         venv.display()
     );
     run(Command::new(&system_python)
@@ -274,8 +289,8 @@ pub fn ensure_sdk_venv(root: &Path) -> Result<PathBuf> {
             "--quiet",
             "--disable-pip-version-check",
         ])
-        .arg(format!("nelieo-nsp=={SDK_VERSION}")))
-    .with_context(|| format!("pip could not install nelieo-nsp=={SDK_VERSION}"))?;
+        .arg(format!("{package}=={version}")))
+    .with_context(|| format!("pip could not install {package}=={version}"))?;
     Ok(python)
 }
 

@@ -76,6 +76,8 @@ pub struct Hub {
     reconnect_grace: Duration,
     /// Held actions waiting for the person (`crate::approvals`).
     approvals: crate::approvals::Registry,
+    /// Tabs nspd asked the browser to open or close, waiting for the answer.
+    pub tab_ops: Arc<crate::tab_ops::Pending>,
 }
 
 impl Default for Hub {
@@ -106,6 +108,7 @@ impl Hub {
             max_tabs,
             reconnect_grace: RECONNECT_GRACE,
             approvals: crate::approvals::Registry::default(),
+            tab_ops: Arc::default(),
         }
     }
 

@@ -493,7 +493,7 @@ fn make_app_id(url: Option<&str>, pid: u64) -> String {
     format!("{slug}-{pid}")
 }
 
-// --- for `crate::approvals`: where to ask the person ------------------------------------
+// --- for `crate::approvals` and `crate::tab_ops`: where to reach a tab's browser ------------------------------------
 
 impl Hub {
     /// The held actions waiting for the person.
@@ -508,6 +508,26 @@ impl Hub {
         let tab = inner.tabs.get(&pid)?;
         let conn = inner.conns.get(&tab.conn?)?;
         Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
+    }
+
+    /// The browser tab id of `pid` and the sender of its live connection (`tab_ops`).
+    pub fn location(&self, pid: u64) -> Option<(i64, mpsc::Sender<DaemonMessage>)> {
+        self.tab_channel(pid).map(|(tab_id, _, tx)| (tab_id, tx))
+    }
+
+    /// A connected browser to open a tab in: the oldest connection, or `None`.
+    pub fn a_browser(&self) -> Option<(ConnId, mpsc::Sender<DaemonMessage>)> {
+        let inner = self.lock();
+        let conn = inner.conns.keys().min().copied()?;
+        inner.conns.get(&conn).map(|c| (conn, c.tx.clone()))
+    }
+
+    /// The pid of browser tab `tab_id` of connection `conn`, once the extension has
+    /// reported it.
+    pub fn pid_of(&self, conn: ConnId, tab_id: i64) -> Option<u64> {
+        let inner = self.lock();
+        let instance = inner.conns.get(&conn)?.instance_id.clone();
+        inner.by_browser_tab.get(&(instance, tab_id)).copied()
     }
 
     /// The browser session of a live connection.

@@ -590,6 +590,8 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
         // The fake page applies no corrections; it records them for the tests of the
         // corrections store.
         DaemonMessage::Corrections { corrections } => p.corrections.push(corrections),
+        // Its browser opens and closes no tabs.
+        DaemonMessage::OpenTab { .. } | DaemonMessage::CloseTab { .. } => {}
     }
 }
 

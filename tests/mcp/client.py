@@ -1,0 +1,183 @@
+"""The official MCP Python SDK (`mcp` on PyPI, pinned in xtask) against a running nspd.
+
+Run by tests/tests/mcp.rs:
+
+    python client.py http  MCP_URL KEY DEMO_URL EMAIL_ID MODE
+    python client.py stdio NSPD_BIN DATA_DIR DEMO_URL EMAIL_ID MODE
+
+MODE `auto` lets the client negotiate (the 2026-07-28 protocol: resource changes arrive
+on `subscriptions/listen`); `legacy` forces the initialize handshake (a session,
+`resources/subscribe`, changes on the session's GET stream). Either way it lists the tools, opens the demo in a new tab, reads a slice of its state,
+archives EMAIL_ID (a reversible write), is refused `send_email` without a verify
+expression, sends it with one, and hears the resource update of a page change. The demo
+backend's own API is read before and after the refusal. It prints one JSON line; any
+failed expectation exits non-zero.
+"""
+
+import asyncio
+import json
+import sys
+import urllib.request
+import warnings
+
+import mcp_types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+warnings.simplefilter("ignore")  # subscribe_resource is deprecated in the 2026 protocol
+
+UPDATE_TIMEOUT = 20
+
+
+def backend_sent(demo_url):
+    with urllib.request.urlopen(demo_url.rstrip("/") + "/api/emails", timeout=10) as r:
+        return json.load(r)["sent_count"]
+
+
+def text_of(result):
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def payload(result):
+    assert not result.is_error, text_of(result)
+    return json.loads(text_of(result))
+
+
+async def scenario(client, demo_url, email_id, updates, subscribe):
+    out = {}
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    out["tools"] = sorted(tools)
+    out["hints"] = {
+        name: {"read_only": t.annotations.read_only_hint, "destructive": t.annotations.destructive_hint}
+        for name, t in tools.items()
+    }
+
+    opened = payload(await client.call_tool("open_tab", {"url": demo_url}))
+    pid = opened["tab"]["pid"]
+    out["pid"] = pid
+    out["opened_settled"] = opened["settled"]
+    assert "archive" in opened["actions"], opened
+    uri = f"nsp://tab/{pid}/state"
+    assert opened["resource"] == uri
+
+    sliced = payload(await client.call_tool("get_state", {"tab": pid, "prefix": "inbox.emails[", "limit": 3, "tier": "irreversible_write"}))
+    out["slice_keys"] = sorted(sliced["objects"])
+    out["slice_truncated"] = sliced["probe_metadata"]["objects_truncated"]
+    out["slice_action_tiers"] = sorted({a["reversibility"] for a in sliced["actions"].values()})
+
+    resource = await client.read_resource(uri)
+    whole = json.loads(resource.contents[0].text)
+    out["resource_pid"] = whole["pid"]
+
+    async with subscribe(uri):
+        archived = payload(await client.call_tool("execute", {"tab": pid, "action": "archive", "parameters": {"email_id": email_id}}))
+        out["archived"] = archived["executed"]
+        # The archive changed the page: its state resource must say so.
+        out["update_uri"] = await asyncio.wait_for(updates.get(), UPDATE_TIMEOUT)
+
+    sent_before = backend_sent(demo_url)
+    send = {"to": "bob@example.com", "subject": "Quarterly numbers", "body": "Attached."}
+    refused = await client.call_tool("execute", {"tab": pid, "action": "send_email", "parameters": send})
+    out["refused_is_error"] = refused.is_error
+    out["refused_text"] = text_of(refused)
+    out["refused_code"] = (refused.structured_content or {}).get("error", {}).get("code")
+    out["sent_after_refusal"] = backend_sent(demo_url) - sent_before
+
+    sent = payload(await client.call_tool("execute", {
+        "tab": pid, "action": "send_email", "parameters": send,
+        "verify_expression": "prev.outbox.sent_count != outbox.sent_count",
+    }))
+    out["sent_verified"] = sent["verification"]["passed"]
+    out["sent_after_verified"] = backend_sent(demo_url) - sent_before
+
+    checked = payload(await client.call_tool("verify", {"tab": pid, "expression": "outbox.sent_count >= 1"}))
+    out["verify_passed"] = checked["passed"]
+
+    # A call that waits reports progress: a read whose expression never holds runs,
+    # then polls for 2.5 s and fails its verification.
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append(value)
+
+    slow = await client.call_tool("execute", {
+        "tab": pid, "action": "read_text", "parameters": {"selector": "h1"},
+        "verify_expression": "outbox.sent_count == 999", "verify_timeout_ms": 2500,
+    }, progress_callback=on_progress)
+    out["slow_is_error"] = slow.is_error
+    out["slow_text"] = text_of(slow)[:80]
+    out["progress_updates"] = len(progress)
+
+    closed = payload(await client.call_tool("close_tab", {"tab": pid}))
+    out["closed"] = closed["closed"]
+    return out
+
+
+async def main():
+    transport, a, b, demo_url, email_id, mode = sys.argv[1:7]
+    updates = asyncio.Queue()
+
+    async def on_message(message):
+        if isinstance(message, types.ResourceUpdatedNotification):
+            await updates.put(message.params.uri)
+
+    if transport == "http":
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {b}"})
+        server = streamable_http_client(a, http_client=http)
+    else:
+        server = StdioServerParameters(command=a, args=["mcp", "--stdio", "--data-dir", b])
+    client = Client(server, mode=mode, message_handler=on_message)
+
+    def subscribe(uri):
+        if mode == "legacy":
+            return subscribed(client, uri)
+        return listening(client, uri, updates)
+
+    async with client:
+        out = await scenario(client, demo_url, email_id, updates, subscribe)
+        out["protocol"] = client.session.protocol_version
+    out["transport"] = transport
+    out["mode"] = mode
+    print(json.dumps(out))
+
+
+class listening:
+    """`subscriptions/listen` for one resource, its events put on `updates`."""
+
+    def __init__(self, client, uri, updates):
+        self.client, self.uri, self.updates = client, uri, updates
+
+    async def __aenter__(self):
+        self.cm = self.client.listen(resource_subscriptions=[self.uri])
+        sub = await self.cm.__aenter__()
+
+        async def pump():
+            async for event in sub:
+                uri = getattr(event, "uri", None)
+                if uri:
+                    await self.updates.put(uri)
+
+        self.task = asyncio.create_task(pump())
+        return sub
+
+    async def __aexit__(self, *exc):
+        self.task.cancel()
+        await self.cm.__aexit__(None, None, None)
+
+
+class subscribed:
+    """`resources/subscribe` for one resource (changes arrive through the message handler)."""
+
+    def __init__(self, client, uri):
+        self.client, self.uri = client, uri
+
+    async def __aenter__(self):
+        await self.client.subscribe_resource(self.uri)
+
+    async def __aexit__(self, *exc):
+        await self.client.unsubscribe_resource(self.uri)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
