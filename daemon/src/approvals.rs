@@ -67,6 +67,15 @@ impl Registry {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The action of a question open about tab `pid` and when it expires (RFC 3339),
+    /// for a front door that tells its caller what it is waiting on.
+    pub fn waiting_on(&self, pid: u64) -> Option<(String, String)> {
+        self.lock()
+            .values()
+            .find(|o| o.question.pid == pid && o.reply.is_some())
+            .map(|o| (o.question.action.clone(), o.question.expires_at.clone()))
+    }
 }
 
 /// Whether this request may be held for the person: the request's own `"approval"`
@@ -429,6 +438,36 @@ fn rfc3339(t: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_front_door_can_see_what_a_tab_waits_on_until_it_is_answered() {
+        let registry = Registry::default();
+        assert_eq!(registry.waiting_on(7), None);
+        let question: ApprovalQuestion = serde_json::from_value(json!({
+            "approval_id": "a1", "tab_id": 3, "pid": 7, "action": "zap",
+            "tier": "irreversible_write", "confidence": 0.4, "floor": 0.95,
+            "reason": "under the floor", "key_id": "k", "asked_at": "2026-12-01T00:00:00Z",
+            "expires_at": "2026-12-01T00:01:00Z"
+        }))
+        .expect("question");
+        let (reply, _answer) = oneshot::channel();
+        registry.lock().insert(
+            "a1".into(),
+            Open {
+                question,
+                instance_id: "i".into(),
+                reply: Some(reply),
+            },
+        );
+        assert_eq!(
+            registry.waiting_on(7),
+            Some(("zap".to_owned(), "2026-12-01T00:01:00Z".to_owned()))
+        );
+        assert_eq!(registry.waiting_on(8), None);
+        // Answered: nothing to wait on any more.
+        registry.lock().get_mut("a1").expect("open").reply.take();
+        assert_eq!(registry.waiting_on(7), None);
+    }
 
     #[test]
     fn the_request_decides_over_the_config() {

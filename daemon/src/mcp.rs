@@ -568,17 +568,31 @@ impl NspMcp {
 }
 
 /// Sends `notifications/progress` every [`PROGRESS_EVERY`] (progress: seconds so far)
-/// until aborted or the client is gone.
-async fn still_running(peer: rmcp::Peer<RoleServer>, token: rmcp::model::ProgressToken) {
+/// until aborted or the client is gone. While a person is asked to approve an action on
+/// the call's tab, the message says so (the model should wait, not retry).
+async fn still_running(
+    peer: rmcp::Peer<RoleServer>,
+    token: rmcp::model::ProgressToken,
+    asking: Option<(Arc<AppState>, u64)>,
+) {
     let started = tokio::time::Instant::now();
     let mut tick = tokio::time::interval_at(started + PROGRESS_EVERY, PROGRESS_EVERY);
     loop {
         tick.tick().await;
         let secs = started.elapsed().as_secs();
+        let waiting = asking
+            .as_ref()
+            .and_then(|(state, pid)| state.hub.approvals().waiting_on(*pid));
+        let message = match waiting {
+            Some((action, until)) => format!(
+                "Waiting for the person at the browser to approve or deny {action} (asked; the question expires at {until}). Do not retry meanwhile."
+            ),
+            None => format!(
+                "Still running after {secs} s: waiting for the page or the verification."
+            ),
+        };
         let param = rmcp::model::ProgressNotificationParam::new(token.clone(), secs as f64)
-            .with_message(format!(
-                "Still running after {secs} s: waiting for the page, the verification, or a person asked to approve."
-            ));
+            .with_message(message);
         if peer.notify_progress(param).await.is_err() {
             return;
         }
@@ -652,7 +666,15 @@ impl ServerHandler for NspMcp {
             .meta
             .get_progress_token()
             .filter(|_| matches!(request.name.as_ref(), "execute" | "open_tab" | "verify"))
-            .map(|token| tokio::spawn(still_running(context.peer.clone(), token)));
+            .map(|token| {
+                let tab = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("tab"))
+                    .and_then(Value::as_u64);
+                let asking = tab.map(|pid| (self.state.clone(), pid));
+                tokio::spawn(still_running(context.peer.clone(), token, asking))
+            });
         let result = match self.call(&request.name, request.arguments).await {
             Ok(result) => result,
             Err(err) => tool_error(&err),
