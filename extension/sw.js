@@ -241,8 +241,13 @@ async function onDaemonMessage(msg) {
         fail("no_probe", "The tab has no live probe (it may be loading or closed).");
         return;
       }
-      remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "running" });
-      pushStatus();
+      // A pure read changes nothing, so it is not one of the popup's recent actions:
+      // keeping it there would rewrite chrome.storage.session twice per read, most of
+      // a read's round trip.
+      if (!unclaimed) {
+        remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "running" });
+        pushStatus();
+      }
       port.postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true, unclaimed });
       break;
     }

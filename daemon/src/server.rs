@@ -175,6 +175,11 @@ impl Server {
                             continue;
                         }
                     };
+                    // Answers and extension-channel frames are small and latency-bound:
+                    // never hold one back waiting for the peer's ACK (Nagle).
+                    if let Err(e) = stream.set_nodelay(true) {
+                        tracing::debug!(error = %e, "TCP_NODELAY not set");
+                    }
                     let state = self.state.clone();
                     let service = service_fn(move |req| handle(state.clone(), req));
                     let conn = http1::Builder::new()
