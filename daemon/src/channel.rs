@@ -34,6 +34,7 @@ pub fn ws_config(max_message_bytes: usize) -> WebSocketConfig {
 
 /// Runs one extension connection to its end.
 /// `probe` goes to the extension in the welcome: the settings of every probe it runs.
+/// `app` is for the audit log, where the person's corrections are recorded.
 /// `corrections`: the store whose every correction goes to the extension after the
 /// welcome and again on every change (all origins in one message: the list is small and
 /// bounded, and the worker picks each page's own when it configures that page's probe).
@@ -42,6 +43,7 @@ pub async fn serve(
     hub: Hub,
     probe: ProbeSettings,
     corrections: Corrections,
+    app: std::sync::Arc<crate::app::AppState>,
 ) {
     let (mut sink, mut stream) = ws.split();
 
@@ -130,7 +132,7 @@ pub async fn serve(
                 match frame {
                     Message::Text(text) => match serde_json::from_str::<ExtensionMessage>(&text) {
                         Ok(msg) => {
-                            if let Some(reply) = handle(&hub, &corrections, conn, msg) {
+                            if let Some(reply) = handle(&hub, &corrections, &app.audit, conn, msg) {
                                 if send(&mut sink, &reply).await.is_err() {
                                     break;
                                 }
@@ -169,9 +171,21 @@ pub async fn serve(
 fn handle(
     hub: &Hub,
     corrections: &Corrections,
+    audit: &crate::audit::AuditLog,
     conn: u64,
     msg: ExtensionMessage,
 ) -> Option<DaemonMessage> {
+    // The person's corrections go to the audit log like every other decision that
+    // changes what the gate will allow.
+    let record = |what: &str, fields: &[(&str, serde_json::Value)]| {
+        let mut rec = serde_json::Map::new();
+        rec.insert("event".into(), what.into());
+        rec.insert("by".into(), "person".into());
+        for (k, v) in fields {
+            rec.insert((*k).into(), v.clone());
+        }
+        let _ = audit.record(rec, false);
+    };
     match msg {
         ExtensionMessage::Hello { .. } => {
             tracing::warn!(conn, "a second hello on one connection; ignored");
@@ -268,7 +282,11 @@ fn handle(
             );
             match corrections.add(c) {
                 Ok(c) => {
-                    tracing::info!(conn, %origin, %action, id = %c.id, "the person corrected an action")
+                    tracing::info!(conn, %origin, %action, id = %c.id, "the person corrected an action");
+                    record(
+                        "correction",
+                        &[("correction", serde_json::to_value(&c).unwrap_or_default())],
+                    );
                 }
                 Err(e) => {
                     tracing::warn!(conn, %origin, %action, error = %e, "a correction from the person was not stored")
@@ -278,7 +296,10 @@ fn handle(
         }
         ExtensionMessage::RemoveCorrection { id } => {
             match corrections.remove(&id) {
-                Ok(true) => tracing::info!(conn, %id, "the person removed a correction"),
+                Ok(true) => {
+                    tracing::info!(conn, %id, "the person removed a correction");
+                    record("correction_removed", &[("id", id.clone().into())]);
+                }
                 Ok(false) => tracing::info!(conn, %id, "no correction with this id to remove"),
                 Err(e) => tracing::warn!(conn, %id, error = %e, "a correction was not removed"),
             }

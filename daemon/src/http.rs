@@ -193,6 +193,7 @@ fn upgrade_extension(
     let config = crate::channel::ws_config(state.settings.max_ws_message_bytes);
     let probe = state.settings.probe;
     let corrections = state.corrections.clone();
+    let audit = state.clone();
     tokio::spawn(async move {
         match hyper::upgrade::on(req).await {
             Ok(upgraded) => {
@@ -202,7 +203,7 @@ fn upgrade_extension(
                     Some(config),
                 )
                 .await;
-                crate::channel::serve(ws, hub, probe, corrections).await;
+                crate::channel::serve(ws, hub, probe, corrections, audit).await;
             }
             Err(e) => tracing::warn!(error = %e, "extension upgrade failed"),
         }

@@ -433,6 +433,17 @@ fn corrections(args: CorrectionsArgs) -> anyhow::Result<()> {
         }
         CorrectionsCommand::Remove { id } => {
             if store.remove(&id)? {
+                // Recorded like a removal in the popup: appended whole (O_APPEND, one
+                // write), so it cannot tear a running nspd's lines.
+                let mut rec = serde_json::Map::new();
+                rec.insert("event".into(), "correction_removed".into());
+                rec.insert("by".into(), "person (nspd corrections remove)".into());
+                rec.insert("id".into(), id.clone().into());
+                if let Err(e) =
+                    nsp_daemon::audit::AuditLog::open(&dir).and_then(|a| a.record(rec, true))
+                {
+                    eprintln!("removed {id}, but the audit log could not record it: {e}");
+                }
                 println!("removed {id}");
                 Ok(())
             } else {

@@ -43,6 +43,22 @@ fn audit_lines(d: &Daemon) -> Vec<Value> {
 
 const ORIGIN: &str = "http://127.0.0.1:9";
 
+/// The audit lines of `event`, once there are `n` of them (or after 5 s: the change's
+/// push to the extension may overtake its audit line by a moment).
+async fn audit_events(d: &Daemon, event: &str, n: usize) -> Vec<Value> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let lines: Vec<Value> = audit_lines(d)
+            .into_iter()
+            .filter(|l| l["event"] == event)
+            .collect();
+        if lines.len() >= n || tokio::time::Instant::now() > deadline {
+            return lines;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test]
 async fn an_agent_may_only_make_an_action_stricter() {
     let d = Daemon::start().await;
@@ -204,6 +220,13 @@ async fn a_person_corrects_over_the_channel_and_the_cli_removes_it_from_a_runnin
         .find(|c| c.action == "send_email")
         .expect("send");
     assert!(trusted.trusted);
+    // The audit log has both, by the person, and not the refused one.
+    let audited = audit_events(&d, "correction", 2).await;
+    assert_eq!(audited.len(), 2, "{audited:?}");
+    assert!(audited.iter().all(|l| l["by"] == "person"));
+    assert!(audited
+        .iter()
+        .any(|l| l["correction"]["action"] == "send_email" && l["correction"]["trusted"] == true));
 
     // The CLI lists them from the file.
     let data = d.data_dir.path().join("data");
@@ -244,6 +267,11 @@ async fn a_person_corrects_over_the_channel_and_the_cli_removes_it_from_a_runnin
         id: list[0].id.clone(),
     });
     pushed(&ext, |c| c.is_empty()).await;
+    // Both removals are in the audit log: the command line's and the popup's.
+    let removed = audit_events(&d, "correction_removed", 2).await;
+    assert_eq!(removed.len(), 2, "{removed:?}");
+    assert_eq!(removed[0]["id"], trusted.id.as_str());
+    assert_eq!(removed[1]["id"], list[0].id.as_str());
     let out = Command::new(env!("CARGO_BIN_EXE_nspd"))
         .args(["corrections", "list", "--json", "--data-dir"])
         .arg(&data)
