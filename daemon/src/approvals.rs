@@ -138,19 +138,7 @@ async fn ask_person(
 
     // The lock before the question: while the person decides, no other action runs on
     // the tab, and the page they look at is the page the action will meet.
-    let lock = hub
-        .action_lock(pid)
-        .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-    let guard = tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
-        .await
-        .map_err(|_| {
-            ApiError::new(codes::PROBE_TIMEOUT,
-                format!(
-                    "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
-                    settings.action_lock_timeout.as_millis()
-                ),
-            )
-        })?;
+    let guard = crate::pipeline::lock_tab(state, pid).await?;
 
     let approval_id = uuid::Uuid::now_v7().to_string();
     let url = gate_state.and_then(|s| s.context.url.clone());
@@ -176,8 +164,8 @@ async fn ask_person(
         verify_expression: held.verify_expression().map(str::to_owned),
         key_id: state.key_id.clone(),
         target: outline_target(&held, why),
-        asked_at: rfc3339(asked),
-        expires_at: rfc3339(asked + settings.approval_timeout),
+        asked_at: crate::util::rfc3339(asked),
+        expires_at: crate::util::rfc3339(asked + settings.approval_timeout),
     };
 
     let (reply, answer) = oneshot::channel();
@@ -240,10 +228,7 @@ async fn ask_person(
     rec.insert("answer".into(), json!(decision));
     rec.insert("by".into(), json!("person"));
     rec.insert("asked_at".into(), json!(question.asked_at));
-    rec.insert(
-        "answered_at".into(),
-        json!(rfc3339(std::time::SystemTime::now())),
-    );
+    rec.insert("answered_at".into(), json!(crate::util::now_rfc3339()));
     let _ = state.audit.record(rec, false);
 
     match decision {
@@ -427,12 +412,6 @@ fn fingerprint(state: &SubstrateState, name: &str) -> Option<(String, String)> {
         .actions
         .get(name)
         .map(|a| (a.internal_target.clone(), a.signature.clone()))
-}
-
-fn rfc3339(t: std::time::SystemTime) -> String {
-    time::OffsetDateTime::from(t)
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

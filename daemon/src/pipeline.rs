@@ -287,22 +287,7 @@ pub async fn run_action(
     // (An action the person approved holds the lock since before it was asked.)
     let _guard = match held_lock {
         Some(guard) => guard,
-        None => {
-            let lock = state
-                .hub
-                .action_lock(pid)
-                .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
-            tokio::time::timeout(settings.action_lock_timeout, lock.lock_owned())
-                .await
-                .map_err(|_| {
-                    ApiError::new(codes::PROBE_TIMEOUT,
-                        format!(
-                            "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
-                            settings.action_lock_timeout.as_millis()
-                        ),
-                    )
-                })?
-        }
+        None => lock_tab(state, pid).await?,
     };
 
     // The capture just before dispatch, for prev.* and changed().
@@ -501,6 +486,30 @@ pub async fn run_action(
         dialogs,
     };
     Ok(response)
+}
+
+/// Takes tab `pid`'s action lock: one action at a time per tab. Waits at most
+/// `action_lock_timeout` for an action already running there.
+pub async fn lock_tab(
+    state: &AppState,
+    pid: u64,
+) -> Result<tokio::sync::OwnedMutexGuard<()>, ApiError> {
+    let lock = state
+        .hub
+        .action_lock(pid)
+        .ok_or_else(|| ApiError::pid_not_found(&format!("pid {pid}")))?;
+    let limit = state.settings.action_lock_timeout;
+    tokio::time::timeout(limit, lock.lock_owned())
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                codes::PROBE_TIMEOUT,
+                format!(
+                    "Another action on tab {pid} has been running for over {} ms; this one was not sent. Retry later.",
+                    limit.as_millis()
+                ),
+            )
+        })
 }
 
 fn success_message(

@@ -3,12 +3,17 @@
 
 /// The current time as RFC 3339 (UTC, milliseconds).
 pub fn now_rfc3339() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    let now = now
-        .replace_nanosecond(now.millisecond() as u32 * 1_000_000)
-        .unwrap_or(now);
-    now.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_else(|_| now.unix_timestamp().to_string())
+    rfc3339(std::time::SystemTime::now())
+}
+
+/// `t` as RFC 3339 in UTC, to the millisecond.
+pub fn rfc3339(t: std::time::SystemTime) -> String {
+    let t = time::OffsetDateTime::from(t);
+    let t = t
+        .replace_nanosecond(t.millisecond() as u32 * 1_000_000)
+        .unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| t.unix_timestamp().to_string())
 }
 
 /// The host of an absolute URL (`scheme://[user@]host[:port]/...`), without brackets

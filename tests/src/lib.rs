@@ -359,6 +359,33 @@ impl Nspd {
         }
     }
 
+    /// Waits until tab `pid`'s state satisfies `pred` and returns it; panics after
+    /// `timeout` with the actions it last saw (`what` names the wait in that message).
+    pub async fn wait_state(
+        &self,
+        pid: u64,
+        what: &str,
+        timeout: Duration,
+        pred: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let (status, state) = self
+                .get(&format!("/substrate/v1/state/{pid}"))
+                .await
+                .expect("GET /state");
+            if status == 200 && pred(&state) {
+                return state;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the tab never showed {what} within {timeout:?}: {}",
+                state["actions"]
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Stops nspd (SIGTERM, then SIGKILL after 10 s) and makes sure its browser is gone.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
@@ -395,6 +422,26 @@ impl Drop for Nspd {
 }
 
 /// GET a URL without the agent key (e.g. a fixture app's own backend API) as JSON.
+/// `nspd corrections ARGS --data-dir DIR`: whether it succeeded, and its stdout and
+/// stderr.
+pub fn corrections_cli(args: &[&str], data_dir: &Path) -> (bool, String) {
+    let out = std::process::Command::new(nspd_bin().expect("nspd"))
+        .arg("corrections")
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .output()
+        .expect("run nspd corrections");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
 pub async fn fetch_json(url: &str) -> Result<Value> {
     let client: Client<HttpConnector, Full<Bytes>> =
         Client::builder(TokioExecutor::new()).build_http();

@@ -18,7 +18,10 @@ use std::time::{Duration, Instant};
 use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
 use nsp_protocol::{ProbeStatus, EXTENSION_ID};
 use nsp_tests::faults::Cdp;
-use nsp_tests::{extension_dir, fresh_data_dir, workspace_root, Nspd, WebDriver, WebDriverOptions};
+use nsp_tests::{
+    corrections_cli, extension_dir, fresh_data_dir, workspace_root, Nspd, WebDriver,
+    WebDriverOptions,
+};
 use serde_json::{json, Value};
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -144,51 +147,82 @@ async fn eval_in_content_world(cdp: &mut Cdp, url_prefix: &str, expression: &str
     result["result"]["value"].clone()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
-    let demo = DemoServer::start(DemoOptions::default())
-        .await
-        .expect("demo app");
-    let timeout = APPROVAL_TIMEOUT_MS.to_string();
-    let nspd = Arc::new(
-        Nspd::serve_with_env(
+/// nspd's settings for these tests: ask the person, with this `approval_timeout_ms`.
+fn asking_env(timeout_ms: &str) -> [(&'static str, &str); 2] {
+    [
+        ("NSP_GATE__ASK_PERSON", "below_floor"),
+        ("NSP_GATE__APPROVAL_TIMEOUT_MS", timeout_ms),
+    ]
+}
+
+/// What each test starts from: the demo app, nspd asking the person, a browser with the
+/// extension on the popup page, and `/unsure` open in a tab whose probe is active.
+struct Scene {
+    demo: DemoServer,
+    nspd: Arc<Nspd>,
+    browser: WebDriver,
+    page_url: String,
+    pid: u64,
+}
+
+impl Scene {
+    async fn start(timeout_ms: &str) -> Scene {
+        let demo = DemoServer::start(DemoOptions::default())
+            .await
+            .expect("demo app");
+        let nspd = Nspd::serve_with_env(
             0,
             fresh_data_dir().expect("tempdir"),
-            &[
-                ("NSP_GATE__ASK_PERSON", "below_floor"),
-                ("NSP_GATE__APPROVAL_TIMEOUT_MS", &timeout),
-            ],
+            &asking_env(timeout_ms),
         )
-        .expect("nspd"),
-    );
-    let ws_url = format!("ws://127.0.0.1:{}/substrate/v1/extension", nspd.port());
-    let browser = WebDriver::start(&WebDriverOptions {
-        extension: Some(extension_dir().expect("built extension")),
-        daemon_ws_url: Some(ws_url),
-        window_size: Some((900, 1000)),
-    })
-    .await
-    .expect("chromedriver with the extension");
+        .expect("nspd");
+        let ws_url = format!("ws://127.0.0.1:{}/substrate/v1/extension", nspd.port());
+        let browser = WebDriver::start(&WebDriverOptions {
+            extension: Some(extension_dir().expect("built extension")),
+            daemon_ws_url: Some(ws_url),
+            window_size: Some((900, 1000)),
+        })
+        .await
+        .expect("chromedriver with the extension");
+        let page_url = demo.url("/unsure");
+        browser.goto(&popup_url()).await.expect("open the popup");
+        browser
+            .eval(
+                "await chrome.tabs.create({ url: args[0], active: false });",
+                json!([page_url]),
+            )
+            .await
+            .expect("open the page");
+        let pid = nspd
+            .wait_for_app(TAB_TIMEOUT, |a| {
+                a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&page_url)
+            })
+            .await
+            .expect("the page's probe is active in nspd")
+            .pid;
+        Scene {
+            demo,
+            nspd: Arc::new(nspd),
+            browser,
+            page_url,
+            pid,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
+    let timeout = APPROVAL_TIMEOUT_MS.to_string();
+    let Scene {
+        demo,
+        nspd,
+        browser,
+        page_url,
+        pid,
+    } = Scene::start(&timeout).await;
     let mut cdp = Cdp::connect(&browser.devtools_ws_url().await.expect("DevTools URL"))
         .await
         .expect("DevTools");
-
-    let page_url = demo.url("/unsure");
-    browser.goto(&popup_url()).await.expect("open the popup");
-    browser
-        .eval(
-            "await chrome.tabs.create({ url: args[0], active: false });",
-            json!([page_url]),
-        )
-        .await
-        .expect("open the page");
-    let app = nspd
-        .wait_for_app(TAB_TIMEOUT, |a| {
-            a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&page_url)
-        })
-        .await
-        .expect("the page's probe is active in nspd");
-    let pid = app.pid;
     let (_, state) = nspd
         .get(&format!("/substrate/v1/state/{pid}"))
         .await
@@ -426,43 +460,6 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     );
 }
 
-/// Waits until tab `pid`'s state satisfies `pred`; returns it.
-async fn wait_state(nspd: &Nspd, pid: u64, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + TAB_TIMEOUT;
-    loop {
-        let (status, state) = nspd
-            .get(&format!("/substrate/v1/state/{pid}"))
-            .await
-            .expect("GET /state");
-        if status == 200 && pred(&state) {
-            return state;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the tab never showed {what}: {}",
-            state["actions"]
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// `nspd corrections ARGS --data-dir DIR`: (success, stdout and stderr).
-fn corrections_cli(args: &[&str], data_dir: &std::path::Path) -> (bool, String) {
-    let out = std::process::Command::new(nsp_tests::nspd_bin().expect("nspd"))
-        .arg("corrections")
-        .args(args)
-        .arg("--data-dir")
-        .arg(data_dir)
-        .output()
-        .expect("run nspd corrections");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
-
 /// "Always allow this action on this site": the person's answer approves the held
 /// action and stores a trusted correction, so the next identical request passes the gate
 /// by itself (sent with `"approval": "never"`, it would be refused otherwise), also after
@@ -470,42 +467,20 @@ fn corrections_cli(args: &[&str], data_dir: &std::path::Path) -> (bool, String) 
 /// same request is refused again. The backend's archive count is the ground truth.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
-    let demo = DemoServer::start(DemoOptions::default())
-        .await
-        .expect("demo app");
-    let env = [
-        ("NSP_GATE__ASK_PERSON", "below_floor"),
-        ("NSP_GATE__APPROVAL_TIMEOUT_MS", "30000"),
-    ];
-    let nspd = Nspd::serve_with_env(0, fresh_data_dir().expect("tempdir"), &env).expect("nspd");
+    let Scene {
+        demo,
+        nspd,
+        browser,
+        page_url,
+        pid,
+    } = Scene::start("30000").await;
     let port = nspd.port();
-    let nspd = Arc::new(nspd);
-    let browser = WebDriver::start(&WebDriverOptions {
-        extension: Some(extension_dir().expect("built extension")),
-        daemon_ws_url: Some(format!("ws://127.0.0.1:{port}/substrate/v1/extension")),
-        window_size: Some((900, 1000)),
-    })
-    .await
-    .expect("chromedriver with the extension");
-    let page_url = demo.url("/unsure");
-    browser.goto(&popup_url()).await.expect("open the popup");
-    browser
-        .eval(
-            "await chrome.tabs.create({ url: args[0], active: false });",
-            json!([page_url]),
-        )
-        .await
-        .expect("open the page");
     let is_page = |a: &nsp_protocol::api::AppSummary| {
         a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&page_url)
     };
-    let pid = nspd
-        .wait_for_app(TAB_TIMEOUT, is_page)
-        .await
-        .expect("the page's probe is active")
-        .pid;
     let unsure = |s: &Value| s["actions"]["zap"]["confidence"].as_f64().unwrap_or(1.0) < 0.95;
-    wait_state(&nspd, pid, "zap under its floor", unsure).await;
+    nspd.wait_state(pid, "zap under its floor", TAB_TIMEOUT, unsure)
+        .await;
     let never = |pid: u64| json!({"pid": pid, "action": "zap", "verify_expression": "true", "approval": "never"});
     let (status, refused) = nspd.act(&never(pid)).await.expect("act");
     assert_eq!(
@@ -531,7 +506,9 @@ async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
 
     // The next identical request passes by itself: trusted, at declared level.
     let trusted = |s: &Value| s["actions"]["zap"]["confidence"].as_f64() == Some(0.99);
-    let state = wait_state(&nspd, pid, "zap trusted", trusted).await;
+    let state = nspd
+        .wait_state(pid, "zap trusted", TAB_TIMEOUT, trusted)
+        .await;
     assert_eq!(
         state["actions"]["zap"]["reversibility"],
         "irreversible_write"
@@ -557,13 +534,14 @@ async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
         .and_then(|l| l.split_whitespace().next())
         .unwrap_or_else(|| panic!("no stored correction for zap: {listed}"))
         .to_owned();
-    let nspd = Nspd::serve_with_env(port, data, &env).expect("nspd again");
+    let nspd = Nspd::serve_with_env(port, data, &asking_env("30000")).expect("nspd again");
     let pid = nspd
         .wait_for_app(TAB_TIMEOUT, is_page)
         .await
         .expect("the page again after the restart")
         .pid;
-    wait_state(&nspd, pid, "zap trusted after the restart", trusted).await;
+    nspd.wait_state(pid, "zap trusted after the restart", TAB_TIMEOUT, trusted)
+        .await;
     let (status, resp) = nspd.act(&never(pid)).await.expect("act");
     assert_eq!(status, 200, "{resp}");
     assert_eq!(archives(&demo), 3);
@@ -572,7 +550,8 @@ async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
     // nothing more reaches the backend.
     let (ok, out) = corrections_cli(&["remove", &id], nspd.data_dir.path());
     assert!(ok, "{out}");
-    wait_state(&nspd, pid, "zap back under its floor", unsure).await;
+    nspd.wait_state(pid, "zap back under its floor", TAB_TIMEOUT, unsure)
+        .await;
     let (status, resp) = nspd.act(&never(pid)).await.expect("act");
     assert_eq!(
         (status.as_u16(), resp["code"].as_str()),

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
 use nsp_protocol::{ProbeStatus, EXTENSION_ID};
-use nsp_tests::{extension_dir, fresh_data_dir, nspd_bin, Nspd, WebDriver, WebDriverOptions};
+use nsp_tests::{
+    corrections_cli, extension_dir, fresh_data_dir, Nspd, WebDriver, WebDriverOptions,
+};
 use serde_json::{json, Value};
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -20,26 +22,6 @@ const APPLY_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn popup_url() -> String {
     format!("chrome-extension://{EXTENSION_ID}/popup.html")
-}
-
-/// Waits until the tab's state in nspd satisfies `pred`, returning it.
-async fn wait_state(nspd: &Nspd, pid: u64, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + APPLY_TIMEOUT;
-    loop {
-        let (status, state) = nspd
-            .get(&format!("/substrate/v1/state/{pid}"))
-            .await
-            .expect("GET /state");
-        if status == 200 && pred(&state) {
-            return state;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the tab never showed {what} within {APPLY_TIMEOUT:?}: {}",
-            state["actions"]
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 fn action<'a>(state: &'a Value, name: &str) -> &'a Value {
@@ -120,24 +102,6 @@ row.querySelector("button.correct-apply").click();
 return true;
 "#;
 
-fn cli(args: &[&str], data_dir: &std::path::Path) -> (bool, String) {
-    let out = std::process::Command::new(nspd_bin().expect("nspd"))
-        .arg("corrections")
-        .args(args)
-        .arg("--data-dir")
-        .arg(data_dir)
-        .output()
-        .expect("run nspd corrections");
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_the_cli() {
     let demo = DemoServer::start(DemoOptions::default())
@@ -170,10 +134,11 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
         .await
         .expect("the demo's probe is active");
     let pid = app.pid;
-    let before = wait_state(&nspd, pid, "archive and mark_read", |s| {
-        s["actions"]["archive"].is_object() && s["actions"]["mark_read"].is_object()
-    })
-    .await;
+    let before = nspd
+        .wait_state(pid, "archive and mark_read", APPLY_TIMEOUT, |s| {
+            s["actions"]["archive"].is_object() && s["actions"]["mark_read"].is_object()
+        })
+        .await;
     assert_eq!(
         action(&before, "archive")["reversibility"],
         "reversible_write"
@@ -231,11 +196,12 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
         .await
         .expect("learn");
     assert_eq!(status, 200, "{resp}");
-    let after = wait_state(&nspd, pid, "the agent's corrections", |s| {
-        s["actions"]["archive"]["reversibility"] == "irreversible_write"
-            && s["actions"]["mark_read"]["confidence"].as_f64() == Some(0.5)
-    })
-    .await;
+    let after = nspd
+        .wait_state(pid, "the agent's corrections", APPLY_TIMEOUT, |s| {
+            s["actions"]["archive"]["reversibility"] == "irreversible_write"
+                && s["actions"]["mark_read"]["confidence"].as_f64() == Some(0.5)
+        })
+        .await;
     assert_eq!(
         action(&after, "mark_read")["reversibility"],
         "reversible_write"
@@ -280,10 +246,11 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
         json!([origin, "delete_forever", "reversible_write"]),
     )
     .await;
-    let person = wait_state(&nspd, pid, "the person's correction", |s| {
-        s["actions"]["delete_forever"]["reversibility"] == "reversible_write"
-    })
-    .await;
+    let person = nspd
+        .wait_state(pid, "the person's correction", APPLY_TIMEOUT, |s| {
+            s["actions"]["delete_forever"]["reversibility"] == "reversible_write"
+        })
+        .await;
     assert_eq!(action(&person, "delete_forever")["confidence"], 0.99);
     let stored = popup_status(&browser).await.expect("popup status");
     let date = stored["corrections"]
@@ -305,7 +272,7 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
     // nspd restarts on the same data dir and port: the correction is still there, in
     // the file, in what the new nspd pushes, and on a freshly loaded page.
     let data = nspd.stop_keep_data();
-    let (ok, listed) = cli(&["list"], data.path());
+    let (ok, listed) = corrections_cli(&["list"], data.path());
     assert!(ok, "{listed}");
     let line = listed
         .lines()
@@ -327,10 +294,10 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
         .await
         .expect("the demo again");
     let pid = app.pid;
-    wait_state(
-        &nspd,
+    nspd.wait_state(
         pid,
         "the person's correction after the restart",
+        APPLY_TIMEOUT,
         |s| {
             s["actions"]["delete_forever"]["reversibility"] == "reversible_write"
                 && s["actions"]["archive"]["reversibility"] == "irreversible_write"
@@ -340,13 +307,16 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
 
     // Removed with the command line while nspd runs: the action is back as the page
     // declares it.
-    let (ok, out) = cli(&["remove", &id], nspd.data_dir.path());
+    let (ok, out) = corrections_cli(&["remove", &id], nspd.data_dir.path());
     assert!(ok, "{out}");
-    wait_state(&nspd, pid, "delete_forever without the correction", |s| {
-        s["actions"]["delete_forever"] == before["actions"]["delete_forever"]
-    })
+    nspd.wait_state(
+        pid,
+        "delete_forever without the correction",
+        APPLY_TIMEOUT,
+        |s| s["actions"]["delete_forever"] == before["actions"]["delete_forever"],
+    )
     .await;
-    let (_, listed) = cli(&["list"], nspd.data_dir.path());
+    let (_, listed) = corrections_cli(&["list"], nspd.data_dir.path());
     assert!(!listed.contains("delete_forever"), "{listed}");
     assert_eq!(backend.events(), Vec::new(), "nothing reached the app");
     nspd.stop();

@@ -300,45 +300,10 @@ pub const OPENAPI_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 /// A venv under `target/` with [`OPENAPI_VALIDATOR`]; returns its python, which
 /// `test` passes to the native tests as `NSP_OPENAPI_PYTHON`.
 pub fn ensure_openapi_venv(root: &Path) -> Result<PathBuf> {
-    let venv = root.join("target/openapi-venv");
-    let python = venv.join("bin/python");
     let (name, version) = OPENAPI_VALIDATOR
         .split_once("==")
         .context("the validator's pin")?;
-    let installed = python.is_file()
-        && Command::new(&python)
-            .args([
-                "-c",
-                &format!("import importlib.metadata as m; print(m.version('{name}'))"),
-            ])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim() == version)
-            .unwrap_or(false);
-    if installed {
-        println!("  {OPENAPI_VALIDATOR}: present in {}", venv.display());
-        return Ok(python);
-    }
-    let system_python = which("python3").context(
-        "python3 is missing; install it (Debian: `apt-get install python3 python3-venv`)",
-    )?;
-    println!(
-        "  creating a venv with {OPENAPI_VALIDATOR} in {}…",
-        venv.display()
-    );
-    run(Command::new(&system_python)
-        .args(["-m", "venv", "--clear"])
-        .arg(&venv))
-    .context("python3 cannot create a venv (Debian: `apt-get install python3-venv`)")?;
-    run(Command::new(&python).args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        OPENAPI_VALIDATOR,
-    ]))
-    .with_context(|| format!("pip could not install {OPENAPI_VALIDATOR}"))?;
-    Ok(python)
+    ensure_pinned_venv(root, "openapi-venv", name, version)
 }
 
 /// The real apps of the real-app corpus and its end-to-end tests, from PyPI, pinned.
