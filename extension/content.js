@@ -70,8 +70,16 @@
   // --- extraction ------------------------------------------------------------------------
 
   const observer = new MutationObserver((records) => {
-    for (const r of records) markDirty(r.target);
+    for (const r of records) if (!ownRecord(r)) markDirty(r.target);
   });
+  // Whether a mutation is only our channel frame coming or going: not a page change.
+  function ownRecord(r) {
+    if (r.type !== "childList") return extractor.own.has(r.target);
+    if (!r.addedNodes.length && !r.removedNodes.length) return false;
+    for (const n of r.addedNodes) if (!extractor.own.has(n)) return false;
+    for (const n of r.removedNodes) if (!extractor.own.has(n)) return false;
+    return true;
+  }
   const observed = new WeakSet();
   const OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
   function observe(root) {
@@ -344,7 +352,9 @@
     }
   }
 
-  async function runDispatch(msg) {
+  // `reply`: the direct port the dispatch came on (a pure read), or null for the
+  // runtime port.
+  async function runDispatch(msg, reply) {
     // Pending DOM changes first: the action must check its target against the page as
     // it is now.
     if (dirty.size) await flush();
@@ -360,7 +370,9 @@
     // A new control asked for confirmation: the capture that rates it irreversible goes
     // out before the answer, so whoever reads the state after the refusal sees it.
     if (asked) await fullCapture(null);
-    send({ type: "action_result", action_id: msg.action_id, outcome });
+    const result = { type: "action_result", action_id: msg.action_id, outcome };
+    if (reply && reply === direct) reply.postMessage(result);
+    else send(result);
   }
 
   // The element a question to the person is about, outlined while they decide. The
@@ -399,7 +411,10 @@
     if (!msg || typeof msg !== "object") return;
     switch (msg.type) {
       case "dispatch":
-        schedule(() => runDispatch(msg));
+        schedule(() => runDispatch(msg, null));
+        break;
+      case "channel_offer":
+        if (typeof msg.token === "string") openChannel(msg.token);
         break;
       case "capture":
         // Asked for a fresh state (often right after an action): let the page finish
@@ -428,6 +443,59 @@
     }
   }
 
+  // --- the read fast path (see channel.js and sw.js) ----------------------------------------
+
+  // The direct MessagePort to the service worker, once it has confirmed it; null until
+  // then, and when the runtime port drops (the worker restarted: it offers a new one).
+  /** @type {MessagePort | null} */
+  let direct = null;
+  const CHANNEL_WAIT_MS = 5_000;
+
+  function openChannel(token) {
+    const root = document.documentElement;
+    if (!root) return;
+    const extensionOrigin = new URL(chrome.runtime.getURL("")).origin;
+    const pipe = new MessageChannel();
+    const frame = document.createElement("iframe");
+    extractor.own.add(frame);
+    frame.setAttribute("aria-hidden", "true");
+    frame.tabIndex = -1;
+    frame.style.setProperty("display", "none", "important");
+    const done = () => {
+      clearTimeout(timer);
+      frame.remove();
+    };
+    // No answer in time (the page's CSP or the page itself stopped the frame, or the
+    // frame cannot reach the worker): the runtime port carries everything, as before.
+    const timer = setTimeout(() => {
+      done();
+      pipe.port1.close();
+    }, CHANNEL_WAIT_MS);
+    pipe.port1.onmessage = (event) => {
+      const msg = event.data;
+      if (!msg || typeof msg !== "object") return;
+      if (msg.type === "channel_ready") {
+        done();
+        if (direct) direct.close();
+        direct = pipe.port1;
+      } else if (msg.type === "dispatch") {
+        schedule(() => runDispatch(msg, pipe.port1));
+      }
+    };
+    frame.addEventListener("load", () => {
+      // Posted to the extension's origin only: if the page navigated the frame
+      // elsewhere, nothing is delivered and the wait above runs out.
+      try {
+        const target = frame.contentWindow;
+        if (target) target.postMessage({ type: "nsp_channel", token }, extensionOrigin, [pipe.port2]);
+      } catch (_) {
+        // The frame is gone already.
+      }
+    }, { once: true });
+    frame.src = chrome.runtime.getURL("channel.html");
+    root.appendChild(frame);
+  }
+
   /** Opens the port to the service worker and returns it. */
   function connect() {
     const opened = chrome.runtime.connect({ name: "nsp-tab" });
@@ -437,6 +505,10 @@
       // The worker went away (restart or extension update). Reconnect and re-announce
       // the current state (deltas are folded into `capture`).
       port = null;
+      if (direct) {
+        direct.close();
+        direct = null;
+      }
       for (const done of rpcPending.values()) done({ ok: false, error: "the service worker restarted" });
       rpcPending.clear();
       setTimeout(() => {

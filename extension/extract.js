@@ -463,6 +463,9 @@
       this.clickableCount = 0;
       this.onShadowRoot = null;
       this.onFrame = null;
+      // Elements that are ours, not the page's (content.js's short-lived channel frame):
+      // not part of any snapshot.
+      this.own = new WeakSet();
       this.indexed = true;
     }
 
@@ -715,6 +718,7 @@
       let block = false;
       for (; child !== null; child = child.nextElementSibling) {
         const ct = child.localName;
+        if (ct === "iframe" && this.own.has(child)) continue;
         let n;
         if (counts === null) {
           if (ct === tag || tag === null) {
