@@ -603,7 +603,7 @@ impl PacedRun {
     }
 
     fn error_count(&self) -> f64 {
-        self.errors.iter().map(|e| e.1).sum()
+        total(self.errors.iter().map(|e| e.1))
     }
 
     /// One console line while the bench runs.
@@ -622,6 +622,11 @@ impl PacedRun {
     }
 }
 
+/// A sum that is 0, not -0, when empty (f64's `Sum` starts at -0.0, printed "-0").
+fn total(xs: impl Iterator<Item = f64>) -> f64 {
+    xs.fold(0.0, |a, b| a + b)
+}
+
 /// oha's JSON summary: `statusCodeDistribution` counts responses by status,
 /// `errorDistribution` requests that got none, `latencyPercentiles` and
 /// `summary.slowest` are in seconds, `summary.total` is the run's wall time.
@@ -635,12 +640,13 @@ fn parse_oha(v: &Value, offered_per_sec: f64) -> Result<PacedRun> {
             .collect())
     };
     let statuses = counts("statusCodeDistribution")?;
-    let responses = statuses.iter().map(|s| s.1).sum();
-    let non_2xx = statuses
-        .iter()
-        .filter(|s| !s.0.starts_with('2'))
-        .map(|s| s.1)
-        .sum();
+    let responses = total(statuses.iter().map(|s| s.1));
+    let non_2xx = total(
+        statuses
+            .iter()
+            .filter(|s| !s.0.starts_with('2'))
+            .map(|s| s.1),
+    );
     // With `-w` oha waits for the requests in flight at the deadline; should it cut
     // any anyway, that is the benchmark's end, not nspd's error.
     let errors = counts("errorDistribution")?
@@ -734,13 +740,13 @@ fn pool_paced(runs: &[PacedRun]) -> Paced {
             None => error_kinds.push((kind.clone(), *n)),
         }
     }
-    let responses = runs.iter().map(|r| r.responses).sum();
+    let responses = total(runs.iter().map(|r| r.responses));
     Paced {
         offered_per_sec: runs.first().map_or(f64::NAN, |r| r.offered_per_sec),
         achieved_per_sec: responses / runs.iter().map(|r| r.secs).sum::<f64>(),
         responses,
-        non_2xx: runs.iter().map(|r| r.non_2xx).sum(),
-        errors: error_kinds.iter().map(|e| e.1).sum(),
+        non_2xx: total(runs.iter().map(|r| r.non_2xx)),
+        errors: total(error_kinds.iter().map(|e| e.1)),
         error_kinds,
         p50_ms_worst: worst(|r| r.p50_ms),
         p99_ms_worst: worst(|r| r.p99_ms),
@@ -1065,7 +1071,7 @@ mod tests {
             ..a.clone()
         };
         let md = load_markdown(&report(full.clone(), full));
-        assert!(!md.contains("not reached"), "{md}");
+        assert!(!md.contains("not reached") && !md.contains("-0"), "{md}");
         assert!(
             md.contains(
                 "4.00 ms at 50000 /s achieved of 50000 /s offered (/health: 4.00 ms) | met |"
