@@ -1,6 +1,7 @@
 //! Finding and installing what the tasks need: the wasm target, wasm-bindgen-cli and
 //! wasm-pack at pinned versions, Chromium and chromedriver (apt, when root on Debian),
-//! wasm-opt, the Python SDK venv, and the real apps (a PyPI venv and an npm folder).
+//! wasm-opt, the Python SDK venv, the real apps (a PyPI venv and an npm folder), and the
+//! benchmark's load generators (wrk from apt, oha from crates.io).
 //! Each install prints what it does; anything that cannot be installed is a clear error
 //! naming it.
 
@@ -162,6 +163,59 @@ pub fn ensure_wrk() -> Result<PathBuf> {
     }
     ensure_apt(&["wrk"], "wrk (the HTTP load generator)")?;
     which("wrk").context("wrk is still not on PATH after installing it")
+}
+
+/// oha's version for the paced (open-loop) phase of the loop benchmark.
+pub const OHA_VERSION: &str = "1.16.0";
+
+/// oha, the HTTP load generator that paces requests at a fixed rate with
+/// coordinated-omission correction (wrk cannot), installed from crates.io under
+/// `target/bench-tools` on first use (bench only). With native-tls (the system's
+/// OpenSSL) instead of the default rustls, whose aws-lc-rs is a long C build; oha does
+/// not compile without one of them, though the benchmark speaks plain HTTP.
+pub fn ensure_oha(root: &Path) -> Result<PathBuf> {
+    let dir = root.join("target/bench-tools");
+    let bin = dir.join("bin/oha");
+    if version_of(&bin).as_deref() == Some(OHA_VERSION) {
+        println!("  oha {OHA_VERSION}: {}", bin.display());
+        return Ok(bin);
+    }
+    let have_openssl = Command::new("pkg-config")
+        .args(["--exists", "openssl"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !have_openssl {
+        ensure_apt(
+            &["pkg-config", "libssl-dev"],
+            "OpenSSL's headers (for building oha)",
+        )?;
+    }
+    println!(
+        "  installing oha {OHA_VERSION} with cargo install under {} (bench only, a few minutes on 2 cores)…",
+        dir.display()
+    );
+    run(Command::new(cargo())
+        .arg("install")
+        .arg("oha")
+        .args([
+            "--locked",
+            "--version",
+            OHA_VERSION,
+            "--no-default-features",
+            "--features",
+            "native-tls",
+            "--force",
+            "--root",
+        ])
+        .arg(&dir))
+    .with_context(|| format!("oha {OHA_VERSION} is missing and `cargo install` failed"))?;
+    if version_of(&bin).as_deref() != Some(OHA_VERSION) {
+        bail!(
+            "oha was installed but {} does not report {OHA_VERSION}",
+            bin.display()
+        );
+    }
+    Ok(bin)
 }
 
 /// Chromium and chromedriver.
