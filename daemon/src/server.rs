@@ -52,23 +52,36 @@ pub struct Server {
     state: Arc<AppState>,
 }
 
+/// How many connections may wait for nspd to accept them. The standard library's (and
+/// mio's) 128 overflows when a thousand agents connect at once: Linux drops the excess
+/// SYNs and the clients retry a second later. The kernel caps it at
+/// `net.core.somaxconn`.
+const ACCEPT_BACKLOG: u32 = 1024;
+
+/// Binds a listening socket on `addr` with [`ACCEPT_BACKLOG`].
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As std and mio do: a restarted nspd can rebind its port at once.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(ACCEPT_BACKLOG)
+}
+
 /// Binds the MCP listener. A port from the settings must be free; the derived default
 /// (the API's port + 1) falls back to a free port when something else holds it, since
 /// nspd prints the one it got and writes it to `<data dir>/mcp.url`.
-async fn bind_mcp(
-    host: std::net::IpAddr,
-    port: u16,
-    explicit: bool,
-) -> Result<TcpListener, StartError> {
+fn bind_mcp(host: std::net::IpAddr, port: u16, explicit: bool) -> Result<TcpListener, StartError> {
     let addr = SocketAddr::new(host, port);
-    match TcpListener::bind(addr).await {
+    match listen(addr) {
         Ok(listener) => Ok(listener),
         Err(e) if !explicit && port != 0 && e.kind() == std::io::ErrorKind::AddrInUse => {
             tracing::warn!(%addr, "the MCP port is taken; MCP listens on a free port instead (set [mcp] port to choose one)");
             let any = SocketAddr::new(host, 0);
-            TcpListener::bind(any)
-                .await
-                .map_err(|source| StartError::Bind { addr: any, source })
+            listen(any).map_err(|source| StartError::Bind { addr: any, source })
         }
         Err(source) => Err(StartError::Bind { addr, source }),
     }
@@ -82,15 +95,13 @@ impl Server {
         }
         let key = AgentKey::load_or_create(&settings.data_dir)?;
         let addr = SocketAddr::new(settings.host, settings.port);
-        let listener = TcpListener::bind(addr)
-            .await
-            .map_err(|source| StartError::Bind { addr, source })?;
+        let listener = listen(addr).map_err(|source| StartError::Bind { addr, source })?;
         let local_addr = listener
             .local_addr()
             .map_err(|source| StartError::Bind { addr, source })?;
         let (mcp, mcp_addr) = match settings.mcp_port() {
             Some(port) => {
-                let listener = bind_mcp(settings.host, port, settings.mcp_port.is_some()).await?;
+                let listener = bind_mcp(settings.host, port, settings.mcp_port.is_some())?;
                 let bound = listener.local_addr().map_err(|source| StartError::Bind {
                     addr: SocketAddr::new(settings.host, port),
                     source,
@@ -232,11 +243,28 @@ mod tests {
         let host = std::net::IpAddr::from([127, 0, 0, 1]);
         let taken = TcpListener::bind((host, 0)).await.expect("bind");
         let port = taken.local_addr().expect("addr").port();
-        let other = bind_mcp(host, port, false).await.expect("falls back");
+        let other = bind_mcp(host, port, false).expect("falls back");
         assert_ne!(other.local_addr().expect("addr").port(), port);
-        let err = bind_mcp(host, port, true)
-            .await
-            .expect_err("a chosen port must be free");
+        let err = bind_mcp(host, port, true).expect_err("a chosen port must be free");
         assert!(matches!(err, StartError::Bind { .. }), "{err}");
+    }
+
+    /// Three hundred agents connecting at once all get through the handshake while nspd
+    /// is busy elsewhere (nothing accepts here): with the default backlog of 128 the
+    /// kernel drops the rest, and they wait a second to retry.
+    #[tokio::test]
+    async fn a_burst_of_connections_fits_the_accept_backlog() {
+        let listener = listen(SocketAddr::from(([127, 0, 0, 1], 0))).expect("listen");
+        let addr = listener.local_addr().expect("addr");
+        let connects = (0..300).map(|_| {
+            tokio::time::timeout(
+                std::time::Duration::from_millis(800),
+                tokio::net::TcpStream::connect(addr),
+            )
+        });
+        let results = futures_util::future::join_all(connects).await;
+        let through = results.iter().filter(|r| matches!(r, Ok(Ok(_)))).count();
+        assert_eq!(through, 300, "connections that did not get through at once");
+        drop(listener);
     }
 }
