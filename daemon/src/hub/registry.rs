@@ -38,14 +38,16 @@ pub(super) struct Tab {
     pub(super) url: Option<String>,
     pub(super) title: Option<String>,
     pub(super) browser: String,
-    pub(super) current: Option<SubstrateState>,
+    /// Shared, so readers take it under the lock by reference count and clone or
+    /// serialize it outside.
+    pub(super) current: Option<Arc<SubstrateState>>,
     /// `current` as `GET /state` sends it, serialized on the first read after each
     /// change and served as is until the next (`commit` clears it).
     pub(super) current_json: Option<bytes::Bytes>,
     /// Counts commits, so a serialization made outside the lock is kept only if no
     /// capture arrived meanwhile.
     pub(super) generation: u64,
-    pub(super) previous: Option<SubstrateState>,
+    pub(super) previous: Option<Arc<SubstrateState>>,
     pub(super) explain: BTreeMap<String, ActionExplain>,
     /// Recent captures' action targets, for the stale-target guard.
     history: VecDeque<(String, BTreeMap<String, String>)>,
@@ -76,29 +78,61 @@ fn target_fingerprint(a: &ActionSchema) -> String {
     fingerprint
 }
 
-impl Tab {
-    /// Makes `state` the current capture and returns the keys that changed.
-    fn commit(&mut self, state: SubstrateState) -> Vec<String> {
-        let changed = match &self.current {
+/// A new capture made ready to commit: the keys that changed since the one it follows
+/// and its actions' target fingerprints, worked out without the hub's lock where the
+/// caller can (a delta).
+struct Prepared {
+    state: SubstrateState,
+    changed: Vec<String>,
+    targets: BTreeMap<String, String>,
+}
+
+impl Prepared {
+    fn new(before: Option<&SubstrateState>, state: SubstrateState) -> Prepared {
+        let changed = match before {
             Some(prev) => changed_keys(&prev.objects, &state.objects),
             None => state.objects.keys().cloned().collect(),
         };
-        if let Some(url) = &state.context.url {
-            self.url = Some(url.clone());
-        }
         let targets = state
             .actions
             .iter()
             .map(|(n, a)| (n.clone(), target_fingerprint(a)))
             .collect();
+        Prepared {
+            state,
+            changed,
+            targets,
+        }
+    }
+}
+
+impl Tab {
+    /// Makes `state` the current capture and returns the keys that changed.
+    fn commit(&mut self, state: SubstrateState) -> Vec<String> {
+        let prepared = Prepared::new(self.current.as_deref(), state);
+        let (changed, _dropped) = self.install(prepared);
+        changed
+    }
+
+    /// Commits a prepared capture. Returns the keys that changed and the capture that
+    /// dropped out of `previous`, for the caller to free after the lock.
+    fn install(&mut self, prepared: Prepared) -> (Vec<String>, Option<Arc<SubstrateState>>) {
+        let Prepared {
+            state,
+            changed,
+            targets,
+        } = prepared;
+        if let Some(url) = &state.context.url {
+            self.url = Some(url.clone());
+        }
         self.history.push_back((state.capture_id.clone(), targets));
         while self.history.len() > HISTORY {
             self.history.pop_front();
         }
-        self.previous = self.current.replace(state);
+        let dropped = std::mem::replace(&mut self.previous, self.current.replace(Arc::new(state)));
         self.current_json = None;
         self.generation += 1;
-        changed
+        (changed, dropped)
     }
 }
 
@@ -322,29 +356,45 @@ impl Hub {
     /// Applies an incremental update to the tab's last capture. Ignored (with a log
     /// line) when the tab is not this connection's or has no capture to apply it to.
     pub fn tab_delta(&self, conn: ConnId, tab_id: i64, delta: Delta) -> Option<u64> {
-        let mut inner = self.lock();
-        let instance_id = inner.conns.get(&conn)?.instance_id.clone();
-        let pid = *inner.by_browser_tab.get(&(instance_id, tab_id))?;
-        let tab = inner.tabs.get_mut(&pid)?;
-        if tab.conn != Some(conn) {
-            tracing::warn!(
-                conn,
-                tab_id,
-                "a delta for a tab owned by another connection; ignored"
-            );
-            return None;
-        }
-        let Some(mut state) = tab.current.clone() else {
-            tracing::debug!(pid, "a delta before any full capture; ignored");
-            return None;
+        // The tab's current capture, taken under the lock by reference; the copy, the
+        // delta and the comparison happen outside it, so readers of every tab are not
+        // held up by a tab's update.
+        let (pid, base, generation, window_id) = {
+            let inner = self.lock();
+            let instance_id = inner.conns.get(&conn)?.instance_id.clone();
+            let pid = *inner.by_browser_tab.get(&(instance_id, tab_id))?;
+            let tab = inner.tabs.get(&pid)?;
+            if tab.conn != Some(conn) {
+                tracing::warn!(
+                    conn,
+                    tab_id,
+                    "a delta for a tab owned by another connection; ignored"
+                );
+                return None;
+            }
+            let Some(base) = tab.current.clone() else {
+                tracing::debug!(pid, "a delta before any full capture; ignored");
+                return None;
+            };
+            (pid, base, tab.generation, tab.window_id)
         };
+        let Delta {
+            changed,
+            removed,
+            actions,
+            explain,
+            confidence,
+            context,
+            probe_metadata,
+        } = delta;
+        let mut state = SubstrateState::clone(&base);
         // Removed first, then changed (a key in both keeps its new value), the order of
         // extension/delta.js; daemon/tests/delta_order.rs checks both.
-        for key in &delta.removed {
+        for key in &removed {
             state.objects.remove(key);
         }
-        state.objects.extend(delta.changed);
-        if let Some(actions) = delta.actions {
+        state.objects.extend(changed);
+        if let Some(actions) = actions {
             state.actions = actions
                 .into_iter()
                 .map(|(name, mut a)| {
@@ -353,23 +403,38 @@ impl Hub {
                 })
                 .collect();
         }
-        if let Some(explain) = delta.explain {
-            tab.explain = explain;
-        }
-        if let Some(c) = delta.confidence {
+        if let Some(c) = confidence {
             state.confidence = round_confidence(c);
         }
-        if let Some(mut context) = delta.context {
-            context.window_id = context.window_id.or(tab.window_id.map(|w| w.to_string()));
+        if let Some(mut context) = context {
+            context.window_id = context.window_id.or(window_id.map(|w| w.to_string()));
             state.context = context;
         }
-        if let Some(meta) = delta.probe_metadata {
+        if let Some(meta) = probe_metadata {
             state.probe_metadata = meta;
         }
         state.capture_id = uuid::Uuid::now_v7().to_string();
         state.captured_at = now_rfc3339();
-        let changed_keys = tab.commit(state);
-        drop(inner);
+        let prepared = Prepared::new(Some(&base), state);
+        drop(base);
+        let (changed_keys, dropped) = {
+            let mut inner = self.lock();
+            let tab = inner.tabs.get_mut(&pid)?;
+            // One connection's messages are handled in order, so nothing else commits
+            // to its tab in between; a detach or a new owner meanwhile drops the delta.
+            if tab.conn != Some(conn) || tab.generation != generation {
+                tracing::debug!(
+                    pid,
+                    "the tab changed hands while a delta was applied; ignored"
+                );
+                return None;
+            }
+            if let Some(explain) = explain {
+                tab.explain = explain;
+            }
+            tab.install(prepared)
+        };
+        drop(dropped);
         self.emit(TabEvent {
             pid,
             kind: TabEventKind::Captured { changed_keys },

@@ -3,6 +3,7 @@
 //! explanations; and how a capture becomes a state.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use nsp_protocol::api::AppSummary;
@@ -26,9 +27,16 @@ impl Hub {
 
     /// The tab's current state, or the reason there is none.
     pub fn state(&self, pid: u64) -> Result<SubstrateState, HubError> {
+        let shared = self.shared_state(pid)?;
+        Ok(SubstrateState::clone(&shared))
+    }
+
+    /// The tab's current state by reference (copied by the caller, outside the lock).
+    fn shared_state(&self, pid: u64) -> Result<Arc<SubstrateState>, HubError> {
         let inner = self.lock();
         let tab = inner.tabs.get(&pid).ok_or(HubError::UnknownPid(pid))?;
-        current(tab).cloned()
+        current(tab)?;
+        Ok(tab.current.clone().expect("current() checked it"))
     }
 
     /// The tab's current state as the JSON body `GET /state` sends (the bytes of
@@ -39,14 +47,14 @@ impl Hub {
         let (state, generation) = {
             let inner = self.lock();
             let tab = inner.tabs.get(&pid).ok_or(HubError::UnknownPid(pid))?;
-            let state = current(tab)?;
+            current(tab)?;
             if let Some(bytes) = &tab.current_json {
                 return Ok(bytes.clone());
             }
-            (state.clone(), tab.generation)
+            (tab.current.clone(), tab.generation)
         };
         // Serialized outside the lock: other tabs' readers and deltas need not wait.
-        let bytes = crate::http::json_bytes(&state);
+        let bytes = crate::http::json_bytes(&state.as_deref());
         if let Some(tab) = self.lock().tabs.get_mut(&pid) {
             if tab.generation == generation {
                 tab.current_json = Some(bytes.clone());
@@ -59,7 +67,12 @@ impl Hub {
     pub fn last_two(&self, pid: u64) -> Option<(SubstrateState, SubstrateState)> {
         let inner = self.lock();
         let tab = inner.tabs.get(&pid)?;
-        Some((tab.previous.clone()?, tab.current.clone()?))
+        let (previous, current) = (tab.previous.clone()?, tab.current.clone()?);
+        drop(inner);
+        Some((
+            SubstrateState::clone(&previous),
+            SubstrateState::clone(&current),
+        ))
     }
 
     /// Why the probe classified each action of the tab's current capture.
@@ -73,7 +86,7 @@ fn current(tab: &Tab) -> Result<&SubstrateState, HubError> {
     if tab.conn.is_none() {
         return Err(HubError::Detached(tab.pid));
     }
-    tab.current.as_ref().ok_or_else(|| HubError::NotReady {
+    tab.current.as_deref().ok_or_else(|| HubError::NotReady {
         pid: tab.pid,
         status: tab.status,
         why: tab.message.clone(),
