@@ -150,21 +150,37 @@ impl Corrections {
     /// has not received the list yet): what an agent made stricter stays stricter.
     /// The person's corrections loosen as well as tighten, so they stay the probe's to
     /// apply, from its evidence.
-    pub fn enforce_agents(&self, state: &mut nsp_protocol::SubstrateState) {
+    ///
+    /// The state is shared with the hub; it is copied only when a correction changes
+    /// it (a read of a page without agents' corrections copies nothing).
+    pub fn enforce_agents(&self, state: &mut std::sync::Arc<nsp_protocol::SubstrateState>) {
         let Some(origin) = state.context.url.as_deref().and_then(origin_of) else {
             return;
+        };
+        let stricter = |c: &Correction, a: &nsp_protocol::ActionSchema| {
+            (
+                c.tier.filter(|t| *t > a.reversibility),
+                c.max_confidence.filter(|m| *m < a.confidence),
+            )
         };
         for c in self.for_origin(&origin) {
             if c.by != CorrectionSource::Agent {
                 continue;
             }
-            let Some(action) = state.actions.get_mut(&c.action) else {
+            let Some(current) = state.actions.get(&c.action) else {
                 continue;
             };
-            if let Some(tier) = c.tier.filter(|t| *t > action.reversibility) {
+            let (tier, ceiling) = stricter(&c, current);
+            if tier.is_none() && ceiling.is_none() {
+                continue;
+            }
+            let Some(action) = std::sync::Arc::make_mut(state).actions.get_mut(&c.action) else {
+                continue;
+            };
+            if let Some(tier) = tier {
                 action.reversibility = tier;
             }
-            if let Some(ceiling) = c.max_confidence.filter(|m| *m < action.confidence) {
+            if let Some(ceiling) = ceiling {
                 action.confidence = ceiling;
             }
         }

@@ -213,15 +213,16 @@ pub async fn run_action(
 ) -> Result<ActionResponse, ApiError> {
     let started = Instant::now();
     let settings = &state.settings;
+    // Shared with the hub: the gate reads it, and only agents' corrections copy it.
     let gate_state = if req.fresh_state {
-        Some(
+        Some(Arc::new(
             state
                 .hub
                 .fresh_capture(pid, settings.capture_timeout)
                 .await?,
-        )
+        ))
     } else {
-        match state.hub.state(pid) {
+        match state.hub.shared_state(pid) {
             Ok(s) => Some(s),
             Err(HubError::NotReady { .. }) => None,
             Err(e) => return Err(e.into()),
@@ -243,7 +244,7 @@ pub async fn run_action(
         state,
         req,
         pid,
-        gate_state.as_ref(),
+        gate_state.as_deref(),
         &explain,
         limits,
         request_id,
@@ -403,7 +404,7 @@ pub async fn run_action(
     }
     let (verification, updated_state) = match &decision.expression {
         Some((source, expr)) => {
-            let prev = prev.clone().or_else(|| gate_state.clone());
+            let prev = prev.clone().or_else(|| gate_state.as_deref().cloned());
             match prev {
                 Some(prev) => {
                     let polling = Polling {

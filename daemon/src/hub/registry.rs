@@ -48,7 +48,7 @@ pub(super) struct Tab {
     /// capture arrived meanwhile.
     pub(super) generation: u64,
     pub(super) previous: Option<Arc<SubstrateState>>,
-    pub(super) explain: BTreeMap<String, ActionExplain>,
+    pub(super) explain: Arc<BTreeMap<String, ActionExplain>>,
     /// Recent captures' action targets, for the stale-target guard.
     history: VecDeque<(String, BTreeMap<String, String>)>,
     /// One action at a time per tab.
@@ -309,7 +309,7 @@ impl Hub {
                         current_json: None,
                         generation: 0,
                         previous: None,
-                        explain: BTreeMap::new(),
+                        explain: Arc::default(),
                         history: VecDeque::new(),
                         action_lock: Arc::new(tokio::sync::Mutex::new(())),
                     },
@@ -334,7 +334,7 @@ impl Hub {
         }
         let event = match report.capture {
             Some(mut capture) => {
-                tab.explain = std::mem::take(&mut capture.explain);
+                tab.explain = Arc::new(std::mem::take(&mut capture.explain));
                 let state = build_state(tab, capture);
                 TabEventKind::Captured {
                     changed_keys: tab.commit(state),
@@ -430,7 +430,7 @@ impl Hub {
                 return None;
             }
             if let Some(explain) = explain {
-                tab.explain = explain;
+                tab.explain = Arc::new(explain);
             }
             tab.install(prepared)
         };

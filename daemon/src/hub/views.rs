@@ -32,7 +32,7 @@ impl Hub {
     }
 
     /// The tab's current state by reference (copied by the caller, outside the lock).
-    fn shared_state(&self, pid: u64) -> Result<Arc<SubstrateState>, HubError> {
+    pub fn shared_state(&self, pid: u64) -> Result<Arc<SubstrateState>, HubError> {
         let inner = self.lock();
         let tab = inner.tabs.get(&pid).ok_or(HubError::UnknownPid(pid))?;
         current(tab)?;
@@ -76,7 +76,7 @@ impl Hub {
     }
 
     /// Why the probe classified each action of the tab's current capture.
-    pub fn explain(&self, pid: u64) -> Option<BTreeMap<String, ActionExplain>> {
+    pub fn explain(&self, pid: u64) -> Option<Arc<BTreeMap<String, ActionExplain>>> {
         self.lock().tabs.get(&pid).map(|t| t.explain.clone())
     }
 }
