@@ -203,6 +203,23 @@ pub(crate) fn audit_base(
     m
 }
 
+/// Appends an audit record. A durable one (an irreversible action's: synced to disk) is
+/// written on the blocking pool, so the disk's wait does not hold up the other requests
+/// and the extension channels on this worker thread; the caller still waits for it.
+async fn record_audit(
+    state: &Arc<AppState>,
+    rec: Map<String, Value>,
+    durable: bool,
+) -> std::io::Result<()> {
+    if !durable {
+        return state.audit.record(rec, false);
+    }
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || state.audit.record(rec, true))
+        .await
+        .unwrap_or_else(|e| Err(std::io::Error::other(e)))
+}
+
 /// The action pipeline: gate, stale-target guard, per-tab lock, audit, dispatch,
 /// verification. Every refusal and failure is an [`ApiError`]; the front door encodes it.
 pub async fn run_action(
@@ -319,7 +336,7 @@ pub async fn run_action(
     rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
     // Irreversible actions reach the disk before the page sees them, or not at all.
     let irreversible = decision.tier == Reversibility::IrreversibleWrite;
-    if let Err(e) = state.audit.record(rec, irreversible) {
+    if let Err(e) = record_audit(state, rec, irreversible).await {
         if irreversible {
             return Err(ApiError::new(codes::AUDIT_UNAVAILABLE,
                 format!(
@@ -342,12 +359,13 @@ pub async fn run_action(
             settings.action_timeout,
         )
         .await;
-    // The completion record; `false` when it did not reach the log, which the response
-    // then says (the action itself happened or not regardless).
+    // The completion record (written with `record_audit`; `false` when it did not reach
+    // the log, which the response then says: the action itself happened or not
+    // regardless).
     let completion = |result: &str,
                       verification: Option<&VerificationOutcome>,
                       dialogs: &[PageDialog]|
-     -> bool {
+     -> Map<String, Value> {
         let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
         rec.insert("action_id".into(), json!(action_id));
         rec.insert("decision".into(), json!("completed"));
@@ -359,7 +377,7 @@ pub async fn run_action(
             "verification".into(),
             json!(verification.map(|v| json!({"passed": v.passed, "explanation": v.explanation}))),
         );
-        state.audit.record(rec, irreversible).is_ok()
+        rec
     };
     let unrecorded = |e: ApiError, recorded: bool| {
         if recorded {
@@ -371,14 +389,16 @@ pub async fn run_action(
     let (value, dialogs) = match outcome {
         Ok(DispatchOutcome::Done { value, dialogs }) => (value, dialogs),
         Ok(DispatchOutcome::Failed { code, message }) => {
-            let recorded = completion("failed", None, &[]);
+            let recorded = record_audit(state, completion("failed", None, &[]), irreversible)
+                .await
+                .is_ok();
             return Err(unrecorded(
                 action_failed(code, &message).with("action_id", action_id.clone()),
                 recorded,
             ));
         }
         Err(e) => {
-            let recorded = completion(
+            let rec = completion(
                 match e {
                     DispatchError::Detached => "not_sent",
                     DispatchError::Timeout(_) => "timeout",
@@ -387,6 +407,7 @@ pub async fn run_action(
                 None,
                 &[],
             );
+            let recorded = record_audit(state, rec, irreversible).await.is_ok();
             return Err(unrecorded(
                 dispatch_error(e, pid).with("action_id", action_id.clone()),
                 recorded,
@@ -433,7 +454,7 @@ pub async fn run_action(
         }
         None => (None, None),
     };
-    let recorded = completion(
+    let rec = completion(
         match &verification {
             Some(v) if !v.passed => "verification_failed",
             _ => "done",
@@ -441,6 +462,7 @@ pub async fn run_action(
         verification.as_ref(),
         &dialogs,
     );
+    let recorded = record_audit(state, rec, irreversible).await.is_ok();
     if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
         return Err(unrecorded(ApiError::new(codes::VERIFICATION_FAILED,
             format!(
