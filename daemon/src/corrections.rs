@@ -157,12 +157,6 @@ impl Corrections {
         let Some(origin) = state.context.url.as_deref().and_then(origin_of) else {
             return;
         };
-        let stricter = |c: &Correction, a: &nsp_protocol::ActionSchema| {
-            (
-                c.tier.filter(|t| *t > a.reversibility),
-                c.max_confidence.filter(|m| *m < a.confidence),
-            )
-        };
         for c in self.for_origin(&origin) {
             if c.by != CorrectionSource::Agent {
                 continue;
@@ -170,7 +164,8 @@ impl Corrections {
             let Some(current) = state.actions.get(&c.action) else {
                 continue;
             };
-            let (tier, ceiling) = stricter(&c, current);
+            let tier = c.tier.filter(|t| *t > current.reversibility);
+            let ceiling = c.max_confidence.filter(|m| *m < current.confidence);
             if tier.is_none() && ceiling.is_none() {
                 continue;
             }

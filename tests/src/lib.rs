@@ -33,6 +33,15 @@ pub fn workspace_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// The extension's popup page, which the tests open as a tab to read the service
+/// worker's status and to answer its questions.
+pub fn popup_url() -> String {
+    format!(
+        "chrome-extension://{}/popup.html",
+        nsp_protocol::EXTENSION_ID
+    )
+}
+
 /// The built extension: `$NSP_EXTENSION_DIR`, else `target/dist/extension`.
 pub fn extension_dir() -> Result<PathBuf> {
     let dir = std::env::var_os("NSP_EXTENSION_DIR")

@@ -19,7 +19,7 @@ use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
 use nsp_protocol::{ProbeStatus, EXTENSION_ID};
 use nsp_tests::faults::Cdp;
 use nsp_tests::{
-    corrections_cli, extension_dir, fresh_data_dir, workspace_root, Nspd, WebDriver,
+    corrections_cli, extension_dir, fresh_data_dir, popup_url, workspace_root, Nspd, WebDriver,
     WebDriverOptions,
 };
 use serde_json::{json, Value};
@@ -29,10 +29,6 @@ const CARD_TIMEOUT: Duration = Duration::from_secs(20);
 /// nspd's `approval_timeout_ms`: long enough for a worker restart, short for the
 /// timeout case.
 const APPROVAL_TIMEOUT_MS: u64 = 12_000;
-
-fn popup_url() -> String {
-    format!("chrome-extension://{EXTENSION_ID}/popup.html")
-}
 
 /// The approval ids of the cards the popup shows.
 async fn cards(browser: &WebDriver) -> Vec<String> {
@@ -74,6 +70,27 @@ async fn wait_no_card(browser: &WebDriver) {
 /// irreversible write under its floor needs.
 fn zap(pid: u64) -> Value {
     json!({"pid": pid, "action": "zap", "verify_expression": "true"})
+}
+
+/// The agent's `zap`, sent in the background: it waits while the person is asked.
+fn zap_meanwhile(
+    nspd: &Arc<Nspd>,
+    pid: u64,
+) -> tokio::task::JoinHandle<(hyper::StatusCode, Value)> {
+    let nspd = nspd.clone();
+    tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
+}
+
+/// Clicks the open card's button of `class` (`approve`, `deny`, `always`) in the popup.
+async fn answer_card(browser: &WebDriver, class: &str) {
+    let button = browser
+        .find(&format!("#approvals .card .{class}"))
+        .await
+        .expect("button");
+    browser
+        .click(&button)
+        .await
+        .unwrap_or_else(|e| panic!("click {class}: {e}"));
 }
 
 fn archives(demo: &DemoServer) -> usize {
@@ -233,10 +250,7 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     assert!(confidence < 0.95, "zap must be under its floor: {schema}");
 
     // --- approve once, after attempts that must not count -----------------------------
-    let agent = {
-        let nspd = nspd.clone();
-        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
-    };
+    let agent = zap_meanwhile(&nspd, pid);
     let approval_id = wait_card(&browser).await;
     // The card says what will happen.
     let card_text = browser
@@ -332,11 +346,7 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     );
 
     // The person clicks Approve once: it runs once.
-    let approve = browser
-        .find("#approvals .card .approve")
-        .await
-        .expect("button");
-    browser.click(&approve).await.expect("click approve");
+    answer_card(&browser, "approve").await;
     let (status, resp) = agent.await.expect("agent task");
     assert_eq!(status, 200, "{resp}");
     assert_eq!(archives(&demo), 1, "approved once: one archive");
@@ -356,16 +366,9 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     assert_eq!(answered[0]["by"], "person");
 
     // --- deny ---------------------------------------------------------------------------
-    let agent = {
-        let nspd = nspd.clone();
-        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
-    };
+    let agent = zap_meanwhile(&nspd, pid);
     wait_card(&browser).await;
-    let deny = browser
-        .find("#approvals .card .deny")
-        .await
-        .expect("button");
-    browser.click(&deny).await.expect("click deny");
+    answer_card(&browser, "deny").await;
     let (status, resp) = agent.await.expect("agent task");
     assert_eq!(status, 403, "{resp}");
     assert_eq!(resp["code"], "approval_denied", "{resp}");
@@ -377,10 +380,7 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     wait_no_card(&browser).await;
 
     // --- the service worker restarts while the question is open ------------------------
-    let agent = {
-        let nspd = nspd.clone();
-        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
-    };
+    let agent = zap_meanwhile(&nspd, pid);
     let before = wait_card(&browser).await;
     cdp.stop_service_worker(&format!("chrome-extension://{EXTENSION_ID}/"))
         .await
@@ -389,11 +389,7 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     // chrome.storage.session and nspd's re-sent question.
     let after = wait_card(&browser).await;
     assert_eq!(before, after, "the same question after the restart");
-    let approve = browser
-        .find("#approvals .card .approve")
-        .await
-        .expect("button");
-    browser.click(&approve).await.expect("click approve");
+    answer_card(&browser, "approve").await;
     let (status, resp) = agent.await.expect("agent task");
     assert_eq!(status, 200, "{resp}");
     assert_eq!(
@@ -410,10 +406,7 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
 
     // --- nobody answers -----------------------------------------------------------------
     let started = Instant::now();
-    let agent = {
-        let nspd = nspd.clone();
-        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
-    };
+    let agent = zap_meanwhile(&nspd, pid);
     wait_card(&browser).await;
     let (status, resp) = agent.await.expect("agent task");
     assert_eq!(status, 408, "{resp}");
@@ -490,16 +483,9 @@ async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
     );
 
     // The person answers "Always allow".
-    let agent = {
-        let nspd = nspd.clone();
-        tokio::spawn(async move { nspd.act(&zap(pid)).await.expect("zap") })
-    };
+    let agent = zap_meanwhile(&nspd, pid);
     wait_card(&browser).await;
-    let always = browser
-        .find("#approvals .card .always")
-        .await
-        .expect("button");
-    browser.click(&always).await.expect("click always");
+    answer_card(&browser, "always").await;
     let (status, resp) = agent.await.expect("agent task");
     assert_eq!(status, 200, "{resp}");
     assert_eq!(archives(&demo), 1);

@@ -11,18 +11,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
-use nsp_protocol::{ProbeStatus, EXTENSION_ID};
+use nsp_protocol::ProbeStatus;
 use nsp_tests::{
-    corrections_cli, extension_dir, fresh_data_dir, Nspd, WebDriver, WebDriverOptions,
+    corrections_cli, extension_dir, fresh_data_dir, popup_url, Nspd, WebDriver, WebDriverOptions,
 };
 use serde_json::{json, Value};
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
 const APPLY_TIMEOUT: Duration = Duration::from_secs(30);
-
-fn popup_url() -> String {
-    format!("chrome-extension://{EXTENSION_ID}/popup.html")
-}
 
 fn action<'a>(state: &'a Value, name: &str) -> &'a Value {
     &state["actions"][name]

@@ -14,17 +14,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use nsp_fixtures::{DemoOptions, DemoServer};
-use nsp_protocol::{builtins, ProbeStatus, EXTENSION_ID};
-use nsp_tests::{extension_dir, fresh_data_dir, Nspd, WebDriver, WebDriverOptions};
+use nsp_protocol::{builtins, ProbeStatus};
+use nsp_tests::{extension_dir, fresh_data_dir, popup_url, Nspd, WebDriver, WebDriverOptions};
 use serde::Deserialize;
 use serde_json::json;
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
 const RENDER_TIMEOUT: Duration = Duration::from_secs(30);
-
-fn popup_url() -> String {
-    format!("chrome-extension://{EXTENSION_ID}/popup.html")
-}
 
 /// One row of the popup's tab table, as rendered.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -31,7 +31,7 @@ use http_body_util::Full;
 use hyper::{Request, Response};
 use nsp_protocol::{ProbeStatus, EXTENSION_ID};
 use nsp_tests::faults::Cdp;
-use nsp_tests::{extension_dir, fresh_data_dir, Nspd, WebDriver, WebDriverOptions};
+use nsp_tests::{extension_dir, fresh_data_dir, popup_url, Nspd, WebDriver, WebDriverOptions};
 use serde_json::{json, Value};
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -170,10 +170,6 @@ async fn serve_pages(pages: Vec<Page>) -> Result<PageServer> {
         }
     });
     Ok(PageServer { port, task })
-}
-
-fn popup_url() -> String {
-    format!("chrome-extension://{EXTENSION_ID}/popup.html")
 }
 
 /// Whether the service worker has a direct channel to the tab at `url`, as the popup

@@ -35,8 +35,7 @@ impl Hub {
     pub fn shared_state(&self, pid: u64) -> Result<Arc<SubstrateState>, HubError> {
         let inner = self.lock();
         let tab = inner.tabs.get(&pid).ok_or(HubError::UnknownPid(pid))?;
-        current(tab)?;
-        Ok(tab.current.clone().expect("current() checked it"))
+        current(tab).cloned()
     }
 
     /// The tab's current state as the JSON body `GET /state` sends (the bytes of
@@ -47,14 +46,14 @@ impl Hub {
         let (state, generation) = {
             let inner = self.lock();
             let tab = inner.tabs.get(&pid).ok_or(HubError::UnknownPid(pid))?;
-            current(tab)?;
+            let state = current(tab)?;
             if let Some(bytes) = &tab.current_json {
                 return Ok(bytes.clone());
             }
-            (tab.current.clone(), tab.generation)
+            (state.clone(), tab.generation)
         };
         // Serialized outside the lock: other tabs' readers and deltas need not wait.
-        let bytes = crate::http::json_bytes(&state.as_deref());
+        let bytes = crate::http::json_bytes(&*state);
         if let Some(tab) = self.lock().tabs.get_mut(&pid) {
             if tab.generation == generation {
                 tab.current_json = Some(bytes.clone());
@@ -82,11 +81,11 @@ impl Hub {
 }
 
 /// The tab's current state, if it is connected and has one.
-fn current(tab: &Tab) -> Result<&SubstrateState, HubError> {
+fn current(tab: &Tab) -> Result<&Arc<SubstrateState>, HubError> {
     if tab.conn.is_none() {
         return Err(HubError::Detached(tab.pid));
     }
-    tab.current.as_deref().ok_or_else(|| HubError::NotReady {
+    tab.current.as_ref().ok_or_else(|| HubError::NotReady {
         pid: tab.pid,
         status: tab.status,
         why: tab.message.clone(),
