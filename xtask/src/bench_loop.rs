@@ -280,14 +280,16 @@ fn read_markdown(r: &Value, load: &str) -> String {
     let _ = writeln!(
         md,
         "Headless Chromium {} (launched by playwright-core {} with the extension loaded), one \
-         page, {} calls of each after 100 warm-up calls, interleaved in rounds of 100. \
-         `read_text`: `POST /substrate/v1/action` from node over one keep-alive connection, \
+         page, {} calls of each after {} warm-up calls of each, interleaved in rounds of 100 \
+         (Playwright's Network domain off on the extension's service worker, which it \
+         attaches to: a person's Chrome has no CDP client there). `read_text`: `POST /substrate/v1/action` from node over one keep-alive connection, \
          through nspd, the service worker and the content script and back. Playwright: \
          `page.textContent(selector)` on the same page. `/health`: the same HTTP client \
          against nspd, the floor. Load average at the start: {load}.\n",
         r["chromium"].as_str().unwrap_or(""),
         r["playwright"].as_str().unwrap_or(""),
         r["calls"],
+        r["warmup"],
     );
     let _ = writeln!(
         md,
@@ -930,10 +932,15 @@ mod tests {
     #[test]
     fn markdown_marks_targets_met_and_not_met() {
         let r = serde_json::json!({"chromium": "156", "playwright": "1.50.0", "calls": 1000,
+            "warmup": 1000,
             "read_text": {"p50_ms": 1.5, "p99_ms": 7.0, "max_ms": 9.0, "mean_ms": 1.6},
             "playwright_text_content": {"p50_ms": 1.6, "p99_ms": 12.0, "max_ms": 20.0, "mean_ms": 1.8},
             "health": {"p50_ms": 0.1, "p99_ms": 0.3, "max_ms": 1.0, "mean_ms": 0.1}});
         let md = read_markdown(&r, "0.5 0.5 0.5");
+        assert!(
+            md.contains("1000 calls of each after 1000 warm-up calls of each"),
+            "{md}"
+        );
         assert!(
             md.contains("| p50 no slower than Playwright's | 1.50 ms vs 1.60 ms (0.94×) | met |"),
             "{md}"
