@@ -540,12 +540,12 @@ fn state_under_load(
             for k in 0..2 {
                 if (round + k) % 2 == 0 {
                     println!("  paced /health, {slice} s ({}/{SLICES})", round + 1);
-                    let r = oha(oha_bin, &daemon, None, rate, slice)?;
+                    let r = oha(oha_bin, &daemon, tabs.id(), None, rate, slice)?;
                     println!("    {}", r.line());
                     paced_health.push(r);
                 } else {
                     println!("  paced /state, {slice} s ({}/{SLICES})", round + 1);
-                    let r = oha(oha_bin, &daemon, Some(&urls), rate, slice)?;
+                    let r = oha(oha_bin, &daemon, tabs.id(), Some(&urls), rate, slice)?;
                     println!("    {}", r.line());
                     paced_state.push(r);
                 }
@@ -597,6 +597,41 @@ struct PacedRun {
     p50_ms: f64,
     p99_ms: f64,
     max_ms: f64,
+    /// CPU used during the slice, in cores (CPU seconds / the slice's wall seconds).
+    cpu: Cpu,
+}
+
+/// Who used the machine's cores during a paced slice: the load generator, nspd and
+/// the simulated tabs. NaN where it could not be read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cpu {
+    oha: f64,
+    nspd: f64,
+    tabs: f64,
+}
+
+impl Cpu {
+    const UNKNOWN: Cpu = Cpu {
+        oha: f64::NAN,
+        nspd: f64::NAN,
+        tabs: f64::NAN,
+    };
+}
+
+/// Linux reports process times in clock ticks of 1/100 s (USER_HZ) on every
+/// architecture we run on.
+const TICKS_PER_SEC: f64 = 100.0;
+
+/// Fields of `/proc/<pid>/stat` after the command name (which may hold spaces), in
+/// seconds: `utime + stime` (`own`) or `cutime + cstime` (`waited children`).
+fn proc_cpu_secs(pid: &str, children: bool) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    // After the name: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let (a, b) = if children { (13, 14) } else { (11, 12) };
+    let ticks: f64 = fields.get(a)?.parse::<f64>().ok()? + fields.get(b)?.parse::<f64>().ok()?;
+    Some(ticks / TICKS_PER_SEC)
 }
 
 impl PacedRun {
@@ -673,12 +708,22 @@ fn parse_oha(v: &Value, offered_per_sec: f64) -> Result<PacedRun> {
         p50_ms: ms(&v["latencyPercentiles"]["p50"])?,
         p99_ms: ms(&v["latencyPercentiles"]["p99"])?,
         max_ms: ms(&v["summary"]["slowest"])?,
+        cpu: Cpu::UNKNOWN,
     })
 }
 
 /// oha at `rate` requests/s for `secs`, `CONNECTIONS` connections, on `/health` or
 /// (`urls`) on a random tab's state.
-fn oha(oha: &Path, daemon: &Daemon, urls: Option<&Path>, rate: f64, secs: u64) -> Result<PacedRun> {
+/// Also measures the CPU oha (a waited-for child of this process), nspd and the tabs
+/// (`tabs`: node's pid) used meanwhile.
+fn oha(
+    oha: &Path,
+    daemon: &Daemon,
+    tabs: u32,
+    urls: Option<&Path>,
+    rate: f64,
+    secs: u64,
+) -> Result<PacedRun> {
     let mut cmd = Command::new(oha);
     cmd.args([
         "--no-tui",
@@ -698,21 +743,41 @@ fn oha(oha: &Path, daemon: &Daemon, urls: Option<&Path>, rate: f64, secs: u64) -
         Some(file) => cmd.arg("--urls-from-file").arg(file),
         None => cmd.arg(format!("{}/health", daemon.base)),
     };
+    let (nspd_pid, tabs_pid) = (daemon.child.id().to_string(), tabs.to_string());
+    let cpu_now = || {
+        [
+            proc_cpu_secs("self", true),
+            proc_cpu_secs(&nspd_pid, false),
+            proc_cpu_secs(&tabs_pid, false),
+        ]
+    };
+    let (before, started) = (cpu_now(), std::time::Instant::now());
     let out = cmd
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()
         .context("running oha")?;
+    let (after, wall) = (cpu_now(), started.elapsed().as_secs_f64());
     if !out.status.success() {
         bail!("oha failed with {}", out.status);
     }
+    let cores = |i: usize| match (before[i], after[i]) {
+        (Some(a), Some(b)) => (b - a) / wall,
+        _ => f64::NAN,
+    };
     let v: Value = serde_json::from_slice(&out.stdout).with_context(|| {
         format!(
             "oha printed no JSON:\n{}",
             String::from_utf8_lossy(&out.stdout)
         )
     })?;
-    parse_oha(&v, rate)
+    let mut run = parse_oha(&v, rate)?;
+    run.cpu = Cpu {
+        oha: cores(0),
+        nspd: cores(1),
+        tabs: cores(2),
+    };
+    Ok(run)
 }
 
 /// A route's paced slices together. oha reports percentiles, not a histogram, so the
@@ -731,10 +796,13 @@ struct Paced {
     p99_ms_worst: f64,
     p99_ms_slices: Vec<f64>,
     max_ms: f64,
+    /// The mean over the slices.
+    cpu: Cpu,
 }
 
 fn pool_paced(runs: &[PacedRun]) -> Paced {
     let worst = |g: fn(&PacedRun) -> f64| runs.iter().map(g).fold(f64::NAN, f64::max);
+    let mean = |g: fn(&PacedRun) -> f64| total(runs.iter().map(g)) / runs.len() as f64;
     let mut error_kinds: Vec<(String, f64)> = Vec::new();
     for (kind, n) in runs.iter().flat_map(|r| &r.errors) {
         match error_kinds.iter_mut().find(|e| &e.0 == kind) {
@@ -754,6 +822,11 @@ fn pool_paced(runs: &[PacedRun]) -> Paced {
         p99_ms_worst: worst(|r| r.p99_ms),
         p99_ms_slices: runs.iter().map(|r| r.p99_ms).collect(),
         max_ms: worst(|r| r.max_ms),
+        cpu: Cpu {
+            oha: mean(|r| r.cpu.oha),
+            nspd: mean(|r| r.cpu.nspd),
+            tabs: mean(|r| r.cpu.tabs),
+        },
     }
 }
 
@@ -855,6 +928,14 @@ fn load_markdown(r: &LoadReport) -> String {
             let _ = writeln!(md, "\n{name} paced error: {n:.0} × {kind}");
         }
     }
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let _ = writeln!(
+        md,
+        "\nCPU during the paced slices, in cores of this machine's {cores} (mean over the slices; \
+         `/proc/<pid>/stat`): /health: oha {:.2}, nspd {:.2}, the tabs' node {:.2}; /state: oha {:.2}, \
+         nspd {:.2}, the tabs' node {:.2}. The load generator shares the cores it measures.",
+        ph.cpu.oha, ph.cpu.nspd, ph.cpu.tabs, ps.cpu.oha, ps.cpu.nspd, ps.cpu.tabs
+    );
     let reached = |p: &Paced| p.achieved_per_sec >= PACED_ACHIEVED_MIN * p.offered_per_sec;
     if !reached(&ph) || !reached(&ps) {
         let _ = writeln!(
@@ -930,6 +1011,17 @@ mod tests {
     }
 
     #[test]
+    fn process_times_come_from_proc() {
+        // This process has run (its own time) and a child it waited for (true's).
+        let own = proc_cpu_secs("self", false).unwrap();
+        assert!(own >= 0.0);
+        let before = proc_cpu_secs("self", true).unwrap();
+        Command::new("true").status().unwrap();
+        assert!(proc_cpu_secs("self", true).unwrap() >= before);
+        assert!(proc_cpu_secs("0", false).is_none());
+    }
+
+    #[test]
     fn markdown_marks_targets_met_and_not_met() {
         let r = serde_json::json!({"chromium": "156", "playwright": "1.50.0", "calls": 1000,
             "warmup": 1000,
@@ -970,6 +1062,11 @@ mod tests {
             p50_ms: 1.0,
             p99_ms,
             max_ms: 20.0,
+            cpu: Cpu {
+                oha: 0.5,
+                nspd: 0.25,
+                tabs: 0.125,
+            },
         };
         let md = load_markdown(&LoadReport {
             health: run(100_000.0, 5.0),
@@ -984,6 +1081,10 @@ mod tests {
         });
         assert!(
             md.contains("| /state ≥ 0.5 of the /health ceiling | 0.60 | met |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("/health: oha 0.50, nspd 0.25, the tabs' node 0.12; /state: oha 0.50"),
             "{md}"
         );
         assert!(
