@@ -282,7 +282,8 @@ fn read_markdown(r: &Value, load: &str) -> String {
         "Headless Chromium {} (launched by playwright-core {} with the extension loaded), one \
          page, {} calls of each after {} warm-up calls of each, interleaved in rounds of 100 \
          (Playwright's Network domain off on the extension's service worker, which it \
-         attaches to: a person's Chrome has no CDP client there). `read_text`: `POST /substrate/v1/action` from node over one keep-alive connection, \
+         attaches to: a person's Chrome has no CDP client there). `read_text`: \
+         `POST /substrate/v1/action` from node over one keep-alive connection, \
          through nspd, the service worker and the content script and back. Playwright: \
          `page.textContent(selector)` on the same page. `/health`: the same HTTP client \
          against nspd, the floor. Load average at the start: {load}.\n",
