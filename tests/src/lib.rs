@@ -42,6 +42,35 @@ pub fn popup_url() -> String {
     )
 }
 
+/// From an extension page the driver shows (the popup), opens `url` in a new tab
+/// (`active`: in front) and waits until nspd has the tab with its probe active. Returns
+/// Chrome's tab id and the tab as nspd lists it.
+pub async fn open_tab_from_popup(
+    browser: &WebDriver,
+    nspd: &Nspd,
+    url: &str,
+    active: bool,
+    timeout: Duration,
+) -> Result<(i64, AppSummary)> {
+    let tab_id = browser
+        .eval(
+            "return (await chrome.tabs.create({ url: args[0], active: args[1] })).id;",
+            serde_json::json!([url, active]),
+        )
+        .await
+        .context("open a tab from the popup")?
+        .as_i64()
+        .context("chrome.tabs.create gave no tab id")?;
+    let app = nspd
+        .wait_for_app(timeout, |a| {
+            a.probe_status == nsp_protocol::ProbeStatus::Active
+                && a.current_url.as_deref() == Some(url)
+        })
+        .await
+        .context("the tab's probe is active in nspd")?;
+    Ok((tab_id, app))
+}
+
 /// The built extension: `$NSP_EXTENSION_DIR`, else `target/dist/extension`.
 pub fn extension_dir() -> Result<PathBuf> {
     let dir = std::env::var_os("NSP_EXTENSION_DIR")

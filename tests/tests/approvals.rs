@@ -19,8 +19,8 @@ use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
 use nsp_protocol::{ProbeStatus, EXTENSION_ID};
 use nsp_tests::faults::Cdp;
 use nsp_tests::{
-    corrections_cli, extension_dir, fresh_data_dir, popup_url, workspace_root, Nspd, WebDriver,
-    WebDriverOptions,
+    corrections_cli, extension_dir, fresh_data_dir, open_tab_from_popup, popup_url, workspace_root,
+    Nspd, WebDriver, WebDriverOptions,
 };
 use serde_json::{json, Value};
 
@@ -203,20 +203,10 @@ impl Scene {
         .expect("chromedriver with the extension");
         let page_url = demo.url("/unsure");
         browser.goto(&popup_url()).await.expect("open the popup");
-        browser
-            .eval(
-                "await chrome.tabs.create({ url: args[0], active: false });",
-                json!([page_url]),
-            )
+        let (_, app) = open_tab_from_popup(&browser, &nspd, &page_url, false, TAB_TIMEOUT)
             .await
-            .expect("open the page");
-        let pid = nspd
-            .wait_for_app(TAB_TIMEOUT, |a| {
-                a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&page_url)
-            })
-            .await
-            .expect("the page's probe is active in nspd")
-            .pid;
+            .expect("the page's probe is active in nspd");
+        let pid = app.pid;
         Scene {
             demo,
             nspd: Arc::new(nspd),

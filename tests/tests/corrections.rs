@@ -13,7 +13,8 @@ use anyhow::{bail, Result};
 use nsp_fixtures::{DemoOptions, DemoServer, EventKind};
 use nsp_protocol::ProbeStatus;
 use nsp_tests::{
-    corrections_cli, extension_dir, fresh_data_dir, popup_url, Nspd, WebDriver, WebDriverOptions,
+    corrections_cli, extension_dir, fresh_data_dir, open_tab_from_popup, popup_url, Nspd,
+    WebDriver, WebDriverOptions,
 };
 use serde_json::{json, Value};
 
@@ -116,17 +117,7 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
     .expect("chromedriver with the extension");
     browser.goto(&popup_url()).await.expect("open the popup");
     let url = demo.url("/");
-    let tab_id = browser
-        .eval(
-            "return (await chrome.tabs.create({ url: args[0], active: true })).id;",
-            json!([url]),
-        )
-        .await
-        .expect("open the demo");
-    let app = nspd
-        .wait_for_app(TAB_TIMEOUT, |a| {
-            a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&url)
-        })
+    let (tab_id, app) = open_tab_from_popup(&browser, &nspd, &url, true, TAB_TIMEOUT)
         .await
         .expect("the demo's probe is active");
     let pid = app.pid;

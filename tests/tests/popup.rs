@@ -14,8 +14,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use nsp_fixtures::{DemoOptions, DemoServer};
-use nsp_protocol::{builtins, ProbeStatus};
-use nsp_tests::{extension_dir, fresh_data_dir, popup_url, Nspd, WebDriver, WebDriverOptions};
+use nsp_protocol::builtins;
+use nsp_tests::{
+    extension_dir, fresh_data_dir, open_tab_from_popup, popup_url, Nspd, WebDriver,
+    WebDriverOptions,
+};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -326,18 +329,7 @@ async fn the_popup_and_badge_show_what_nspd_knows_and_when_it_is_gone() {
     browser.goto(&popup_url()).await.expect("open the popup");
     let mut tabs = Vec::new();
     for (url, tier) in pages {
-        let opened = browser
-            .eval(
-                "return (await chrome.tabs.create({ url: args[0], active: true })).id;",
-                json!([url]),
-            )
-            .await
-            .expect("open a tab");
-        let tab_id = opened.as_i64().expect("tab id");
-        let app = nspd
-            .wait_for_app(TAB_TIMEOUT, |a| {
-                a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&url)
-            })
+        let (tab_id, app) = open_tab_from_popup(&browser, &nspd, &url, true, TAB_TIMEOUT)
             .await
             .expect("the tab's probe is active in nspd");
         tabs.push(Tab {

@@ -29,9 +29,12 @@ use anyhow::{bail, Context, Result};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Request, Response};
-use nsp_protocol::{ProbeStatus, EXTENSION_ID};
+use nsp_protocol::EXTENSION_ID;
 use nsp_tests::faults::Cdp;
-use nsp_tests::{extension_dir, fresh_data_dir, popup_url, Nspd, WebDriver, WebDriverOptions};
+use nsp_tests::{
+    extension_dir, fresh_data_dir, open_tab_from_popup, popup_url, Nspd, WebDriver,
+    WebDriverOptions,
+};
 use serde_json::{json, Value};
 
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -276,17 +279,7 @@ async fn reads_take_the_direct_channel_where_it_is_safe_and_the_runtime_port_els
     let mut pids = HashMap::new();
     for path in ["/plain", "/noframes", "/hijack", "/spoof"] {
         let url = format!("{base}{path}");
-        browser
-            .eval(
-                "await chrome.tabs.create({ url: args[0], active: true }); return true;",
-                json!([url]),
-            )
-            .await
-            .expect("open a tab");
-        let app = nspd
-            .wait_for_app(TAB_TIMEOUT, |a| {
-                a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&url)
-            })
+        let (_, app) = open_tab_from_popup(&browser, &nspd, &url, true, TAB_TIMEOUT)
             .await
             .expect("the tab's probe is active in nspd");
         pids.insert(path, (url, app.pid));
