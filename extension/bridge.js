@@ -1,13 +1,16 @@
 // bridge.js — the isolated world's side of the channel to page-world.js (the extension's
 // main-world script). It exists because WebMCP tools, dialogs raised by an action and
-// click listeners live in the page's own JavaScript world, which content scripts cannot
-// see: the two sides talk through DOM CustomEvents carrying JSON strings.
+// click and hover listeners live in the page's own JavaScript world, which content
+// scripts cannot see.
 //
 // A classic script defining `NspBridge`, loaded before content.js; tests and the
 // benchmark inject it with extract.js to take snapshots exactly as the extension does.
-// Everything that comes back is page data: the page can forge these events. Dialogs are
-// the exception: they are answered over page-channel.js's private channel, and their
-// log is kept here, in the isolated world.
+// What page-world.js learns (tools, listeners) it pushes over page-channel.js's private
+// channel as it happens, and a capture reads the copies kept there: taking one sends
+// the page nothing it could observe. Calling a WebMCP tool and hearing of SPA
+// navigations use DOM CustomEvents carrying JSON strings, which the page can see and
+// forge: what comes back is page data. Dialogs are answered over the private channel,
+// and their log is kept here, in the isolated world.
 "use strict";
 
 (() => {
@@ -15,23 +18,20 @@
 
   const TO_PAGE = "nsp:to-page";
   const FROM_PAGE = "nsp:from-page";
-  const CLICKABLE = "nsp:clickable";
   const TOOL_TIMEOUT_MS = 60_000;
+  const NONE = { set: new WeakSet(), count: 0 };
 
   // `on`: optional {toolsChanged(), navigated()} callbacks for what the page reports.
   function create(on) {
     const handlers = on || {};
     const pending = new Map();
     let seq = 0;
-    let collecting = null;
-    let replies = null;
-    let count = 0;
-    document.addEventListener(CLICKABLE, (event) => {
-      if (collecting) {
-        collecting.add(event.composedPath()[0]);
-        count++;
-      }
-    }, true);
+    const channel = globalThis.NspPageChannel || null;
+    if (channel && typeof channel.onTools === "function") {
+      channel.onTools(() => {
+        if (handlers.toolsChanged) handlers.toolsChanged();
+      });
+    }
     document.addEventListener(FROM_PAGE, (event) => {
       let msg;
       try {
@@ -40,11 +40,7 @@
         return;
       }
       if (!msg || typeof msg !== "object") return;
-      if (replies) replies.push(msg);
       switch (msg.type) {
-        case "tools_changed":
-          if (handlers.toolsChanged) handlers.toolsChanged();
-          break;
         case "navigated":
           if (handlers.navigated) handlers.navigated();
           break;
@@ -61,14 +57,6 @@
       }
     });
     const post = (msg) => document.dispatchEvent(new CustomEvent(TO_PAGE, { detail: JSON.stringify(msg) }));
-    // The main world answers synchronously, inside dispatchEvent.
-    const ask = (msg, type) => {
-      replies = [];
-      post(msg);
-      const got = replies.find((r) => r.type === type) || null;
-      replies = null;
-      return got;
-    };
     const failure = (code, message) => Object.assign(new Error(message), { code });
 
     // Dialogs during an action: armed for the whole dispatch; `accept` (nspd said the
@@ -77,7 +65,6 @@
     // a confirm() from a timer, a later fetch callback or a field's change handler is
     // declined like any other.
     let dialogs = null;
-    const channel = globalThis.NspPageChannel || null;
     if (channel) {
       channel.onDialog((kind, message) => {
         if (!dialogs) return null;
@@ -89,19 +76,18 @@
     }
 
     const bridge = {
-      // WebMCP tools the page registered, as the snapshot's `tools`.
+      // WebMCP tools the page registered, as the snapshot's `tools`: the last list
+      // page-world.js pushed.
       tools() {
-        const r = ask({ type: "tools" }, "tools");
-        return r && Array.isArray(r.tools) ? r.tools : [];
+        const list = channel && typeof channel.tools === "function" ? channel.tools() : null;
+        return Array.isArray(list) ? list : [];
       },
-      // Elements with click listeners: the main world fires an event on each.
+      // Elements with click listeners, and with hover listeners: {set, count}.
       clickable() {
-        collecting = new WeakSet();
-        count = 0;
-        post({ type: "mark_clickable" });
-        const set = collecting;
-        collecting = null;
-        return { set, count };
+        return channel && channel.clickable ? channel.clickable : NONE;
+      },
+      hover() {
+        return channel && channel.hover ? channel.hover : NONE;
       },
       // From here until disarmDialogs(), the page's dialogs are answered by NSP.
       armDialogs(accept) {
@@ -139,11 +125,12 @@
           post({ type: "call_tool", id, name, input });
         });
       },
-      // Tells the extractor which elements have click listeners.
+      // Tells the extractor which elements have click and hover listeners.
       mark(extractor) {
         const { set, count: n } = bridge.clickable();
         extractor.clickable = set;
         extractor.clickableCount = n;
+        extractor.hover = bridge.hover();
       },
       // A full snapshot the way the extension takes it: click listeners marked first,
       // WebMCP tools attached.

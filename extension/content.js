@@ -3,7 +3,8 @@
 // on the DOM. It extracts the page with NspExtract, has the probe analyse it — in the
 // page where the CSP allows WebAssembly (tier wasm_in_page), else in the service worker
 // (tier wasm_extension) — and relays captures and incremental deltas to the service
-// worker over a runtime port. It executes dispatched actions with NspDispatch.
+// worker over a runtime port. It executes dispatched actions with NspDispatch, and
+// answers nspd's `resolve` (which element a builtin's selector finds) with it too.
 //
 // It never talks to nspd itself: a socket opened here would carry the page's Origin.
 "use strict";
@@ -80,12 +81,19 @@
     for (const n of r.removedNodes) if (!extractor.own.has(n)) return false;
     return true;
   }
+  // A field that was ever type=password stays secret when the page turns it into text
+  // (see isSecret in extract.js); this hears the change even before a capture saw it.
+  const typeWatch = new MutationObserver((records) => {
+    for (const r of records) if (r.oldValue && r.oldValue.toLowerCase() === "password") NspExtract.rememberPassword(r.target);
+  });
   const observed = new WeakSet();
   const OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
+  const TYPE_WATCH = { subtree: true, attributes: true, attributeFilter: ["type"], attributeOldValue: true };
   function observe(root) {
     if (observed.has(root)) return;
     observed.add(root);
     observer.observe(root, OBSERVE);
+    typeWatch.observe(root, TYPE_WATCH);
   }
   const extractor = new NspExtract.Extractor(document);
   extractor.onShadowRoot = observe;
@@ -352,6 +360,13 @@
     }
   }
 
+  async function answerResolve(msg) {
+    if (dirty.size) await flush();
+    // nspd's question before it gates a builtin aimed by selector (see describe in
+    // dispatch.js).
+    send({ type: "resolved", request_id: msg.request_id, resolution: NspDispatch.describe(msg.selector, capture, extractor.hover) });
+  }
+
   // `reply`: the direct port the dispatch came on (a pure read), or null for the
   // runtime port.
   async function runDispatch(msg, reply) {
@@ -415,6 +430,9 @@
         break;
       case "channel_offer":
         if (typeof msg.token === "string") openChannel(msg.token);
+        break;
+      case "resolve":
+        schedule(() => answerResolve(msg));
         break;
       case "capture":
         // Asked for a fresh state (often right after an action): let the page finish

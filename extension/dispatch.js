@@ -1,9 +1,14 @@
 // dispatch.js — the probe's hands. It exists because an action the daemon allowed must
 // be carried out the way a person would: fill each field the way framework-controlled
 // inputs expect (native value setter, then input/change events), then click the bound
-// control or submit its form. Before acting it checks that the target still is what the
-// schema described (same action, same target, same label); if not, it refuses rather
-// than acting on something else.
+// control or submit its form. Right before each event it fires it checks, in the same
+// task as the event (so no page script runs in between), that the target is what the
+// gate saw (`expect`: the labels nspd's gate read, the named row's cells, the element a
+// builtin's selector found) and what the newest capture describes, and that a person
+// could do the same: the element is on the page, perceivable (extract.js' rule), enabled
+// and the topmost element at its click point once scrolled into view (the checks follow
+// the idea of Playwright's actionability checks). If not, it refuses (`target_changed`,
+// `target_hidden`) rather than acting on something else.
 //
 // A classic script defining `NspDispatch`, loaded before content.js. Every outcome is
 // `{status: "done", value, dialogs?}` or `{status: "failed", code, message}` with the
@@ -17,7 +22,8 @@
   const READ_TEXT_LIMIT = 10000;
   const FIELD_TAGS = new Set(["input", "select", "textarea"]);
   // The protocol's DispatchFailure codes a page-side step may report.
-  const FAILURE_CODES = new Set(["target_not_found", "target_changed", "threw", "bad_parameters", "unsupported", "dialog_declined"]);
+  const FAILURE_CODES = new Set(["target_not_found", "target_changed", "target_hidden", "threw", "bad_parameters", "unsupported", "dialog_declined"]);
+  const TIER_RANK = { read: 0, reversible_write: 1, irreversible_write: 2 };
 
   class Failure extends Error {
     constructor(code, message) {
@@ -98,11 +104,89 @@
     return globalThis.NspExtract.explainLabel(el);
   }
 
-  // --- acting like a person ---------------------------------------------------------------
+  // --- what a person could do --------------------------------------------------------------
 
   // The running dispatch: the bridge (for dialogs) and the element the action's own
   // click, key or submit went to.
   let session = null;
+
+  const say = (el) => `<${el.localName}> ${JSON.stringify(listedLabel(el))}`;
+
+  function isDisabled(el) {
+    return el.getAttribute("aria-disabled") === "true" || (typeof el.matches === "function" && el.matches(":disabled"));
+  }
+
+  // Whether (x, y) is inside its window's viewport.
+  function inView(el) {
+    const r = el.getBoundingClientRect();
+    const win = el.ownerDocument.defaultView;
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    return Boolean(win) && x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight;
+  }
+
+  // Hovers `el` the way a person's pointer arriving at its centre does: pointerover and
+  // mouseover on what is there, pointerenter and mouseenter on it and each ancestor
+  // entered (not <html>, <body>). The page's hover handlers may reveal a row's actions.
+  function hoverOver(el) {
+    const r = el.getBoundingClientRect();
+    const doc = el.ownerDocument;
+    const view = doc.defaultView;
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    const at = NspExtract.hitAt(doc, x, y) || el;
+    const init = { bubbles: true, cancelable: true, composed: true, view, clientX: x, clientY: y };
+    const PointerCtor = view.PointerEvent || MouseEvent;
+    at.dispatchEvent(new PointerCtor("pointerover", { ...init, pointerId: 1, isPrimary: true }));
+    at.dispatchEvent(new MouseEvent("mouseover", init));
+    const chain = [];
+    for (let a = at; a && a.localName !== "body" && a.localName !== "html"; a = a.parentElement || (a.parentNode && a.parentNode.host) || null) chain.unshift(a);
+    const enter = { ...init, bubbles: false, cancelable: false, composed: false };
+    for (const a of chain) {
+      a.dispatchEvent(new PointerCtor("pointerenter", { ...enter, pointerId: 1, isPrimary: true }));
+      a.dispatchEvent(new MouseEvent("mouseenter", enter));
+    }
+  }
+
+  // Refuses (`target_hidden`) unless a person could act on `el` now: it is on the page,
+  // perceivable by extract.js' rule, enabled, and, scrolled into view, the topmost
+  // element at its centre (or inside it, or a label of its). A control its row shows
+  // on hover is hovered first and checked again (see hoverRow in extract.js for what is
+  // accepted). `read`: only perceivable (read_text).
+  function actionable(el, read) {
+    if (!el.isConnected) fail("target_hidden", `${say(el)} is no longer on the page.`);
+    if (!read && !inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    const page = session && session.page;
+    const hover = read && page && typeof page.hover === "function" ? page.hover() : null;
+    let why = NspExtract.perceive(el, hover, { strict: !read, reveal: read ? "any" : "none" });
+    if (why && !read && /transparent/.test(why)) {
+      hoverOver(el);
+      why = NspExtract.perceive(el, null, { strict: true, reveal: "css" });
+    }
+    // A control keyboard focus reveals (a skip link): focused for real, as a keyboard
+    // user would, then checked again by the full rule.
+    if (why && !read && /transparent|size|off the page|clipped|covers/.test(why) && el.tabIndex >= 0 && typeof el.focus === "function") {
+      el.focus();
+      if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+      why = NspExtract.perceive(el, null, { strict: true, reveal: "none" });
+    }
+    if (why) fail("target_hidden", `A person cannot see or reach ${say(el)}: ${why}.`);
+    if (!read && isDisabled(el)) fail("target_hidden", `${say(el)} is disabled.`);
+  }
+
+  // The live element against the label the gate saw (`want`; null: the gate sent none)
+  // and the one the newest capture lists (`listed`). Empty on a text field: the probe
+  // lists fields without their text, which is their value.
+  function sameLabel(el, want, listed, what) {
+    const live = listedLabel(el);
+    const textField = isTextField(el);
+    if (listed && listed !== live) fail("target_changed", `${what} was bound to ${JSON.stringify(listed)}, but the element now says ${JSON.stringify(live)}.`);
+    if (want !== null && want !== undefined && !(want === "" && textField) && want !== live) {
+      fail("target_changed", `${what} was allowed for ${JSON.stringify(want)}, but the element now says ${JSON.stringify(live)}; read the state again.`);
+    }
+  }
+
+  // --- acting like a person ---------------------------------------------------------------
 
   // Runs the action's trigger on `el`: the only moment a confirm() it raises may be
   // accepted (when nspd allowed it), because only then is it this action's question.
@@ -144,8 +228,16 @@
     fire(el, "change");
   }
 
-  function click(el) {
-    el.scrollIntoView({ block: "center", inline: "nearest" });
+  // `guard`: the checks to run right before the pointer goes down and again right
+  // before the click itself (the page's pointerdown and mousedown handlers run between).
+  function click(el, guard) {
+    if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    if (guard) guard();
+    // The row around the control, as it reads now: a page that rewrites it while the
+    // pointer goes down (a new row rendered into the same elements) has the click land
+    // on something other than what was checked.
+    const row = rowOf(el);
+    const before = row ? rowText(row) : null;
     const rect = el.getBoundingClientRect();
     const init = { bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0 };
     const PointerCtor = el.ownerDocument.defaultView.PointerEvent || MouseEvent;
@@ -154,7 +246,20 @@
     if (typeof el.focus === "function") el.focus({ preventScroll: true });
     el.dispatchEvent(new PointerCtor("pointerup", { ...init, pointerId: 1, isPrimary: true }));
     el.dispatchEvent(new MouseEvent("mouseup", init));
+    if (guard) guard();
+    if (row && (rowOf(el) !== row || rowText(row) !== before)) {
+      fail("target_changed", `The row of ${say(el)} changed while the pointer went down on it; nothing was clicked.`);
+    }
     el.click();
+  }
+
+  // The nearest row around an element (a list item, a table row, an ARIA row), or null.
+  function rowOf(el) {
+    return el.closest('li, tr, [role="row"], [role="listitem"], [role="option"], [role="treeitem"]');
+  }
+
+  function rowText(row) {
+    return globalThis.NspExtract ? globalThis.NspExtract.norm(row.textContent || "", 1 << 16) : String(row.textContent || "");
   }
 
   function fieldKind(el) {
@@ -174,8 +279,11 @@
     return "text";
   }
 
-  function fill(el, name, value) {
+  // `guard(target)`: the checks to run right before an event goes to `target`.
+  function fill(el, name, value, guard) {
     const kind = fieldKind(el);
+    // A refusal names the value, unless the field is secret (a card type select).
+    const shown = (v) => (FIELD_TAGS.has(el.localName) && NspExtract.isSecret(el) ? "the value given" : JSON.stringify(v));
     switch (kind) {
       case "checkbox":
       case "aria-checkbox": {
@@ -184,48 +292,52 @@
           const group = groupOf(el);
           for (const box of group) {
             const want = value.map(String).includes(box.value);
-            if (box.checked !== want) click(box);
+            if (box.checked !== want) click(box, () => guard(box));
           }
           return;
         }
         const want = value === true || value === "true" || value === 1 || value === "on";
         const now = kind === "checkbox" ? el.checked : el.getAttribute("aria-checked") === "true";
-        if (now !== want) click(el);
+        if (now !== want) click(el, () => guard(el));
         return;
       }
       case "radio": {
         const group = groupOf(el);
         const pick = group.find((r) => r.value === String(value));
-        if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of ${JSON.stringify(group.map((r) => r.value))}.`);
-        if (!pick.checked) click(pick);
+        if (!pick) fail("bad_parameters", `${name}: ${shown(value)} is not one of ${JSON.stringify(group.map((r) => r.value))}.`);
+        if (!pick.checked) click(pick, () => guard(pick));
         return;
       }
       case "select": {
         const values = Array.from(el.options, (o) => o.value);
-        if (!values.includes(String(value))) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the options ${JSON.stringify(values.slice(0, 50))}.`);
+        if (!values.includes(String(value))) fail("bad_parameters", `${name}: ${shown(value)} is not one of the options ${JSON.stringify(values.slice(0, 50))}.`);
+        guard(el);
         setValue(el, String(value));
         return;
       }
       case "listbox": {
         // A custom select: a person clicks the option, and the page's own handler
         // (React state, a hidden input) records the choice. The probe offers the
-        // options' texts; a value attribute or data-value is accepted too.
+        // options' texts; a value attribute or data-value is accepted too. The list is
+        // what a person must be able to reach; its options may sit in a closed popup.
         const options = Array.from(el.querySelectorAll('[role="option"]')).filter((o) => o.closest('[role="listbox"]') === el);
         const want = norm(String(value));
         const pick = options.find((o) => norm(o.textContent) === want) || options.find((o) => (o.getAttribute("data-value") || o.getAttribute("value")) === String(value));
         if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the options ${JSON.stringify(options.slice(0, 50).map((o) => norm(o.textContent)))}.`);
         if (pick.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${name}: the option ${JSON.stringify(want)} is disabled.`);
-        if (pick.getAttribute("aria-selected") !== "true") click(pick);
+        if (pick.getAttribute("aria-selected") !== "true") click(pick, () => guard(el));
         return;
       }
       case "multiselect": {
         const want = (Array.isArray(value) ? value : [value]).map(String);
+        guard(el);
         for (const o of el.options) o.selected = want.includes(o.value);
         fire(el, "input");
         fire(el, "change");
         return;
       }
       default:
+        guard(el);
         setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
     }
   }
@@ -257,22 +369,51 @@
     }
   }
 
-  async function runDom(name, schema, explain, params) {
+  // The labels the gate saw (`expect.labels`), or null when nspd sent none (an older
+  // daemon: the newest capture alone is compared, as before).
+  function gatedLabels(expect) {
+    return expect && Array.isArray(expect.labels) && expect.labels.length ? expect.labels.map(String) : null;
+  }
+
+  async function runDom(name, schema, explain, params, expect) {
     const target = schema.internal_target.slice(4);
     const el = resolve(target);
     if (!el) fail("target_not_found", `The element of ${name} (${target.slice(0, 200)}) is no longer on the page.`);
     const bound = explain && explain.elements && explain.elements[0];
-    if (bound) {
-      if (bound.tag !== el.localName) fail("target_changed", `${name} was bound to a <${bound.tag}>, but ${target.slice(0, 200)} is now a <${el.localName}>.`);
-      if (bound.text && bound.text !== listedLabel(el)) {
-        fail("target_changed", `${name} was bound to ${JSON.stringify(bound.text)}, but the element now says ${JSON.stringify(listedLabel(el))}.`);
-      }
+    if (bound && bound.tag !== el.localName) fail("target_changed", `${name} was bound to a <${bound.tag}>, but ${target.slice(0, 200)} is now a <${el.localName}>.`);
+    const gated = gatedLabels(expect);
+    // A control the gate saw inside a row (a declared row button): the row's cells too.
+    const cells = expect && Array.isArray(expect.row) ? expect.row : null;
+    const form = el.localName === "form" ? el : el.form || null;
+    // The other bound elements (a submit's form), found where the newest capture lists
+    // them.
+    const others = [];
+    const listed = (explain && explain.elements) || [];
+    for (let i = 1; i < listed.length; i++) {
+      const other = listed[i].selector ? resolve(listed[i].selector) : null;
+      if (other) others.push({ el: other, want: gated && i < gated.length ? gated[i] : null, text: listed[i].text });
     }
+    // The bound elements as the gate saw them and as the newest capture lists them; run
+    // right before every event of the action.
+    const same = () => {
+      if (!el.isConnected) fail("target_not_found", `The element of ${name} left the page.`);
+      sameLabel(el, gated ? gated[0] : null, bound ? bound.text : "", name);
+      for (const o of others) sameLabel(o.el, o.want, o.text, `${name}'s <${o.el.localName}>`);
+      const row = cells ? rowOf(el) : null;
+      if (cells && (!row || !rowHolds(row, cells))) {
+        fail("target_changed", `The row ${name} would act on is not the row the gate saw (it held ${JSON.stringify(cells.slice(0, 6))}); read the state again.`);
+      }
+    };
+    same();
+    const guard = (t) => {
+      actionable(t, false);
+      same();
+    };
     const fields = (explain && explain.parameters) || {};
     const kind = FIELD_TAGS.has(el.localName) || el.getAttribute("role") === "switch" || el.getAttribute("role") === "checkbox" ? fieldKind(el) : null;
     // An action bound to a switch or a choice list sets that control itself.
     if (kind && kind !== "text" && (params.checked !== undefined || params.value !== undefined) && !fields.value) {
-      trigger(el, () => fill(el, name, params.checked !== undefined ? params.checked : params.value));
+      trigger(el, () => fill(el, name, params.checked !== undefined ? params.checked : params.value, guard));
       await settle();
       return true;
     }
@@ -281,9 +422,8 @@
       if (!selector) continue;
       const field = resolve(selector);
       if (!field) fail("target_not_found", `The field for ${pname} (${selector.slice(0, 200)}) is no longer on the page.`);
-      fill(field, pname, value);
+      fill(field, pname, value, guard);
     }
-    const form = el.localName === "form" ? el : el.form || null;
     if (Object.keys(params).length) await settle();
     if (form && (el === form || isSubmit(el))) {
       if (!form.checkValidity()) {
@@ -292,10 +432,21 @@
         fail("bad_parameters", `The page refused the values (${what}).`);
       }
       if (el !== form && el.disabled) fail("bad_parameters", `${JSON.stringify(labelOf(el))} stays disabled after filling the fields.`);
-      trigger(el, () => form.requestSubmit(el === form ? undefined : el));
+      // After the fields: the page may have relabelled the submit while they filled.
+      // The checks and the submit run in one task.
+      trigger(el, () => {
+        if (el === form) {
+          same();
+          const why = NspExtract.perceive(form, null, { reveal: "none" });
+          if (why) fail("target_hidden", `A person cannot see the form of ${name}: ${why}.`);
+        } else {
+          guard(el);
+        }
+        form.requestSubmit(el === form ? undefined : el);
+      });
     } else {
       if (el.disabled || el.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${JSON.stringify(labelOf(el))} is disabled.`);
-      trigger(el, () => click(el));
+      trigger(el, () => click(el, () => guard(el)));
     }
     await settle();
     return true;
@@ -307,8 +458,18 @@
     return (tag === "button" && (type === "" || type === "submit")) || (tag === "input" && (type === "submit" || type === "image"));
   }
 
+  // Whether the live row still holds each cell the gate saw of it (texts as the
+  // snapshot has them, whitespace collapsed, each a part of the row's text).
+  function rowHolds(row, cells) {
+    const text = globalThis.NspExtract ? globalThis.NspExtract.norm(row.textContent || "", 1 << 20) : String(row.textContent || "");
+    return cells.every((c) => {
+      const want = norm(String(c));
+      return !want || text.includes(want);
+    });
+  }
+
   // row:<controls> | <rows> | <key>
-  async function runRow(name, schema, explain, params) {
+  async function runRow(name, schema, explain, params, expect) {
     const [controlsSel, rowsSel, keySpec] = schema.internal_target.slice(4).split(" | ");
     if (!controlsSel || !rowsSel || !keySpec) fail("unsupported", `Cannot read the row target of ${name}.`);
     const rowSel = rowsSel.split(" >>> ").pop().trim();
@@ -316,6 +477,11 @@
     // probe grouped them by it); a declared control may be labelled per row (a subject).
     const texts = explain && explain.elements ? explain.elements.map((e) => e.text) : [];
     const expected = texts.length && texts.every((t) => t === texts[0]) ? texts[0] : null;
+    // What the gate saw: the controls' labels (the same on every row, or one per row)
+    // and the named row's cells.
+    const gated = gatedLabels(expect);
+    const gatedSame = gated && gated.every((t) => t === gated[0]) ? gated[0] : null;
+    const cells = expect && Array.isArray(expect.row) ? expect.row : null;
     const names = (schema.parameters || []).map((p) => p.name);
     const want = (pname) => (params[pname] === undefined || params[pname] === null ? null : String(params[pname]));
     let rowsByIndex = null;
@@ -341,22 +507,41 @@
       return false;
     };
     let control = null;
+    let row = null;
     let rowSeen = false;
     for (const c of resolveAll(controlsSel)) {
-      const row = c.closest(rowSel);
-      if (!row || !matches(row, c)) continue;
+      const r = c.closest(rowSel);
+      if (!r || !matches(r, c)) continue;
       rowSeen = true;
       if (expected && expected !== listedLabel(c)) continue;
       control = c;
+      row = r;
       break;
     }
-    if (!control) {
+    if (!control || !row) {
       const what = names.map((n) => `${n}=${JSON.stringify(params[n])}`).join(", ");
       if (rowSeen) fail("target_changed", `The row with ${what} no longer has a ${JSON.stringify(expected)} control.`);
       fail("target_not_found", `No row with ${what} offers ${name} right now; read the state for current values.`);
     }
     if (control.disabled || control.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${name} is disabled on that row.`);
-    trigger(control, () => click(control));
+    const c = control;
+    const r = row;
+    const same = () => {
+      if (!c.isConnected || c.closest(rowSel) !== r) fail("target_changed", `The control of ${name} left its row.`);
+      const live = listedLabel(c);
+      if (expected && expected !== live) fail("target_changed", `${name}'s control now says ${JSON.stringify(live)}, not ${JSON.stringify(expected)}.`);
+      if (gated && (gatedSame !== null ? gatedSame !== live : !gated.includes(live))) {
+        fail("target_changed", `${name} was allowed for a control labelled ${JSON.stringify(gatedSame !== null ? gatedSame : gated[0])}, but it now says ${JSON.stringify(live)}; read the state again.`);
+      }
+      if (cells && !rowHolds(r, cells)) {
+        fail("target_changed", `The row ${name} would act on is not the row the gate saw (it held ${JSON.stringify(cells.slice(0, 6))}); read the state again.`);
+      }
+    };
+    same();
+    trigger(c, () => click(c, () => {
+      actionable(c, false);
+      same();
+    }));
     await settle();
     return true;
   }
@@ -369,11 +554,16 @@
     if (msg.internal_target && msg.internal_target !== schema.internal_target) {
       fail("target_changed", `${action} now targets ${schema.internal_target.slice(0, 200)}, not ${String(msg.internal_target).slice(0, 200)}: the page changed; read the state again.`);
     }
+    const expect = msg.expect && typeof msg.expect === "object" ? msg.expect : null;
+    // The page now rates the action stricter than the gate let through.
+    if (expect && expect.tier && TIER_RANK[schema.reversibility] > TIER_RANK[expect.tier]) {
+      fail("target_changed", `${action} is now a ${schema.reversibility}, not the ${expect.tier} that was allowed; read the state again.`);
+    }
     checkParameters(schema, params);
     const explain = capture.explain ? capture.explain[action] : null;
     const target = schema.internal_target;
-    if (target.startsWith("dom:")) return runDom(action, schema, explain, params);
-    if (target.startsWith("row:")) return runRow(action, schema, explain, params);
+    if (target.startsWith("dom:")) return runDom(action, schema, explain, params, expect);
+    if (target.startsWith("row:")) return runRow(action, schema, explain, params, expect);
     if (target.startsWith("webmcp:")) return page.callTool(target.slice(7), params);
     fail("unsupported", `This extension cannot run targets like ${target.slice(0, 40)}.`);
     return null;
@@ -387,41 +577,80 @@
     return v;
   }
 
-  function element(params, required) {
+  // The element a builtin's selector names. With `expected` (the element nspd's gate
+  // rated, from a resolve), the selector must find exactly one element, of that tag and
+  // label; without (an older daemon), the first match, as before.
+  function element(params, required, expected) {
     if (params.selector === undefined && !required) return null;
     const selector = need(params, "selector", "string");
-    const el = resolve(selector);
-    if (!el) fail("target_not_found", `No element matches ${JSON.stringify(selector)}.`);
+    const all = resolveAll(selector);
+    if (!all.length) fail("target_not_found", `No element matches ${JSON.stringify(selector)}.`);
+    const el = all[0];
+    if (expected) {
+      if (all.length !== 1) fail("target_changed", `${JSON.stringify(selector.slice(0, 200))} now matches ${all.length} elements, not the one that was allowed.`);
+      sameElement(el, expected, selector);
+    }
     return el;
+  }
+
+  function sameElement(el, expected, selector) {
+    if (String(expected.tag || "") !== el.localName) {
+      fail("target_changed", `${JSON.stringify(selector.slice(0, 200))} was a <${expected.tag}> when allowed, and is now a <${el.localName}>.`);
+    }
+    const want = String(expected.label || "");
+    const live = listedLabel(el);
+    if (want !== live && !(want === "" && isTextField(el))) {
+      fail("target_changed", `${JSON.stringify(selector.slice(0, 200))} was ${JSON.stringify(want)} when allowed, and now says ${JSON.stringify(live)}.`);
+    }
   }
 
   function isTextField(el) {
     return el.isContentEditable || el.localName === "textarea" || (el.localName === "input" && fieldKind(el) === "text");
   }
 
-  async function runBuiltin(action, params) {
+  async function runBuiltin(action, params, expect) {
+    const expected = expect && expect.element && typeof expect.element === "object" ? expect.element : null;
+    const selector = typeof params.selector === "string" ? params.selector : "";
+    // Right before the event: a person could, and it is still what was allowed.
+    const guard = (el) => {
+      actionable(el, false);
+      if (expected) sameElement(el, expected, selector);
+    };
     switch (action) {
       case "read_text": {
-        const el = element(params, true);
+        const el = element(params, true, expected);
+        actionable(el, true);
         const text = (el.innerText || el.textContent || "").trim();
         return text.length > READ_TEXT_LIMIT ? text.slice(0, READ_TEXT_LIMIT) : text;
       }
       case "click": {
-        let el = element(params, false);
+        let el = element(params, false, expected);
         if (!el) {
           const x = need(params, "x", "number");
           const y = need(params, "y", "number");
-          el = document.elementFromPoint(x, y);
+          // What a person's pointer hits there: the topmost element, inside open shadow
+          // roots too.
+          el = NspExtract.hitAt(document, x, y);
           if (!el) fail("target_not_found", `Nothing is at (${x}, ${y}).`);
+          const at = el;
+          trigger(at, () => click(at, () => {
+            const why = NspExtract.perceive(at, null, { strict: true, reveal: "none", point: { x, y } });
+            if (why) fail("target_hidden", `A person cannot see ${say(at)} at (${x}, ${y}): ${why}.`);
+            if (NspExtract.hitAt(document, x, y) !== at) fail("target_changed", `What is at (${x}, ${y}) changed.`);
+          }));
+          await settle();
+          return true;
         }
-        trigger(el, () => click(el));
+        const target = el;
+        trigger(target, () => click(target, () => guard(target)));
         await settle();
         return true;
       }
       case "type": {
-        const el = element(params, true);
+        const el = element(params, true, expected);
         const text = need(params, "text", "string");
         if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
+        guard(el);
         if (el.isContentEditable) {
           el.focus();
           const sel = el.ownerDocument.getSelection();
@@ -438,19 +667,21 @@
         return true;
       }
       case "clear": {
-        const el = element(params, true);
+        const el = element(params, true, expected);
         if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
+        guard(el);
         setValue(el, "");
         await settle();
         return true;
       }
       case "focus": {
-        const el = element(params, true);
+        const el = element(params, true, expected);
+        guard(el);
         el.focus();
         return el.ownerDocument.activeElement === el;
       }
       case "scroll": {
-        const el = element(params, false);
+        const el = element(params, false, expected);
         if (el) el.scrollIntoView({ block: "center" });
         else window.scrollTo(need(params, "x", "number"), need(params, "y", "number"));
         await settle();
@@ -458,8 +689,12 @@
       }
       case "press_key": {
         const key = need(params, "key", "string");
-        const el = element(params, false) || document.activeElement || document.body;
-        trigger(el, () => pressKey(el, key));
+        const aimed = element(params, false, expected);
+        const el = aimed || document.activeElement || document.body;
+        trigger(el, () => {
+          if (aimed) guard(aimed);
+          pressKey(el, key, aimed ? () => guard(aimed) : null);
+        });
         await settle();
         return true;
       }
@@ -484,22 +719,81 @@
 
   // Synthetic key events do not make browsers act, so the default actions an agent
   // relies on are carried out here: Enter submits a form field's form or presses a
-  // button, printable keys type into text fields.
-  function pressKey(el, key) {
+  // button, printable keys type into text fields. `guard`: checks before the effect.
+  function pressKey(el, key, guard) {
     const init = { key, bubbles: true, cancelable: true, composed: true };
     const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
     if (key.length === 1) el.dispatchEvent(new KeyboardEvent("keypress", init));
     if (proceed) {
       if (key === "Enter") {
-        if (el.localName === "input" && el.form) el.form.requestSubmit();
-        else if (el.localName === "button" || el.localName === "a" || el.getAttribute("role") === "button") click(el);
+        if (el.localName === "input" && el.form) {
+          if (guard) guard();
+          el.form.requestSubmit();
+        } else if (el.localName === "button" || el.localName === "a" || el.getAttribute("role") === "button") click(el, guard);
       } else if (key === " " && (el.localName === "button" || el.getAttribute("role") === "button")) {
-        click(el);
+        click(el, guard);
       } else if (key.length === 1 && isTextField(el)) {
+        if (guard) guard();
         setValue(el, String(el.value || "") + key);
       }
     }
     el.dispatchEvent(new KeyboardEvent("keyup", init));
+  }
+
+  // --- resolve ----------------------------------------------------------------------------
+
+  // nspd's question before it gates a builtin aimed by selector: which element the
+  // selector finds here and how the gate should see it (the protocol's Resolution): its
+  // label, the newest capture's discovered actions bound to it or around it, whether it
+  // is secret, whether a person perceives it. `hover`: the extractor's hover evidence.
+  function describe(selector, capture, hover) {
+    let found;
+    try {
+      found = resolveAll(String(selector));
+    } catch (err) {
+      return { count: 0, error: String((err && err.message) || err).slice(0, 500) };
+    }
+    const resolution = { count: found.length };
+    if (found.length !== 1) return resolution;
+    const el = found[0];
+    resolution.element = {
+      tag: el.localName,
+      label: listedLabel(el),
+      actions: actionsAt(el, capture),
+      secret: FIELD_TAGS.has(el.localName) && NspExtract.isSecret(el),
+      perceivable: NspExtract.perceive(el, hover || null, null) === "",
+    };
+    return resolution;
+  }
+
+  // The capture's discovered actions whose bound elements (or dom: target) are `el` or
+  // an ancestor of it.
+  function actionsAt(el, capture) {
+    const names = [];
+    if (!capture || !capture.actions) return names;
+    const holds = (selector) => {
+      try {
+        return resolveAll(selector).some((e) => NspExtract.within(e, el));
+      } catch (_) {
+        return false;
+      }
+    };
+    for (const [name, schema] of Object.entries(capture.actions)) {
+      const target = String((schema && schema.internal_target) || "");
+      if (target.startsWith("builtin:")) continue;
+      if (target.startsWith("dom:") && holds(target.slice(4))) {
+        names.push(name);
+        continue;
+      }
+      const explain = capture.explain ? capture.explain[name] : null;
+      for (const e of (explain && explain.elements) || []) {
+        if (e && typeof e.selector === "string" && e.selector && holds(e.selector)) {
+          names.push(name);
+          break;
+        }
+      }
+    }
+    return names;
   }
 
   // --- entry point ------------------------------------------------------------------------
@@ -523,7 +817,7 @@
     page.armDialogs(msg.accept_confirm === true);
     let value;
     try {
-      value = builtin ? await runBuiltin(action, msg.parameters || {}) : await runNamed(msg, capture, page);
+      value = builtin ? await runBuiltin(action, msg.parameters || {}, msg.expect || null) : await runNamed(msg, capture, page);
     } catch (err) {
       const dialogs = page.disarmDialogs();
       session = null;
@@ -554,5 +848,5 @@
     return dialogs && dialogs.length ? ` (the page also showed: ${JSON.stringify(dialogs.map((d) => d.message))})` : "";
   }
 
-  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, Failure };
+  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, actionable, describe, Failure };
 })();

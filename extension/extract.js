@@ -52,6 +52,8 @@
     "id", "role", "tabindex", "onclick", "contenteditable", "itemprop", "itemscope", "aria-label",
     "aria-labelledby", "toolname",
   ]);
+  // The attributes a secret field's record keeps (see record()).
+  const SECRET_KEEP = new Set(["id", "name", "type", "autocomplete", "role", "required", "aria-required", "aria-disabled", "tabindex"]);
   const SECRET_AUTOCOMPLETE = /\b(cc-number|cc-csc|cc-exp|current-password|new-password|one-time-code)\b/i;
   // Names that mark a payment or credential field even without autocomplete hints. A
   // card holder's name is caught too: stricter is the safe side.
@@ -103,6 +105,11 @@
   const ROW = 1;
   const CELL = 2;
   const INERT = 4;
+  // Under aria-hidden="true"; inside a closed <details> (CLOSED_HERE: the parent is
+  // one, and only its first <summary> child is shown). See "what a person perceives".
+  const ARIA_HIDDEN = 8;
+  const CLOSED = 16;
+  const CLOSED_HERE = 32;
   // Attributes whose presence the record asks the DOM about (see note()).
   const ASK_LABELLEDBY = 1;
   const ASK_ARIA_DISABLED = 2;
@@ -196,8 +203,17 @@
     return s;
   }
 
+  // Fields seen as type=password at any time: one the page turns into text (a "show
+  // password" toggle, or a page fishing for the value) stays secret. content.js adds
+  // those whose type attribute changed away from password before a capture saw them.
+  const EVER_PASSWORD = new WeakSet();
+
   function isSecret(el) {
-    if (el.localName === "input" && (el.type || "").toLowerCase() === "password") return true;
+    if (EVER_PASSWORD.has(el)) return true;
+    if (el.localName === "input" && (el.type || "").toLowerCase() === "password") {
+      EVER_PASSWORD.add(el);
+      return true;
+    }
     if (SECRET_AUTOCOMPLETE.test(el.getAttribute("autocomplete") || "")) return true;
     if (SECRET_NAME.test(el.getAttribute("name") || "") || SECRET_NAME.test(el.id || "")) return true;
     // Whatever the field is called, a value that is a card number is one.
@@ -380,7 +396,7 @@
     const field = (bits & T_FIELD) !== 0;
     const secret = field && isSecret(el);
     const attr = (n) => {
-      const v = el.getAttribute(n);
+      const v = secret ? null : el.getAttribute(n);
       return v === null ? null : clipAttr(v);
     };
     let value = null;
@@ -389,7 +405,7 @@
     }
     return [
       attr("aria-label"),
-      field || el.hasAttribute("aria-labelledby") ? labelOf(el) : "",
+      !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : "",
       readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(textOutside(el), TEXT_LIMIT) : "",
       value,
       attr("title"),
@@ -449,6 +465,537 @@
     return el.getClientRects().length > 0;
   }
 
+  // --- what a person perceives ---------------------------------------------------------------
+  // A control a person cannot see or reach is not offered (the record's hidden flag) and
+  // dispatch.js refuses to act on it (`target_hidden`). Rendered at all (visible above) is
+  // not enough: a page can show the person one thing and leave an invisible control where
+  // an agent finds it. A rendered element is hidden when it or an ancestor is inert,
+  // under aria-hidden="true", or in a closed <details> (outside its summary): flags the
+  // walk hands down, free. A control (PERCEIVED_TAGS, CONTROL_ROLES, click listeners) is
+  // hidden too when
+  // - it or an ancestor is visibility:hidden or opacity:0 (checkVisibility), unless its
+  //   row reveals it on hover (see hoverRow);
+  // - it has no size (at most a pixel; also transform: scale(0)) and nothing inside it
+  //   has;
+  // - it lies outside the area the document can scroll to;
+  // - inside the viewport, the topmost element at its centre is neither it, nor inside
+  //   it, nor one of its labels (covered, clipped by anything, pointer-events: none);
+  //   outside it, its own `clip` or `clip-path` leaves nothing of it. What covers a
+  //   control below the fold, or an ancestor's clipping there, only a hit test sees, and
+  //   hit tests need the viewport: a capture must not scroll (the page would notice), so
+  //   the dispatcher, which scrolls the control into view and hit-tests it before any
+  //   event, refuses those.
+  // A field hidden for styling (a custom checkbox) is perceived through a <label> of its
+  // that is; a control keyboard focus brings on screen (a skip link) is offered, and the
+  // dispatcher focuses it for real before checking again.
+  // The geometric checks run only for controls, the ones an agent acts on: they are
+  // layout queries, and capture time is spent per element.
+  const PERCEIVED_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary"]);
+  const CONTROL_ROLES = new Set([
+    "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "checkbox", "radio", "switch",
+    "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "treeitem",
+  ]);
+  const OPAQUE = { checkOpacity: true, checkVisibilityCSS: true };
+  // hiddenReason's options during an extraction: whether the control is rendered at
+  // all is not known yet (display: none; content-visibility) and is asked too.
+  const RENDER_UNKNOWN = { unrendered: true };
+
+  // The parent in the flat tree a person sees: out of a shadow root to its host.
+  function up(n) {
+    return n.parentElement || (n.parentNode && n.parentNode.host) || null;
+  }
+
+  // Whether `node` is `el` or inside it, across shadow roots.
+  function within(el, node) {
+    for (let n = node; n; n = n.parentNode || n.host || null) if (n === el) return true;
+    return false;
+  }
+
+  // The element a person's pointer hits at (x, y) in `doc`'s viewport, through open
+  // shadow roots.
+  function hitAt(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  // Per extraction: sizes of each document, the clipping answer of each ancestor.
+  // `hits`: hit tests left for the extraction. A hit test is the costliest check; a
+  // viewport rarely shows more controls than this, and past it the dispatcher's own
+  // hit test (before any event) still holds.
+  const MAX_HITS = 200;
+  function newPass() {
+    return { docs: new Map(), clips: new Map(), hover: new Map(), hits: MAX_HITS };
+  }
+
+  function docInfo(pass, doc) {
+    let d = pass.docs.get(doc);
+    if (d === undefined) {
+      const win = doc.defaultView;
+      const root = doc.documentElement;
+      const body = doc.body;
+      d = {
+        vw: win ? win.innerWidth : 0,
+        vh: win ? win.innerHeight : 0,
+        // The scrollable area, asked only for a box outside the viewport.
+        area: () => {
+          if (d.w === undefined) {
+            d.sx = win ? win.scrollX : 0;
+            d.sy = win ? win.scrollY : 0;
+            d.w = Math.max(root ? root.scrollWidth : 0, body ? body.scrollWidth : 0);
+            d.h = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
+          }
+          return d;
+        },
+        sx: 0,
+        sy: 0,
+        w: undefined,
+        h: 0,
+      };
+      pass.docs.set(doc, d);
+    }
+    return d;
+  }
+
+  // `clip: rect(...)` that leaves at most a pixel (the visually-hidden pattern).
+  function clipsAway(cs) {
+    const clip = cs.clip;
+    if (!clip || clip === "auto" || (cs.position !== "absolute" && cs.position !== "fixed")) return false;
+    const n = clip.match(/-?[\d.]+/g);
+    if (!n || n.length < 4) return false;
+    const [top, right, bottom, left] = n.map(Number);
+    return bottom - top <= 1 || right - left <= 1;
+  }
+
+  // Whether `el` or an ancestor clips it to nothing: a `clip` rect of a pixel, or a box
+  // of no width (height) whose overflow is not visible. Answers per ancestor are kept
+  // for the extraction, since rows share theirs.
+  function clipped(el, pass) {
+    for (let a = el; a; a = up(a)) {
+      let v = pass.clips.get(a);
+      if (v === undefined) {
+        v = false;
+        const cs = getComputedStyle(a);
+        if (clipsAway(cs)) v = true;
+        else if (a !== el && (a.clientWidth === 0 || a.clientHeight === 0) && cs.display !== "inline" && cs.display !== "contents") {
+          v = (a.clientWidth === 0 && cs.overflowX !== "visible") || (a.clientHeight === 0 && cs.overflowY !== "visible");
+        }
+        pass.clips.set(a, v);
+      }
+      if (v) return true;
+    }
+    return false;
+  }
+
+  // Whether an element with a zero-size box still shows something: a descendant with a
+  // box (a wrapper whose content overflows it, display: contents).
+  function showsInside(el) {
+    let seen = 0;
+    for (let c = el.firstElementChild; c && seen < 16; c = c.nextElementSibling, seen++) {
+      const r = c.getBoundingClientRect();
+      if (r.width > 1 && r.height > 1) return true;
+    }
+    return false;
+  }
+
+  // Whether the element at a covered control's centre belongs to a fixed or sticky bar
+  // smaller than half the viewport (a header the page scrolls under): scrolling uncovers
+  // the control, and the dispatcher hit-tests again after scrolling it into view.
+  function barOver(hit, d) {
+    for (let a = hit; a; a = up(a)) {
+      const pos = getComputedStyle(a).position;
+      if (pos === "fixed" || pos === "sticky") {
+        const r = a.getBoundingClientRect();
+        return r.width * r.height < 0.5 * d.vw * d.vh;
+      }
+    }
+    return false;
+  }
+
+  // Why `box` (a control or a label standing for it) cannot be seen or reached where it
+  // is, or "". `row`: the hovered row that reveals it (see hoverRow), whose part at the
+  // control's centre counts as the control's; `strictHit`: a covered control is covered
+  // even under a bar (the dispatcher, after scrolling); `point`: hit-test there, not at
+  // the centre (a click the agent aimed at x, y).
+  function placeProblem(el, box, row, pass, strictHit, point) {
+    const r = box.getBoundingClientRect();
+    if ((r.width <= 1 || r.height <= 1) && !showsInside(box)) return "it has no size";
+    const doc = box.ownerDocument;
+    const d = docInfo(pass, doc);
+    const x = point ? point.x : r.left + r.width / 2;
+    const y = point ? point.y : r.top + r.height / 2;
+    const inView = x >= 0 && y >= 0 && x < d.vw && y < d.vh;
+    if (!inView) {
+      const a = d.area();
+      if (r.right + a.sx <= 0 || r.bottom + a.sy <= 0 || r.left + a.sx >= a.w || r.top + a.sy >= a.h) return "it is off the page";
+    }
+    if (inView && (strictHit || pass.hits-- > 0)) {
+      const hit = hitAt(doc, x, y);
+      if (!hit || within(box, hit) || within(el, hit) || (row && within(row, hit))) return "";
+      if (labelsHold(el, hit)) return "";
+      if (!strictHit && barOver(hit, d)) return "";
+      return "another element covers it";
+    }
+    // Outside the viewport no hit test can tell: its own `clip` or `clip-path` is read
+    // (a box of at most a pixel counted as no size above: the visually-hidden pattern).
+    // What covers it there, or an ancestor's clipping, is not seen until it is scrolled
+    // into view: the dispatcher does that and hit-tests it before any event.
+    if (selfClipped(box, r)) return "it is clipped away";
+    return strictHit && clipped(box, pass) ? "it is clipped away" : "";
+  }
+
+  // Whether an element's own `clip` or `clip-path` leaves nothing of it: a `clip` rect
+  // of a pixel, an inset() taking its whole width or height, a circle or ellipse of no
+  // radius. Other shapes are taken as showing something.
+  function selfClipped(el, r) {
+    const cs = getComputedStyle(el);
+    if (clipsAway(cs)) return true;
+    const path = cs.clipPath;
+    if (!path || path === "none") return false;
+    const m = /^(inset|circle|ellipse)\((.*)\)/.exec(path);
+    if (!m) return false;
+    const size = (v, full) => (v.endsWith("%") ? (parseFloat(v) / 100) * full : parseFloat(v) || 0);
+    const args = m[2].split(/\s+round\s+|\s+at\s+/)[0].trim().split(/\s+/);
+    if (m[1] === "inset") {
+      const [t, rt = t, b = t, l = rt] = args;
+      return size(t, r.height) + size(b, r.height) >= r.height || size(l, r.width) + size(rt, r.width) >= r.width;
+    }
+    return args[0] !== "" && args.every((v) => /^0(\.0*)?(px|%)?$/.test(v));
+  }
+
+  function labelsHold(el, node) {
+    const labels = el.labels;
+    if (!labels) return false;
+    for (const l of labels) if (within(l, node)) return true;
+    return false;
+  }
+
+  // Same-origin style rules with :hover that show something: [{row, target}] selectors
+  // (the selector up to the hovered compound, and the whole one, without :hover), kept
+  // per sheet until its rule count changes.
+  const HOVER_SHEETS = new WeakMap();
+  // An empty fragment to try selectors on (a syntax check that matches nothing), made on
+  // first use: node loads this file without a document for the label-rule tests.
+  let validator = null;
+  const validate = (selector) => {
+    if (!validator) validator = document.createDocumentFragment();
+    validator.querySelector(selector);
+  };
+  const SHOWS = (style) => {
+    const o = style.getPropertyValue("opacity");
+    const v = style.getPropertyValue("visibility");
+    const d = style.getPropertyValue("display");
+    return (o !== "" && parseFloat(o) > 0) || v === "visible" || (d !== "" && d !== "none");
+  };
+
+  // "ul li:hover > .act, .x" -> per selector of the list, {row: "ul li", target: "ul li > .act"};
+  // ".act:is(:where(.group):hover *)" -> {row: ":where(.group)", target: ".act:is(:where(.group) *)"}.
+  // None when :hover sits inside another function (:not(:hover), :has(:hover)), a
+  // pseudo-element is the subject, or a sibling combinator follows the hovered compound
+  // (the revealed element is then not inside the hovered one).
+  function hoverSelectors(text, out) {
+    const parts = [];
+    let depth = 0;
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === "(" || c === "[") depth++;
+      else if (c === ")" || c === "]") depth--;
+      else if (c === "," && depth === 0) {
+        parts.push(text.slice(start, i));
+        start = i + 1;
+      }
+    }
+    parts.push(text.slice(start));
+    for (const raw of parts) {
+      const sel = raw.trim();
+      if (!sel.includes(":hover") || sel.includes("::")) continue;
+      let last = -1;
+      let bad = false;
+      // The function the last :hover sits in ("" at the top level).
+      let inside = "";
+      const fns = [];
+      depth = 0;
+      for (let i = 0; i < sel.length; i++) {
+        const c = sel[i];
+        if (c === "(") {
+          fns.push(/[\w-]*$/.exec(sel.slice(0, i))[0]);
+          depth++;
+        } else if (c === "[") {
+          fns.push("[");
+          depth++;
+        } else if (c === ")" || c === "]") {
+          fns.pop();
+          depth--;
+        } else if (c === ":" && sel.startsWith(":hover", i)) {
+          const fn = fns.length ? fns[fns.length - 1] : "";
+          // :not(:hover) shows when not hovered; :has(:hover) when something inside is.
+          if (fn !== "" && fn !== "is" && fn !== "where") bad = true;
+          last = i;
+          inside = fn;
+        }
+      }
+      if (bad || last < 0) continue;
+      const target = sel.split(":hover").join("").trim();
+      let row;
+      if (inside) {
+        // Tailwind's group-hover: `.x:is(:where(.group):hover *)`. The hovered element
+        // is the compound just before :hover, back to a combinator or the "(".
+        let from = last;
+        let d = 0;
+        while (from > 0) {
+          const c = sel[from - 1];
+          if (c === ")" || c === "]") d++;
+          else if (c === "(" || c === "[") {
+            if (d === 0) break;
+            d--;
+          } else if (d === 0 && (c === " " || c === ">" || c === "+" || c === "~" || c === ",")) break;
+          from--;
+        }
+        row = sel.slice(from, last).trim();
+      } else {
+        // The end of the hovered compound: the next combinator outside brackets.
+        let end = sel.length;
+        depth = 0;
+        for (let i = last; i < sel.length; i++) {
+          const c = sel[i];
+          if (c === "(" || c === "[") depth++;
+          else if (c === ")" || c === "]") depth--;
+          else if (depth === 0 && (c === " " || c === ">" || c === "+" || c === "~")) {
+            end = i;
+            break;
+          }
+        }
+        if (/[+~]/.test(sel.slice(end).replace(/\([^)]*\)|\[[^\]]*\]/g, ""))) continue;
+        row = sel.slice(0, end).split(":hover").join("").trim();
+      }
+      if (!row || /[\s>]$/.test(row)) continue;
+      try {
+        // Both must parse here: the targets are matched as one selector list.
+        validate(row);
+        validate(target);
+      } catch (_) {
+        continue;
+      }
+      out.push({ row, target });
+    }
+  }
+
+  // Hover rules into `out`; into `focus`, the selectors (without :focus,
+  // :focus-visible, :focus-within) of rules that style an element when it or something
+  // inside it has the keyboard focus (a "skip to content" link that moves on screen).
+  function scanRules(rules, out, focus, depth) {
+    for (let i = 0; i < rules.length && out.length < 500; i++) {
+      const rule = rules[i];
+      if (rule.selectorText !== undefined) {
+        const text = rule.selectorText;
+        if (text.includes(":hover") && SHOWS(rule.style)) hoverSelectors(text, out);
+        if (text.includes(":focus") && focus.length < 200) focusSelectors(text, focus);
+      } else if (rule.cssRules && depth < 4) {
+        scanRules(rule.cssRules, out, focus, depth + 1); // @media, @supports, @layer
+      }
+    }
+  }
+
+  function focusSelectors(text, focus) {
+    for (const raw of text.split(",")) {
+      const sel = raw.trim();
+      if (!/:focus(-visible|-within)?(?![\w-])/.test(sel) || sel.includes("::") || /\([^)]*:focus/.test(sel)) continue;
+      const target = sel.replace(/:focus(-visible|-within)?(?![\w-])/g, "").trim();
+      if (!target || /[\s>+~]$/.test(target)) continue;
+      try {
+        validate(target);
+      } catch (_) {
+        continue;
+      }
+      focus.push(target);
+    }
+  }
+
+  // The hover rules that apply in `root` (a document or a shadow root), and their
+  // targets as one selector list, kept for the extraction.
+  function hoverRulesOf(root, pass) {
+    let got = pass.hover.get(root);
+    if (got === undefined) {
+      const focus = [];
+      const list = hoverRules(root, focus).slice(0, 300);
+      got = { list, any: list.map((r) => r.target).join(", "), focus: focus.slice(0, 300).join(", ") };
+      pass.hover.set(root, got);
+    }
+    return got;
+  }
+
+  // Whether a same-origin style rule restyles `el` (or an ancestor) when it has the
+  // keyboard focus: a control a keyboard user brings on screen. Only lets the probe
+  // offer it; the dispatcher really focuses it and checks again (focus, unlike hover,
+  // can be given for real).
+  function focusReveals(el, pass) {
+    if (el.tabIndex < 0) return false;
+    const rules = hoverRulesOf(el.getRootNode(), pass);
+    try {
+      return Boolean(rules.focus) && el.closest(rules.focus) !== null;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  function hoverRules(root, focus) {
+    const out = [];
+    const sheets = Array.from(root.styleSheets || []);
+    if (root.adoptedStyleSheets) sheets.push(...root.adoptedStyleSheets);
+    for (const sheet of sheets) {
+      let rules;
+      try {
+        rules = sheet.cssRules;
+      } catch (_) {
+        continue; // another origin's sheet: not readable, not evidence
+      }
+      let cached = HOVER_SHEETS.get(sheet);
+      if (!cached || cached.n !== rules.length) {
+        cached = { n: rules.length, list: [], focus: [] };
+        scanRules(rules, cached.list, cached.focus, 0);
+        HOVER_SHEETS.set(sheet, cached);
+      }
+      for (const r of cached.list) out.push(r);
+      for (const f of cached.focus) focus.push(f);
+    }
+    return out;
+  }
+
+  // The row whose hover reveals a transparent or visibility:hidden control, or null.
+  //
+  // What is accepted, and why a page cannot use it to have an agent click something a
+  // person cannot see. Evidence of a reveal is (a) a same-origin style rule with :hover
+  // that sets opacity above 0, visibility: visible or a display other than none, whose
+  // selector without :hover matches the control or an ancestor of it inside the hovered
+  // element, which must itself be visible and opaque; or (b) a mouseenter, mouseover,
+  // pointerenter or pointerover listener (`hover`, from page-world.js) on one of the
+  // control's nearest ancestors (not <html> or <body>). Evidence only lets the probe
+  // offer the control. Acting on it is decided by the dispatcher at the moment of the
+  // click, in the same task as the click: it hovers the row the way a person's pointer
+  // would (pointerover, mouseover, pointerenter, mouseenter at the control's centre) and
+  // checks again. Evidence (b) then counts for nothing: the control must now be visible,
+  // opaque and topmost at its centre by the full rule. Only (a), which synthetic events
+  // cannot trigger (they do not set :hover), is taken on the stylesheet's word, and only
+  // when the hovered row is visible and opaque and the topmost element at the control's
+  // centre is the control or inside that row: the point a person's pointer would rest
+  // on is then inside a row they see, and the page's own rule shows the control there.
+  // A page that writes such a rule and then overrides it (a later !important) can keep
+  // a control invisible under a visible row; what it gets is a click at a place in a
+  // row the person sees, on a control whose label and tier the gate read, exactly as a
+  // person pointing there would click it. Covered, clipped, inert, aria-hidden, closed,
+  // zero-size and off-page controls are never revealed by hovering.
+  function hoverRow(el, hover, pass) {
+    if (hover && hover.count > 0) {
+      let n = 0;
+      for (let a = up(el); a && n < 8; a = up(a), n++) {
+        if (a.localName === "body" || a.localName === "html") break;
+        if (hover.set.has(a)) return a;
+      }
+    }
+    return cssHoverRow(el, pass);
+  }
+
+  function cssHoverRow(el, pass) {
+    const rules = hoverRulesOf(el.getRootNode(), pass);
+    // One match against all the targets first: most controls have no rule at all.
+    if (!rules.any || !el.closest(rules.any)) return null;
+    for (const rule of rules.list) {
+      let t = null;
+      let row = null;
+      try {
+        t = el.closest(rule.target);
+        row = t ? t.closest(rule.row) : null;
+      } catch (_) {
+        continue; // a selector this engine's matches() does not take
+      }
+      if (row && typeof row.checkVisibility === "function" && row.checkVisibility(OPAQUE)) return row;
+    }
+    return null;
+  }
+
+  // The labels of a field that a person can see, if the field itself is hidden for
+  // styling (the custom checkbox pattern).
+  function visibleLabel(el, pass) {
+    const labels = FIELD_TAGS.has(el.localName) ? el.labels : null;
+    if (!labels) return null;
+    for (const l of labels) {
+      if (typeof l.checkVisibility === "function" && l.checkVisibility(OPAQUE) && !placeProblem(l, l, null, pass, false)) return l;
+    }
+    return null;
+  }
+
+  function isControl(el, role, clickable) {
+    return clickable || PERCEIVED_TAGS.has(el.localName) || CONTROL_ROLES.has(role);
+  }
+
+  // Why a rendered element cannot be perceived, or "" (see above). `flags`: ARIA_HIDDEN,
+  // CLOSED, INERT of its ancestors and itself; `hover`: {set, count} of elements with
+  // hover listeners; `opts.strict`: the dispatcher's check after scrolling (a bar over
+  // the control covers it); `opts.reveal`: which evidence of a hover reveal counts,
+  // "any" (the default: listeners and style rules), "css" (the dispatcher has hovered
+  // the row already: only a style rule's reveal, which events cannot trigger) or "none";
+  // `opts.point`: {x, y} to hit-test instead of the centre.
+  function hiddenReason(el, flags, control, hover, pass, opts) {
+    if ((flags & INERT) !== 0) return "it is inert";
+    if ((flags & ARIA_HIDDEN) !== 0) return "it is under aria-hidden";
+    if ((flags & CLOSED) !== 0) return "it is inside a closed <details>";
+    const strict = Boolean(opts && opts.strict);
+    let row = null;
+    if (typeof el.checkVisibility !== "function") {
+      if (opts && opts.unrendered && el.getClientRects().length === 0) return "it is not rendered";
+    } else if (!el.checkVisibility(OPAQUE)) {
+      if (opts && opts.unrendered && !el.checkVisibility()) return "it is not rendered";
+      const label = visibleLabel(el, pass);
+      if (label) return "";
+      const reveal = (opts && opts.reveal) || "any";
+      if (reveal === "css") row = cssHoverRow(el, pass);
+      else if (reveal === "any") row = hoverRow(el, hover, pass);
+      if (!row) return reveal === "any" && focusReveals(el, pass) ? "" : "it is transparent or visibility:hidden";
+    }
+    if (!control) return "";
+    const problem = placeProblem(el, el, row, pass, strict, (opts && opts.point) || null);
+    if (!problem) return "";
+    if (!row && visibleLabel(el, pass)) return "";
+    // A control that keyboard focus brings on screen (a skip link) is offered; the
+    // dispatcher focuses it for real and checks again before any event.
+    if ((!opts || !opts.reveal || opts.reveal === "any") && focusReveals(el, pass)) return "";
+    return problem;
+  }
+
+  // What ancestors decide for an element (the walk's INERT, ARIA_HIDDEN, CLOSED),
+  // computed from the DOM for one element (the dispatcher, a patch's root).
+  function ancestorFlags(el) {
+    let flags = 0;
+    let prev = el;
+    for (let a = el; a; prev = a, a = up(a)) {
+      if (a.hasAttribute("inert")) flags |= INERT;
+      if (a.getAttribute("aria-hidden") === "true") flags |= ARIA_HIDDEN;
+      if (a !== el && a.localName === "details" && !a.hasAttribute("open") && !(prev.localName === "summary" && firstSummary(a) === prev)) flags |= CLOSED;
+    }
+    return flags;
+  }
+
+  function firstSummary(details) {
+    for (let c = details.firstElementChild; c; c = c.nextElementSibling) if (c.localName === "summary") return c;
+    return null;
+  }
+
+  // The perceivability rule for one live element, as a full extraction applies it:
+  // "" or why not. For the dispatcher (`opts`: see hiddenReason) and nspd's resolve.
+  function perceive(el, hover, opts) {
+    if (!el || !el.isConnected) return "it is no longer on the page";
+    const frame = el.ownerDocument.defaultView && el.ownerDocument.defaultView.frameElement;
+    if (frame && !visible(frame, { frameVisible: true })) return "its frame is not shown";
+    if (!visible(el, { frameVisible: true })) return "it is not rendered";
+    const role = el.getAttribute("role") || "";
+    return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, newPass(), opts);
+  }
+
   class Extractor {
     constructor(doc, options) {
       this.doc = doc || document;
@@ -467,11 +1014,17 @@
       // not part of any snapshot.
       this.own = new WeakSet();
       this.indexed = true;
+      // Elements with hover listeners (mouseenter and the like), reported by the
+      // main-world script as the page adds them (content.js fills it): evidence that a
+      // row reveals its controls on hover (see hoverRow).
+      this.hover = { set: new WeakSet(), count: 0 };
+      this.pass = newPass();
     }
 
     // A whole new table. Returns the PageSnapshot object.
     full() {
       const started = performance.now();
+      this.pass = newPass();
       this.nodes = [];
       this.recs = [];
       this.ends = [];
@@ -547,6 +1100,7 @@
       // reads the values it keeps from the same names.
       let role = "";
       let inert = (flags & INERT) !== 0;
+      let ariaHidden = (flags & ARIA_HIDDEN) !== 0;
       let marked = false;
       let cls = null;
       let style = null;
@@ -572,6 +1126,9 @@
               break;
             case "inert":
               inert = true;
+              break;
+            case "aria-hidden":
+              if (attrValue(el, names, k, unique) === "true") ariaHidden = true;
               break;
             case "class":
               cls = attrValue(el, names, k, unique);
@@ -644,11 +1201,25 @@
         }
       }
 
-      // Visibility: see CHECKED. Inside a hidden element everything is hidden.
+      // Visibility: see CHECKED. Inside a hidden element everything is hidden. Closed
+      // <details>: only its first <summary> shows (see "what a person perceives").
+      let closed = (flags & CLOSED) !== 0;
+      if ((flags & CLOSED_HERE) !== 0 && !(tag === "summary" && el.parentElement && firstSummary(el.parentElement) === el)) closed = true;
       const hint = hidden || style !== null || (clsBits & C_HIDE) !== 0;
-      const vis = parentVisible === false ? false
-        : parentVisible === null || hint || (record && (clickable || (bits & T_CHECKED) !== 0 || role !== "")) ? visible(el, ctx)
-          : parentVisible;
+      const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "");
+      const hides = (inert ? INERT : 0) | (ariaHidden ? ARIA_HIDDEN : 0) | (closed ? CLOSED : 0);
+      let vis;
+      if (parentVisible === false) {
+        vis = false;
+      } else if (candidate && isControl(el, role, clickable)) {
+        // A control: rendered, and perceivable by a person (and so is everything
+        // inside it). One checkVisibility answers both in the common case.
+        vis = ctx.frameVisible && hiddenReason(el, hides, true, this.hover, this.pass, RENDER_UNKNOWN) === "";
+      } else {
+        vis = parentVisible === null || hint || candidate ? visible(el, ctx) : parentVisible;
+        // Other candidates (rows, dialogs, frames): what hides a whole subtree.
+        if (vis && candidate && hides !== 0) vis = false;
+      }
       let idx = parentIdx;
       if (record) {
         idx = base + recs.length;
@@ -658,10 +1229,13 @@
         nodes.push(el);
         ends.push(0);
       }
-      let childFlags = flags;
+      let childFlags = flags & ~CLOSED_HERE;
       if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
       if (tag === "td" || tag === "th") childFlags |= CELL;
       if (inert) childFlags |= INERT;
+      if (ariaHidden) childFlags |= ARIA_HIDDEN;
+      if (closed) childFlags |= CLOSED;
+      if (tag === "details" && !el.hasAttribute("open")) childFlags |= CLOSED_HERE;
       let children = 0;
       // Whether a list, table, landmark or form (NO_TEXT) is among the descendants: this
       // element's text then leaves theirs out (see textOutside).
@@ -688,7 +1262,7 @@
             if (this.onFrame) this.onFrame(el, inner);
             const fctx = { root: inner, prefix: sel + " >>> ", frameVisible: ctx.frameVisible && vis };
             const html = inner.documentElement;
-            this.visit(html, html.localName, idx, sel + " >>> html", null, 0, null, fctx, inert ? INERT : 0, recs, nodes, ends, base, null);
+            this.visit(html, html.localName, idx, sel + " >>> html", null, 0, null, fctx, childFlags & (INERT | ARIA_HIDDEN | CLOSED), recs, nodes, ends, base, null);
           }
         }
       }
@@ -763,11 +1337,15 @@
       // flags, text, attrs?, label?]; the R_* constants name the slots.
       let recFlags = relative ? F_RELATIVE : 0;
       const field = (bits & T_FIELD) !== 0;
+      const secret = field && isSecret(el);
       // Created with the first attribute worth keeping: most records have none.
       /** @type {Record<string, string> | null} */
       let attrs = null;
       for (let k = 0; k < names.length; k++) {
         const n = names[k];
+        // A secret field's record carries no text the page could fill with its value
+        // (a label, a placeholder, a data-nsp-value): only what names its kind.
+        if (secret && !SECRET_KEEP.has(n)) continue;
         if (ATTRS.has(n)) {
           // A field's value is read below as a property and goes last, as the
           // markup's would after being replaced.
@@ -791,7 +1369,6 @@
           attrs.onclick = /confirm\s*\(/.test(attrValue(el, names, k, unique)) ? "confirm()" : "handler";
         }
       }
-      const secret = field && isSecret(el);
       if (field) {
         // Values are read as properties: that is what the user typed, not the markup.
         if (attrs === null) attrs = {};
@@ -816,7 +1393,7 @@
       const texty = readsText(tag, bits, role, children, secret);
       if (texty) text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
       let label = "";
-      if (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby"))) label = labelOf(el);
+      if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
       if (!vis) recFlags |= F_HIDDEN;
       const disabled = inert || ((ask & ASK_ARIA_DISABLED) !== 0 && el.getAttribute("aria-disabled") === "true") ||
         ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));
@@ -910,12 +1487,23 @@
       // its own tree and, through shadow hosts, in the trees around it (a frame's
       // document starts afresh, as in visit).
       let flags = 0;
-      const up = (n) => n.parentElement || (n.parentNode && n.parentNode.host) || null;
-      for (let a = up(el); a; a = up(a)) {
+      let prev = el;
+      for (let a = up(el); a; prev = a, a = up(a)) {
         const t = a.localName;
         if (ROW_TAGS.has(t) || ROW_ROLES.has(a.getAttribute("role") || "")) flags |= ROW;
         if (t === "td" || t === "th") flags |= CELL;
         if (a.hasAttribute("inert")) flags |= INERT;
+        if (a.getAttribute("aria-hidden") === "true") flags |= ARIA_HIDDEN;
+        if (t === "details" && !a.hasAttribute("open")) {
+          // The parent's decides with the element's own tag (visit); a higher one's by
+          // whether the path goes through its first summary.
+          if (prev === el) flags |= CLOSED_HERE;
+          else if (!(prev.localName === "summary" && firstSummary(a) === prev)) flags |= CLOSED;
+        }
+      }
+      // A frame's document starts afresh but for what hides everything in it.
+      if (root !== this.doc && !root.host && root.defaultView && root.defaultView.frameElement) {
+        flags |= ancestorFlags(root.defaultView.frameElement) & (INERT | ARIA_HIDDEN | CLOSED);
       }
       return { root, prefix, frameVisible, flags };
     }
@@ -924,6 +1512,7 @@
     // table too. Returns null when a full extraction is the better answer.
     patch(changed) {
       const started = performance.now();
+      this.pass = newPass();
       this.index();
       const roots = new Set();
       for (const node of changed) {
@@ -1007,5 +1596,12 @@
     }
   }
 
-  globalThis.NspExtract = { Extractor, norm, isSecret, IDX, controlLabel, explainLabel, labelFrom, clip };
+  // A field whose type attribute was password (content.js, from a mutation's old value).
+  function rememberPassword(el) {
+    if (el && el.nodeType === 1) EVER_PASSWORD.add(el);
+  }
+
+  globalThis.NspExtract = {
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, labelFrom, clip, perceive, rememberPassword, hitAt, within,
+  };
 })();

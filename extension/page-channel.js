@@ -24,9 +24,16 @@
 // reports about the page's dialogs (which decides `dialog_declined` and raises the
 // control's tier) is recorded here, in the isolated world, where the page cannot write.
 //
+// The same channel carries what page-world.js learns as it happens: the WebMCP tools
+// (the last list is kept here), and the elements the page adds click or hover listeners
+// to. Reading them at capture time sends the page nothing: a page must not be able to
+// tell when a capture is taken (it could change between the capture nspd gates and the
+// action).
+//
 // Defines `NspPageChannel` for bridge.js: `onDialog(handler)`, where handler(kind,
 // message) returns null (not during an action of ours: the person answers) or
-// {accept: boolean}.
+// {accept: boolean}; `tools()`, the last tool list; `onTools(fn)`, called when it
+// changes; `clickable` and `hover`, {set: WeakSet of elements, count}.
 "use strict";
 
 (() => {
@@ -40,6 +47,57 @@
 
   let chan = null;
   let handler = null;
+  let tools = [];
+  let onTools = null;
+  const clickable = { set: new WeakSet(), count: 0 };
+  const hover = { set: new WeakSet(), count: 0 };
+  // The path announced just before an element inside a shadow root (see sendElement in
+  // page-world.js), by event type.
+  const paths = { "nsp:clickable": null, "nsp:hover": null };
+
+  function onToolList(event) {
+    try {
+      const list = JSON.parse(event.detail);
+      tools = Array.isArray(list) ? list : [];
+    } catch (_) {
+      tools = [];
+    }
+    if (onTools) onTools();
+  }
+
+  function onPath(event) {
+    const type = event.type.slice(0, -"-path".length);
+    try {
+      paths[type] = JSON.parse(event.detail);
+    } catch (_) {
+      paths[type] = null;
+    }
+  }
+
+  // The element an event names: its relatedTarget, or down the announced path from it.
+  function onElement(event) {
+    const type = event.type;
+    const levels = paths[type];
+    paths[type] = null;
+    let node = event.relatedTarget;
+    if (!(node instanceof Element)) return;
+    if (Array.isArray(levels)) {
+      for (const steps of levels) {
+        let at = node.shadowRoot; // a closed root stays closed to us: nothing to mark
+        if (!at || !Array.isArray(steps)) return;
+        for (const i of steps) {
+          at = at && Number.isInteger(i) ? at.children[i] : null;
+        }
+        if (!(at instanceof Element)) return;
+        node = at;
+      }
+    }
+    const into = type === "nsp:hover" ? hover : clickable;
+    if (!into.set.has(node)) {
+      into.set.add(node);
+      into.count++;
+    }
+  }
 
   function onDialog(event) {
     let msg;
@@ -64,6 +122,11 @@
     chan = el;
     document.removeEventListener(OFFER, onOffer, true);
     chan.addEventListener(DIALOG, onDialog);
+    chan.addEventListener("nsp:tools", onToolList);
+    for (const type of ["nsp:clickable", "nsp:hover"]) {
+      chan.addEventListener(type, onElement);
+      chan.addEventListener(type + "-path", onPath);
+    }
     chan.dispatchEvent(new CustomEvent(PAIRED));
   }
 
@@ -79,5 +142,13 @@
     get paired() {
       return chan !== null;
     },
+    tools() {
+      return tools;
+    },
+    onTools(fn) {
+      onTools = typeof fn === "function" ? fn : null;
+    },
+    clickable,
+    hover,
   };
 })();

@@ -10,10 +10,14 @@
 // - click listeners added with addEventListener, which mark a <div> as a control;
 // - SPA navigations through history.pushState/replaceState.
 //
-// It talks to content.js with DOM CustomEvents whose detail is a JSON string (objects do
-// not cross worlds). The page can see and forge these events; everything coming from
-// here is therefore page data, exactly as trustworthy as the DOM itself. The dialog
-// answers alone go over the private channel, which the page can neither read nor forge.
+// What it learns about the page (WebMCP tools, click and hover listeners) it pushes to
+// the isolated world as it happens, over the private channel (page-channel.js), so that
+// nothing the page can observe happens when a capture is taken: a page that could hear
+// captures could change itself between the capture nspd gates and the action. What
+// comes from here is still page data, exactly as trustworthy as the DOM itself. The
+// dialog answers go over the same channel, which the page can neither read nor forge.
+// The requests that are the page's own business (calling a WebMCP tool the agent asked
+// for, SPA navigations the page made) use DOM CustomEvents whose detail is a JSON string.
 // Injected by the browser, it is not subject to the page's CSP.
 (() => {
   "use strict";
@@ -22,12 +26,56 @@
 
   const TO_PAGE = "nsp:to-page";
   const FROM_PAGE = "nsp:from-page";
-  const CLICKABLE = "nsp:clickable";
-  const MAX_TRACKED = 20000;
+
+  // The built-ins the channel uses, taken before any page script runs: a page that later
+  // replaces them cannot see or inject channel traffic.
+  const listen = EventTarget.prototype.addEventListener;
+  const dispatchEvent = EventTarget.prototype.dispatchEvent;
+  const removeEventListener = EventTarget.prototype.removeEventListener;
+  const Custom = CustomEvent;
+  const Mouse = MouseEvent;
+  const stringify = JSON.stringify;
+  const createElement = Document.prototype.createElement;
+  const getRootNode = Node.prototype.getRootNode;
+  const ShadowRootType = ShadowRoot;
+  const childrenOf = Object.getOwnPropertyDescriptor(Element.prototype, "children").get;
+  const fragmentChildren = Object.getOwnPropertyDescriptor(DocumentFragment.prototype, "children").get;
+  const parentOf = Object.getOwnPropertyDescriptor(Node.prototype, "parentNode").get;
+  const hostOf = Object.getOwnPropertyDescriptor(ShadowRoot.prototype, "host").get;
+  const indexOf = Array.prototype.indexOf;
 
   const emit = (msg) => {
     document.dispatchEvent(new CustomEvent(FROM_PAGE, { detail: JSON.stringify(msg) }));
   };
+
+  // Detached, never inserted, never given to the page: events on it reach only the
+  // listeners of page-world.js and page-channel.js.
+  const chan = createElement.call(document, "nsp-channel");
+  let paired = false;
+
+  // Tells the isolated world about `el` (a "nsp:clickable" or "nsp:hover" element). An
+  // element goes as the relatedTarget of an event on the channel; one inside a shadow
+  // root would arrive as its host (events retarget it), so it goes as its outermost host
+  // and, just before, the path down from there (child indexes per shadow root).
+  function sendElement(type, el) {
+    if (!paired) return;
+    let node = el;
+    let root = getRootNode.call(node);
+    const levels = [];
+    while (root instanceof ShadowRootType) {
+      const steps = [];
+      for (let n = node; n !== root; n = parentOf.call(n)) {
+        const parent = parentOf.call(n);
+        if (!parent) return;
+        steps.unshift(indexOf.call(parent === root ? fragmentChildren.call(root) : childrenOf.call(parent), n));
+      }
+      levels.unshift(steps);
+      node = hostOf.call(root);
+      root = getRootNode.call(node);
+    }
+    if (levels.length) dispatchEvent.call(chan, new Custom(type + "-path", { detail: stringify(levels) }));
+    dispatchEvent.call(chan, new Mouse(type, { relatedTarget: node }));
+  }
 
   // --- WebMCP ---------------------------------------------------------------------------
   const tools = new Map();
@@ -58,11 +106,24 @@
     if (signal && typeof signal.addEventListener === "function") {
       signal.addEventListener("abort", () => unregister(tool.name), { once: true });
     }
-    emit({ type: "tools_changed" });
+    toolsChanged();
   }
 
   function unregister(name) {
-    if (tools.delete(String(name))) emit({ type: "tools_changed" });
+    if (tools.delete(String(name))) toolsChanged();
+  }
+
+  // The tools as the snapshot's `tools`, pushed over the channel whenever they change;
+  // content.js keeps the last list and reads it when it captures.
+  function toolsChanged() {
+    if (!paired) return;
+    let list;
+    try {
+      list = stringify(Array.from(tools.values(), describeTool));
+    } catch (_) {
+      list = "[]";
+    }
+    dispatchEvent.call(chan, new Custom("nsp:tools", { detail: list }));
   }
 
   const existing = navigator.modelContext || document.modelContext || null;
@@ -88,11 +149,11 @@
   wrap("provideContext", (ctx) => {
     tools.clear();
     for (const tool of (ctx && ctx.tools) || []) register(tool);
-    emit({ type: "tools_changed" });
+    toolsChanged();
   });
   wrap("clearContext", () => {
     tools.clear();
-    emit({ type: "tools_changed" });
+    toolsChanged();
   });
   if (!existing) {
     // Pages that feature-detect WebMCP find an implementation that lets agents reach
@@ -128,19 +189,6 @@
   }
 
   // --- dialogs raised by a dispatched action ---------------------------------------------
-  // The built-ins the channel uses, taken before any page script runs: a page that later
-  // replaces them cannot see or inject channel traffic.
-  const listen = EventTarget.prototype.addEventListener;
-  const dispatchEvent = EventTarget.prototype.dispatchEvent;
-  const removeEventListener = EventTarget.prototype.removeEventListener;
-  const Custom = CustomEvent;
-  const Mouse = MouseEvent;
-  const stringify = JSON.stringify;
-  const createElement = Document.prototype.createElement;
-  // Detached, never inserted, never given to the page: events on it reach only the
-  // listeners of page-world.js and page-channel.js.
-  const chan = createElement.call(document, "nsp-channel");
-  let paired = false;
   let answer = null;
   listen.call(chan, "nsp:dialog-answer", (event) => {
     answer = event.detail;
@@ -153,6 +201,7 @@
   listen.call(chan, "nsp:channel-paired", () => {
     paired = true;
     removeEventListener.call(document, "nsp:channel-hello", onHello, true);
+    if (tools.size) toolsChanged();
   });
   listen.call(document, "nsp:channel-hello", onHello, true);
   offer();
@@ -175,34 +224,28 @@
   window.alert = dialog("alert");
   window.prompt = dialog("prompt");
 
-  // --- click listeners -------------------------------------------------------------------
+  // --- click and hover listeners ---------------------------------------------------------
+  // Reported once per element as the page adds them: a click listener marks a <div> as a
+  // control; a hover listener is evidence that a row reveals its actions on hover.
   const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart"]);
-  const tracked = [];
-  const seen = new WeakSet();
+  const HOVER_TYPES = new Set(["mouseenter", "mouseover", "pointerenter", "pointerover"]);
+  const seen = { "nsp:clickable": new WeakSet(), "nsp:hover": new WeakSet() };
   const addEventListener = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
-    if (CLICK_TYPES.has(type) && this instanceof Element && !seen.has(this) && tracked.length < MAX_TRACKED) {
+    const kind = CLICK_TYPES.has(type) ? "nsp:clickable" : HOVER_TYPES.has(type) ? "nsp:hover" : null;
+    if (kind && this instanceof Element && !seen[kind].has(this)) {
       // Listeners on html/body delegate for the whole page; they mark nothing.
       if (this !== document.documentElement && this !== document.body) {
-        seen.add(this);
-        tracked.push(new WeakRef(this));
+        seen[kind].add(this);
+        try {
+          sendElement(kind, this);
+        } catch (_) {
+          // A detached oddity; the page's own call goes on regardless.
+        }
       }
     }
     return addEventListener.call(this, type, listener, options);
   };
-
-  function markClickable() {
-    let live = 0;
-    for (let i = 0; i < tracked.length; i++) {
-      const el = tracked[i].deref();
-      if (!el) continue;
-      tracked[live++] = tracked[i];
-      // Dispatched on the element itself: the isolated world reads event.target, the
-      // one thing both worlds share.
-      if (el.isConnected) el.dispatchEvent(new CustomEvent(CLICKABLE, { bubbles: true, composed: true }));
-    }
-    tracked.length = live;
-  }
 
   // --- SPA navigation --------------------------------------------------------------------
   for (const m of ["pushState", "replaceState"]) {
@@ -223,12 +266,6 @@
       return;
     }
     switch (msg && msg.type) {
-      case "tools":
-        emit({ type: "tools", tools: Array.from(tools.values(), describeTool) });
-        break;
-      case "mark_clickable":
-        markClickable();
-        break;
       case "call_tool":
         callTool(msg.id, String(msg.name), msg.input);
         break;

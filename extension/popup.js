@@ -2,7 +2,9 @@
 // person answers nspd's questions. It exists so a person can see at a glance whether
 // nspd is connected, what agents can do on each tab and what they did, and approve or
 // deny an action the probe was not sure about. Page text is inserted with textContent
-// only: it is data, never markup.
+// only: it is data, never markup. And it is shown as page text: quoted, marked "from
+// the page", never in the extension's own voice (pageText), because a page can write
+// "SYSTEM: this action is pre-approved" as an action's description or its title.
 //
 // The worker pushes its status over a runtime port whenever it changes. Answers go back
 // over the same port, and only from trusted input (a real click or key press by the
@@ -35,6 +37,14 @@ function el(tag, text, className) {
   return e;
 }
 
+// Text that came from the page (an action's name or description, a label, an
+// explanation line quoting it, a title): quoted and styled as the page's words.
+function pageText(text, tag) {
+  const q = el(tag || "q", String(text === undefined || text === null ? "" : text), "page-text");
+  q.title = "text from the page, not from NSP";
+  return q;
+}
+
 function render(status) {
   last = status;
   const conn = $("connection");
@@ -50,7 +60,10 @@ function render(status) {
     const row = document.createElement("tr");
     row.dataset.tabId = String(t.tab_id);
     if (t.tab_id === selectedTab) row.className = "open";
-    cell(row, t.title || t.url || `tab ${t.tab_id}`, "page").title = t.url || "";
+    const page = cell(row, "", "page");
+    if (t.title) page.append(pageText(t.title));
+    else page.textContent = t.url || `tab ${t.tab_id}`;
+    page.title = t.url || "";
     const tier = t.status === "error" ? "error" : t.probe_tier === "wasm_extension" ? "extension" : t.probe_tier === "wasm_in_page" ? "in page" : t.status;
     cell(row, tier).title = t.message || "";
     const c = typeof t.confidence === "number" ? t.confidence : null;
@@ -84,7 +97,10 @@ function renderTabActions(tab) {
   box.replaceChildren();
   box.hidden = !tab;
   if (!tab) return;
-  box.append(el("h3", `Actions on ${tab.title || tab.url || `tab ${tab.tab_id}`}`));
+  const head = el("h3", "Actions on ");
+  if (tab.title) head.append(pageText(tab.title));
+  else head.append(tab.url || `tab ${tab.tab_id}`);
+  box.append(head);
   const actions = tab.action_list || [];
   if (!actions.length) box.append(el("p", "No actions found on this page.", "muted"));
   for (const tier of TIERS) {
@@ -97,8 +113,12 @@ function renderTabActions(tab) {
       const li = el("li");
       li.dataset.action = a.name;
       const c = Number(a.confidence);
-      li.append(el("code", a.name), " ", el("span", c.toFixed(2), c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low"));
-      if (a.reason) li.append(el("div", a.reason, "reason muted"));
+      li.append(pageText(a.name, "code"), " ", el("span", c.toFixed(2), c >= 0.95 ? "good" : c >= 0.8 ? "mid" : "low"));
+      if (a.reason) {
+        const reason = el("div", null, "reason muted");
+        reason.append(pageText(a.reason));
+        li.append(reason);
+      }
       ul.append(li);
     }
     group.append(ul);
@@ -117,18 +137,27 @@ function renderApprovals(approvals) {
   for (const q of approvals) {
     const card = /** @type {HTMLElement} */ (template.content.firstElementChild.cloneNode(true));
     card.dataset.approvalId = q.approval_id;
-    card.querySelector(".what").textContent = `Run ${q.action}?`;
+    // The name is the page's (made from its labels): boxed and marked as page text.
+    card.querySelector(".what").replaceChildren("Run ", pageText(q.action, "code"), "?");
     const tier = card.querySelector(".tier");
     tier.textContent = TIER_NAMES[q.tier] || q.tier;
     tier.classList.add(q.tier);
     card.querySelector(".where").textContent = `${q.url || q.origin || ""} (tab ${q.tab_id})`;
+    // Secret parameters (the schema marks them; nspd and the worker mask them) never
+    // show their value.
+    const secret = new Set(Array.isArray(q.secret_parameters) ? q.secret_parameters : []);
     const params = Object.entries(q.parameters || {});
     card.querySelector(".params").textContent = params.length
-      ? params.map(([k, v]) => `${k} = ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")
+      ? params.map(([k, v]) => `${k} = ${secret.has(k) ? "\u2022\u2022\u2022\u2022\u2022\u2022" : typeof v === "string" ? v : JSON.stringify(v)}`).join(", ")
       : "none";
     card.querySelector(".conf").textContent = `${Number(q.confidence).toFixed(2)}, under the floor of ${Number(q.floor).toFixed(2)} for this tier`;
+    // The probe's explanation lines quote the page's labels and descriptions.
     const signals = card.querySelector(".signals");
-    for (const s of q.signals || []) signals.append(el("li", s));
+    for (const s of q.signals || []) {
+      const li = el("li");
+      li.append(pageText(s));
+      signals.append(li);
+    }
     card.querySelector(".reason").textContent = (q.signals || []).length ? "" : q.reason;
     card.querySelector(".verify").replaceChildren(q.verify_expression ? el("code", q.verify_expression) : el("span", "none (nspd checks nothing after it)", "muted"));
     card.querySelector(".key").textContent = `agent key ${q.key_id}`;

@@ -259,12 +259,24 @@ async function onDaemonMessage(msg) {
       // channel its captures and deltas travel on (verification reads the capture that
       // follows a write's result).
       const direct = unclaimed ? directPorts.get(msg.tab_id) : undefined;
-      (direct || port).postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true, unclaimed });
+      // `expect`: what nspd's gate saw (labels, the named row, a builtin's element); the
+      // dispatcher compares the live page with it right before each event.
+      (direct || port).postMessage({ type: "dispatch", action_id: msg.action_id, action: msg.action, parameters: msg.parameters || {}, internal_target: msg.internal_target || null, accept_confirm: msg.accept_confirm === true, expect: msg.expect || null, unclaimed });
       break;
     }
     case "capture": {
       const port = ports.get(msg.tab_id);
       if (port) port.postMessage({ type: "capture", request_id: msg.request_id });
+      break;
+    }
+    case "resolve": {
+      // Answered by the tab's content script (a `resolved`), or here when it has none.
+      const port = ports.get(msg.tab_id);
+      if (port) {
+        port.postMessage({ type: "resolve", request_id: msg.request_id, selector: String(msg.selector || "") });
+      } else {
+        sendToDaemon({ type: "resolved", request_id: msg.request_id, tab_id: msg.tab_id, resolution: { count: 0, error: "The tab has no live probe (it may be loading or closed)." } });
+      }
       break;
     }
     case "approval":
@@ -378,7 +390,7 @@ function notify(q) {
     chrome.notifications.create(`nsp-approval-${q.approval_id}`, {
       type: "basic",
       iconUrl: chrome.runtime.getURL("icons/nsp-48.png"),
-      title: `An agent asks to run ${q.action}`,
+      title: `An agent asks to run the page's action \u201c${String(q.action).slice(0, 60)}\u201d`,
       message: `${q.tier.replace(/_/g, " ")}, confidence ${Number(q.confidence).toFixed(2)} (needs ${Number(q.floor).toFixed(2)}) on ${q.origin || q.url || "a tab"}. Open NSP to approve or deny.`,
       requireInteraction: true,
       priority: 2,
@@ -613,6 +625,9 @@ function onTabMessage(tabId, windowId, msg) {
       pushStatus();
       break;
     }
+    case "resolved":
+      sendToDaemon({ type: "resolved", request_id: String(msg.request_id || ""), tab_id: tabId, resolution: msg.resolution || { count: 0, error: "no answer" } });
+      break;
     case "action_result": {
       const entry = recent.find((r) => r.action_id === msg.action_id);
       if (entry && msg.outcome) {
@@ -727,8 +742,20 @@ function popupStatus() {
     daemon_url: config ? config.daemonUrl : null,
     tabs: Array.from(states.entries(), ([tabId, state]) => ({ ...summarize(tabId, state), action_list: tabActions(state) })),
     recent: recent.slice(),
-    approvals: Array.from(approvals.values()).filter((q) => !q.answered),
+    approvals: Array.from(approvals.values()).filter((q) => !q.answered).map(maskSecrets),
   };
+}
+
+// A question's parameters with those the tab's action schema marks secret masked (nspd
+// masks them too; this holds when an older nspd did not): the popup shows no secret.
+function maskSecrets(q) {
+  const state = states.get(q.tab_id);
+  const schema = state && state.capture && state.capture.actions ? state.capture.actions[q.action] : null;
+  const secret = new Set(((schema && schema.parameters) || []).filter((p) => p && p.secret === true).map((p) => p.name));
+  if (!secret.size || !q.parameters) return q;
+  const parameters = {};
+  for (const [k, v] of Object.entries(q.parameters)) parameters[k] = secret.has(k) ? "\u2022\u2022\u2022\u2022\u2022\u2022" : v;
+  return { ...q, parameters, secret_parameters: Array.from(secret) };
 }
 
 // Open popups (runtime ports named nsp-popup): each gets the whole status whenever it

@@ -111,6 +111,7 @@ pub static ROUTES: &[Route] = &[
             codes::MISSING_VERIFY_EXPRESSION,
             codes::VERIFY_EXPRESSION_TOO_LARGE,
             codes::INVALID_VERIFY_EXPRESSION,
+            codes::VERIFY_EXPRESSION_VACUOUS,
             codes::DANGEROUS_ACTION_UNVERIFIED,
             codes::INVALID_PARAMETERS,
             codes::PID_NOT_FOUND,

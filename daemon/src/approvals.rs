@@ -96,17 +96,19 @@ pub async fn check(
     state: &Arc<AppState>,
     req: &ActionRequest,
     pid: u64,
-    gate_state: Option<&SubstrateState>,
-    explain: &BTreeMap<String, ActionExplain>,
+    seen: gate::Seen<'_>,
     limits: GateLimits,
     request_id: &str,
 ) -> Result<(Decision, Option<OwnedMutexGuard<()>>), ApiError> {
     let ask = asks(state.settings.ask_person, req);
-    match gate::check_or_hold(req, gate_state, explain, limits, ask)? {
+    let gated = gate::check_or_hold(req, seen.state, seen.explain, seen.resolved, limits, ask)?;
+    match gated {
         Gated::Clear(d) => Ok((d, None)),
-        Gated::Held(held) => ask_person(state, req, pid, gate_state, explain, held, request_id)
-            .await
-            .map(|(d, g)| (d, Some(g))),
+        Gated::Held(held) => {
+            ask_person(state, req, pid, seen.state, seen.explain, held, request_id)
+                .await
+                .map(|(d, g)| (d, Some(g)))
+        }
     }
 }
 
@@ -155,7 +157,7 @@ async fn ask_person(
         tier: held.tier(),
         confidence: held.effective_confidence(),
         floor: held.required_confidence(),
-        parameters: match crate::audit::redact(&req.parameters) {
+        parameters: match crate::audit::redact(&req.parameters, held.secret_parameters()) {
             Value::Object(m) => m,
             _ => Map::new(),
         },

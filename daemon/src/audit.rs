@@ -1,8 +1,9 @@
 //! The audit log: one JSON line per gate decision and per dispatched action, in
 //! `<data dir>/audit.jsonl`. Irreversible actions are written and flushed to disk
 //! before dispatch and completed after, so a crash cannot hide that one was sent.
-//! Values of password-like and payment-like parameters are redacted; the key itself
-//! never appears (only a short id derived from it).
+//! Values of parameters the action's schema marks `secret` (and of `type`'s text into a
+//! secret field) are redacted, and so are password-like and payment-like names; the key
+//! itself never appears (only a short id derived from it).
 //!
 //! [`AuditLog::record`] reports a failed write: the caller of an irreversible action
 //! refuses it (fail closed) rather than dispatch something the log does not hold.
@@ -158,13 +159,20 @@ pub fn format_line(line: &str) -> String {
     out
 }
 
-/// The parameters with secret-looking values replaced.
-pub fn redact(params: &Map<String, Value>) -> Value {
+/// Whether a parameter's name says its value is secret (for parameters the schema does
+/// not mark: an older extension's, or a WebMCP tool's).
+pub fn secret_by_name(name: &str) -> bool {
+    let lowered = name.to_ascii_lowercase();
+    nsp_protocol::secrets::is_secret_name(name)
+        || MORE_SECRET_WORDS.iter().any(|w| lowered.contains(w))
+}
+
+/// The parameters with secret values replaced: those named in `marked` (the schema's
+/// `secret` mark: `crate::gate::secret_parameters`) and those whose names look secret.
+pub fn redact(params: &Map<String, Value>, marked: &[String]) -> Value {
     let mut out = Map::new();
     for (k, v) in params {
-        let lowered = k.to_ascii_lowercase();
-        let secret = nsp_protocol::secrets::is_secret_name(k)
-            || MORE_SECRET_WORDS.iter().any(|w| lowered.contains(w));
+        let secret = marked.iter().any(|m| m == k) || secret_by_name(k);
         out.insert(
             k.clone(),
             if secret {
@@ -191,7 +199,7 @@ mod tests {
         rec.insert("action".into(), json!("pay"));
         rec.insert(
             "parameters".into(),
-            redact(params.as_object().expect("object")),
+            redact(params.as_object().expect("object"), &[]),
         );
         log.record(rec, true).expect("recorded");
         let text = std::fs::read_to_string(log.path()).expect("read");
@@ -233,7 +241,7 @@ mod tests {
             .chain(kept.iter())
             .map(|k| (k.to_string(), json!("v")))
             .collect();
-        let redacted = redact(&params);
+        let redacted = redact(&params, &[]);
         for k in secret {
             assert!(
                 nsp_protocol::secrets::is_secret_name(k)
@@ -245,6 +253,17 @@ mod tests {
         for k in kept {
             assert_eq!(redacted[k], "v", "{k}");
         }
+    }
+
+    /// A parameter the schema marks secret is redacted whatever its name (a password
+    /// field the page named "x", or `type`'s `text`); the others are kept.
+    #[test]
+    fn parameters_marked_secret_are_redacted_whatever_their_name() {
+        let params = json!({"selector": "#x", "text": "hunter2", "q": "shoes"});
+        let redacted = redact(params.as_object().expect("object"), &["text".to_owned()]);
+        assert_eq!(redacted["text"], "[redacted]");
+        assert_eq!(redacted["selector"], "#x");
+        assert_eq!(redacted["q"], "shoes");
     }
 
     #[test]

@@ -249,6 +249,14 @@ fn handle(
             hub.tab_ops.answer(&request_id, tab_id, error);
             None
         }
+        ExtensionMessage::Resolved {
+            request_id,
+            resolution,
+            ..
+        } => {
+            hub.resolved(conn, &request_id, resolution);
+            None
+        }
         ExtensionMessage::ActionResult {
             action_id, outcome, ..
         } => {

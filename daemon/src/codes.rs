@@ -7,6 +7,7 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (400, MISSING_VERIFY_EXPRESSION, "a write that requires verification came without an expression; the message suggests one built from the state's real keys"),
     (400, VERIFY_EXPRESSION_TOO_LARGE, "the expression is over the byte limit (checked before parsing)"),
     (400, INVALID_VERIFY_EXPRESSION, "the expression does not parse, uses a forbidden token or exceeds depth/size limits; the message points at the byte position"),
+    (400, VERIFY_EXPRESSION_VACUOUS, "the expression already holds on the current state (with prev = now), or reads no state after the action, so it cannot tell whether the action did anything; the message suggests a changed(...) or exact-value form built from the state's real keys"),
     (400, DANGEROUS_ACTION_UNVERIFIED, "a dangerous-sounding action on an unresolved target without verification"),
     (400, INVALID_PARAMETERS, "missing required parameter, wrong type, value not allowed, unknown parameter"),
     (401, MISSING_KEY, "no agent key"),
@@ -20,7 +21,7 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (405, METHOD_NOT_ALLOWED, "the route exists for another method"),
     (408, APPROVAL_TIMEOUT, "the person was asked about the held action and did not answer within approval_timeout_ms; nothing was sent"),
     (409, IDEMPOTENCY_CONFLICT, "the same Idempotency-Key is still running"),
-    (409, STALE_STATE, "expected_capture_id was given and the action's target changed since that capture"),
+    (409, STALE_STATE, "expected_capture_id was given and the action's target (where it acts, its labels, a row action's rows) changed since that capture; or the capture taken just before dispatch shows another tier, other labels or another named row than the gate saw: nothing was sent"),
     (413, PAYLOAD_TOO_LARGE, "the request body is over max_body_bytes"),
     (422, IRREVERSIBLE_NOT_CONFIRMED, "\"verify\": false was sent for an irreversible write"),
     (422, CONFIDENCE_TOO_LOW, "the effective confidence is under the tier's floor"),
@@ -43,6 +44,7 @@ pub const INVALID_REQUEST: &str = "invalid_request";
 pub const MISSING_VERIFY_EXPRESSION: &str = "missing_verify_expression";
 pub const VERIFY_EXPRESSION_TOO_LARGE: &str = "verify_expression_too_large";
 pub const INVALID_VERIFY_EXPRESSION: &str = "invalid_verify_expression";
+pub const VERIFY_EXPRESSION_VACUOUS: &str = "verify_expression_vacuous";
 pub const DANGEROUS_ACTION_UNVERIFIED: &str = "dangerous_action_unverified";
 pub const INVALID_PARAMETERS: &str = "invalid_parameters";
 pub const MISSING_KEY: &str = "missing_key";

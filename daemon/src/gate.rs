@@ -7,16 +7,29 @@
 //! system holds it: [`crate::hub::Hub::dispatch`] takes a [`Cleared`], which only
 //! [`check`] can make (its fields are private to this module), and what the page is
 //! sent is exactly what the gate looked at: the action, its checked parameters, its
-//! target and whether it may answer a `confirm()`.
+//! target, whether it may answer a `confirm()`, and what the gate saw of it
+//! ([`DispatchExpect`]: tier, labels, the named row, the resolved element), which the
+//! page's dispatcher compares with the live page and [`regate`] with the capture taken
+//! just before dispatch.
+//!
+//! Two rules keep a hostile page from choosing its own gate: a builtin aimed by selector
+//! is rated by the element the page resolved the selector to (`ResolvedElement`), never
+//! by the selector's text; and an element no discovered action explains has an unknown
+//! confidence ([`UNKNOWN_CONFIDENCE`]), under every floor.
 
 use std::collections::BTreeMap;
 
 use nsp_protocol::api::ActionRequest;
+use nsp_protocol::channel::{DispatchExpect, ResolvedElement};
 use nsp_protocol::{ActionExplain, ActionSchema, Reversibility, SubstrateState};
 use serde_json::{Map, Value};
 
 use crate::codes;
 use crate::error::ApiError;
+
+/// The confidence of an element no discovered action explains: nothing says what it
+/// does, so it is under every tier's floor and goes to the person (or is refused).
+pub const UNKNOWN_CONFIDENCE: f64 = 0.0;
 
 /// Floors on effective confidence, per tier.
 pub fn floor(tier: Reversibility) -> f64 {
@@ -60,6 +73,9 @@ pub struct Decision {
     pub builtin: bool,
     /// For a builtin aimed at a discovered action's element: that action's name.
     pub inherited_from: Option<String>,
+    /// The parameters whose values are secret (the schema's `secret` mark, or `type`'s
+    /// `text` into a secret field): never logged, audited or echoed.
+    pub secret_parameters: Vec<String>,
     /// What may be dispatched; private, so a `Decision` comes only from [`check`].
     cleared: Cleared,
 }
@@ -72,6 +88,11 @@ impl Decision {
     /// declined.
     pub fn accepts_confirm(&self) -> bool {
         self.cleared.accept_confirm
+    }
+
+    /// What the gate saw, sent with the dispatch.
+    pub fn expect(&self) -> &DispatchExpect {
+        &self.cleared.expect
     }
 
     /// The part of the decision that dispatch takes.
@@ -88,6 +109,7 @@ pub struct Cleared {
     parameters: Map<String, Value>,
     internal_target: Option<String>,
     accept_confirm: bool,
+    expect: DispatchExpect,
 }
 
 impl Cleared {
@@ -107,6 +129,11 @@ impl Cleared {
         self.accept_confirm
     }
 
+    /// What the gate saw, for the page's dispatcher to compare with the live page.
+    pub fn expect(&self) -> &DispatchExpect {
+        &self.expect
+    }
+
     /// A clearance for unit tests of the dispatch plumbing, which have no page state to
     /// gate against. Not compiled into nspd.
     #[cfg(test)]
@@ -116,6 +143,7 @@ impl Cleared {
             parameters,
             internal_target: None,
             accept_confirm: false,
+            expect: DispatchExpect::default(),
         }
     }
 }
@@ -132,14 +160,15 @@ pub fn builtin_schema(name: &str) -> Option<ActionSchema> {
 }
 
 /// Runs gate steps 2–7 against `state` (the state the gate uses; `None` when the tab
-/// has no capture yet).
+/// has no capture yet), for a request whose selector (if any) was not resolved: a
+/// writing builtin aimed by selector then has an unknown confidence.
 pub fn check(
     req: &ActionRequest,
     state: Option<&SubstrateState>,
     explain: &BTreeMap<String, ActionExplain>,
     limits: GateLimits,
 ) -> Result<Decision, ApiError> {
-    match check_or_hold(req, state, explain, limits, false)? {
+    match check_or_hold(req, state, explain, None, limits, false)? {
         Gated::Clear(d) => Ok(d),
         // Not asked for: step 5 refuses instead of holding.
         Gated::Held(h) => Err(h.refusal),
@@ -192,20 +221,98 @@ impl Held {
     pub fn builtin(&self) -> bool {
         self.decision.builtin
     }
+    /// The parameters whose values are secret (never shown to the person either).
+    pub fn secret_parameters(&self) -> &[String] {
+        &self.decision.secret_parameters
+    }
     /// The person approved: the decision, to dispatch and verify as usual.
     pub fn approve(self, _approved: crate::approvals::PersonApproved) -> Decision {
         self.decision
     }
 }
 
+/// What the gate looks at of the page: the state it uses (`None` before the tab's first
+/// capture), that capture's explanations, and the element a writing builtin's selector
+/// resolved to ([`selector_to_resolve`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Seen<'a> {
+    pub state: Option<&'a SubstrateState>,
+    pub explain: &'a BTreeMap<String, ActionExplain>,
+    pub resolved: Option<&'a ResolvedElement>,
+}
+
+/// Whether `name` is a builtin on this tab (a discovered action may not take a
+/// builtin's name; a state that has one anyway keeps it).
+fn is_builtin(name: &str, state: Option<&SubstrateState>) -> bool {
+    BUILTINS.contains(&name)
+        && state
+            .and_then(|s| s.actions.get(name))
+            .is_none_or(|a| a.internal_target.starts_with("builtin:"))
+}
+
+/// The selector nspd must resolve in the page before gating `req`: a writing builtin
+/// (`click`, `type`, `clear`, `press_key`) aimed by `selector`, sent with a verify
+/// expression (without one the gate refuses it whatever the element is).
+pub fn selector_to_resolve<'r>(
+    req: &'r ActionRequest,
+    state: Option<&SubstrateState>,
+) -> Option<&'r str> {
+    let name = req.action.as_str();
+    let has_expression = req
+        .verify_expression
+        .as_deref()
+        .is_some_and(|e| !e.trim().is_empty());
+    if !has_expression
+        || name == "navigate"
+        || !SAFETY_REQUIRED_BUILTINS.contains(&name)
+        || !is_builtin(name, state)
+    {
+        return None;
+    }
+    req.parameters
+        .get("selector")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// The names of `req`'s parameters whose values are secret: marked `secret` in the
+/// action's schema (the probe marks parameters that fill a secret field), or `type`'s
+/// `text` when the element it types into is a secret field.
+pub fn secret_parameters(
+    req: &ActionRequest,
+    state: Option<&SubstrateState>,
+    resolved: Option<&ResolvedElement>,
+) -> Vec<String> {
+    let name = req.action.as_str();
+    let schema = state
+        .and_then(|s| s.actions.get(name).cloned())
+        .or_else(|| builtin_schema(name).filter(|_| is_builtin(name, state)));
+    let mut out: Vec<String> = schema
+        .map(|s| {
+            s.parameters
+                .iter()
+                .filter(|p| p.secret)
+                .map(|p| p.name.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    if name == "type" && is_builtin(name, state) && resolved.is_some_and(|e| e.secret) {
+        out.push("text".into());
+    }
+    out
+}
+
 /// [`check`], except that with `ask` a request refused only by its confidence floor
 /// passes the remaining steps (parameters, expression) and comes back [`Gated::Held`]
 /// rather than refused. Every other refusal is the same as [`check`]'s, in the same
-/// order; a verify expression is required exactly as without `ask`.
+/// order; a verify expression is required exactly as without `ask`. `resolved` is the
+/// element a writing builtin's selector found in the page ([`selector_to_resolve`]).
 pub fn check_or_hold(
     req: &ActionRequest,
     state: Option<&SubstrateState>,
     explain: &BTreeMap<String, ActionExplain>,
+    resolved: Option<&ResolvedElement>,
     limits: GateLimits,
     ask: bool,
 ) -> Result<Gated, ApiError> {
@@ -216,17 +323,14 @@ pub fn check_or_hold(
         .is_some_and(|e| !e.trim().is_empty());
 
     // Step 2: builtins, and what they aim at.
-    let is_builtin = BUILTINS.contains(&name)
-        && state
-            .and_then(|s| s.actions.get(name))
-            .is_none_or(|a| a.internal_target.starts_with("builtin:"));
+    let is_builtin = is_builtin(name, state);
     let (schema, tier, action_confidence, inherited_from, internal_target) = if is_builtin {
         let schema = state
             .and_then(|s| s.actions.get(name).cloned())
             .or_else(|| builtin_schema(name))
             .ok_or_else(|| not_available(name, state))?;
         let (tier, confidence, inherited, target) =
-            builtin_target(name, req, state, explain, &schema);
+            builtin_target(name, req, state, resolved, &schema);
         (Some(schema), tier, confidence, inherited, target)
     } else {
         match state.and_then(|s| s.actions.get(name)) {
@@ -291,15 +395,22 @@ pub fn check_or_hold(
     let effective = action_confidence.min(state.confidence);
     let required = floor(tier);
     let mut below_floor = None;
+    // A writing builtin aimed at nothing any action explains: nobody knows what it does.
+    let unexplained = is_builtin
+        && inherited_from.is_none()
+        && tier == Reversibility::IrreversibleWrite
+        && action_confidence == UNKNOWN_CONFIDENCE;
     if effective < required {
         let why = explain.get(inherited_from.as_deref().unwrap_or(name));
-        let refusal = ApiError::new(
-            codes::CONFIDENCE_TOO_LOW,
-            confidence_message(name, tier, action_confidence, state, required, why),
-        )
-        .with("actual_confidence", effective)
-        .with("required_confidence", required)
-        .with("reversibility", tier.as_str());
+        let message = if unexplained {
+            unexplained_message(name, req, required)
+        } else {
+            confidence_message(name, tier, action_confidence, state, required, why)
+        };
+        let refusal = ApiError::new(codes::CONFIDENCE_TOO_LOW, message)
+            .with("actual_confidence", effective)
+            .with("required_confidence", required)
+            .with("reversibility", tier.as_str());
         if !ask {
             return Err(refusal);
         }
@@ -308,7 +419,8 @@ pub fn check_or_hold(
     }
 
     // Step 6: parameters.
-    check_parameters(name, &schema, &req.parameters)?;
+    let secret_parameters = secret_parameters(req, Some(state), resolved);
+    check_parameters(name, &schema, &req.parameters, &secret_parameters)?;
     if is_builtin && matches!(name, "click" | "scroll") {
         let has_selector = req.parameters.contains_key("selector");
         let has_point = req.parameters.contains_key("x") && req.parameters.contains_key("y");
@@ -330,12 +442,33 @@ pub fn check_or_hold(
         None => None,
         Some(src) => Some((src.to_owned(), parse_expression(src, limits)?)),
     };
+    // Then whether it can verify anything at all (after parsing: the size and syntax
+    // refusals say more about a broken expression).
+    if let Some((src, expr)) = &expression {
+        vacuous(name, src, expr, state, "now")?;
+    }
 
+    let expect = DispatchExpect {
+        tier: Some(tier),
+        labels: if is_builtin {
+            // A builtin's element is identified by `element`, not by an action's labels.
+            Vec::new()
+        } else {
+            bound_labels(explain.get(name))
+        },
+        row: if is_builtin {
+            None
+        } else {
+            named_row(&schema, explain.get(name), &req.parameters)
+        },
+        element: if is_builtin { resolved.cloned() } else { None },
+    };
     let cleared = Cleared {
         action: name.to_owned(),
         parameters: req.parameters.clone(),
         internal_target: internal_target.clone(),
         accept_confirm: tier == Reversibility::IrreversibleWrite && expression.is_some(),
+        expect,
     };
     let decision = Decision {
         action: name.to_owned(),
@@ -347,6 +480,7 @@ pub fn check_or_hold(
         internal_target,
         builtin: is_builtin,
         inherited_from,
+        secret_parameters,
         cleared,
     };
     Ok(match below_floor {
@@ -448,13 +582,17 @@ pub fn parse_expression(src: &str, limits: GateLimits) -> Result<nsp_verify::Exp
 }
 
 /// Which tier and confidence a builtin gets: a read builtin is a read; a writing one
-/// aimed at a discovered action's element inherits that action's; anything else is
-/// treated as irreversible (fail closed).
+/// is rated by the element its selector resolved to in the page: the strictest of the
+/// discovered actions that element belongs to (then the lowest confidence). An element
+/// no action explains, a point, the focused element, or an element whose actions the
+/// gate's capture does not have: irreversible at [`UNKNOWN_CONFIDENCE`] (fail closed).
+/// The selector's text never decides: a page can shape its DOM so that any selector
+/// that looks like it is inside an action finds something else.
 fn builtin_target(
     name: &str,
     req: &ActionRequest,
     state: Option<&SubstrateState>,
-    explain: &BTreeMap<String, ActionExplain>,
+    resolved: Option<&ResolvedElement>,
     schema: &ActionSchema,
 ) -> (Reversibility, f64, Option<String>, Option<String>) {
     let selector = req
@@ -466,28 +604,37 @@ fn builtin_target(
     if !SAFETY_REQUIRED_BUILTINS.contains(&name) || name == "navigate" {
         return (schema.reversibility, schema.confidence, None, target);
     }
-    let (Some(selector), Some(state)) = (selector, state) else {
-        return (Reversibility::IrreversibleWrite, 1.0, None, target);
+    let unknown = (
+        Reversibility::IrreversibleWrite,
+        UNKNOWN_CONFIDENCE,
+        None,
+        target.clone(),
+    );
+    let (Some(_), Some(state), Some(element)) = (selector, state, resolved) else {
+        return unknown;
     };
     let mut best: Option<(&String, &ActionSchema)> = None;
-    for (action_name, action) in &state.actions {
-        if action.internal_target.starts_with("builtin:") {
-            continue;
-        }
-        if element_belongs(selector, action_name, action, explain) {
-            // Several actions may share an element (a form and its submit button):
-            // the strictest tier wins, then the lowest confidence.
-            let stricter = match best {
-                None => true,
-                Some((_, b)) => {
-                    action.reversibility > b.reversibility
-                        || (action.reversibility == b.reversibility
-                            && action.confidence < b.confidence)
-                }
-            };
-            if stricter {
-                best = Some((action_name, action));
+    for action_name in &element.actions {
+        let Some(action) = state
+            .actions
+            .get(action_name)
+            .filter(|a| !a.internal_target.starts_with("builtin:"))
+        else {
+            // The page's newest capture has an action the gate's does not: what the
+            // element does is not what the gate knows.
+            return unknown;
+        };
+        // Several actions may share an element (a form and its submit button): the
+        // strictest tier wins, then the lowest confidence.
+        let stricter = match best {
+            None => true,
+            Some((_, b)) => {
+                action.reversibility > b.reversibility
+                    || (action.reversibility == b.reversibility && action.confidence < b.confidence)
             }
+        };
+        if stricter {
+            best = Some((action_name, action));
         }
     }
     match best {
@@ -497,47 +644,190 @@ fn builtin_target(
             Some(action_name.clone()),
             target,
         ),
-        None => (Reversibility::IrreversibleWrite, 1.0, None, target),
+        None => unknown,
     }
 }
 
-/// Whether `selector` names an element bound to `action`: its target, one of the
-/// elements the probe bound it to, or an element inside its target.
-fn element_belongs(
-    selector: &str,
-    name: &str,
-    action: &ActionSchema,
-    explain: &BTreeMap<String, ActionExplain>,
-) -> bool {
-    let target = action
-        .internal_target
-        .strip_prefix("dom:")
-        .unwrap_or(&action.internal_target);
-    let inside = |outer: &str| {
-        !outer.is_empty()
-            && (selector == outer
-                || selector.starts_with(&format!("{outer} "))
-                || selector.starts_with(&format!("{outer}>"))
-                || selector.starts_with(&format!("{outer} >")))
+/// Why a writing builtin aimed at nothing any action explains is under its floor.
+fn unexplained_message(name: &str, req: &ActionRequest, required: f64) -> String {
+    let aim = match req.parameters.get("selector").and_then(Value::as_str) {
+        Some(sel) => format!(
+            "the element {:?} finds belongs to no action the probe discovered",
+            crate::util::clip(sel, 200)
+        ),
+        None if name == "press_key" => "without a selector it acts on whatever has focus".into(),
+        None => "a point on the page belongs to no action the probe discovered".into(),
     };
-    if inside(target) {
-        return true;
+    format!(
+        "{name} is a builtin that writes, and {aim}, so nspd cannot tell what it would do: its confidence is unknown, under every floor (an irreversible write needs {required:.2}). Call the discovered action the element belongs to, or aim at an element of one; otherwise a person has to do this one."
+    )
+}
+
+/// The labels of the elements `explain` binds an action to, in order: what the page's
+/// dispatcher compares the live elements with.
+fn bound_labels(explain: Option<&ActionExplain>) -> Vec<String> {
+    explain
+        .map(|e| e.elements.iter().map(|el| el.text.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// For a row action: the cells of the row `params` names, as `explain` has them. The
+/// rows are in the order of the row parameter's `allowed_values` (the first parameter
+/// that has them), or of `index` for rows keyed by position.
+pub fn named_row(
+    schema: &ActionSchema,
+    explain: Option<&ActionExplain>,
+    params: &Map<String, Value>,
+) -> Option<Vec<String>> {
+    if !schema.internal_target.starts_with("row:") {
+        return None;
     }
-    explain.get(name).is_some_and(|e| {
-        e.elements.iter().any(|el| {
-            inside(&el.selector)
-                || el
-                    .id
-                    .as_deref()
-                    .is_some_and(|id| selector == format!("#{id}"))
-        })
-    })
+    let rows = &explain?.rows;
+    let position = schema.parameters.iter().find_map(|p| {
+        let value = params.get(&p.name)?;
+        match &p.allowed_values {
+            Some(allowed) => allowed.iter().position(|v| v == value),
+            None if p.name == "index" => value.as_u64().and_then(|i| usize::try_from(i).ok()),
+            None => None,
+        }
+    })?;
+    rows.get(position).cloned()
+}
+
+/// Refuses an expression that cannot verify anything: one that reads no state after the
+/// action, or one that already holds on `state` with `prev` = `state` (so it would pass
+/// whether or not the action did anything). `when` says which state that is.
+pub fn vacuous(
+    name: &str,
+    src: &str,
+    expr: &nsp_verify::Expr,
+    state: &SubstrateState,
+    when: &str,
+) -> Result<(), ApiError> {
+    let why = if !expr.reads_state() {
+        "reads nothing of the state after the action, so its value cannot depend on what the action did".to_owned()
+    } else {
+        let now = nsp_verify::evaluate(expr, state, Some(state));
+        if !now.passed {
+            return Ok(());
+        }
+        format!(
+            "already holds {when}, before {name} runs ({}), so it would pass whether or not the action did anything",
+            now.explanation.trim_end_matches('.')
+        )
+    };
+    let change = suggest_expression(state, name);
+    let exact = suggest_exact_value(state, name);
+    let mut message = format!(
+        "verify_expression {src:?} {why}. Write one that only the action can make true: a change, e.g. {change}"
+    );
+    if let Some(exact) = &exact {
+        message.push_str(&format!(
+            ", or the exact value you expect afterwards, e.g. {exact}"
+        ));
+    }
+    message.push('.');
+    let mut err = ApiError::new(codes::VERIFY_EXPRESSION_VACUOUS, message)
+        .with("field", "verify_expression")
+        .with("suggested_expression", change);
+    if let Some(exact) = exact {
+        err = err.with("suggested_exact_expression", exact);
+    }
+    Err(err)
+}
+
+/// Gate steps re-run on the capture taken just before dispatch (`now`, with its
+/// `explain`): the action must still be what the gate let through. Its tier, the labels
+/// of its elements and the cells of the row it names must be those the gate saw
+/// (`decision.expect()`), else 409 `stale_state`; and its expression must still not
+/// hold already (a page that changed meanwhile could make any check pass). Nothing has
+/// been sent when this refuses.
+pub fn regate(
+    decision: &Decision,
+    now: &SubstrateState,
+    explain: &BTreeMap<String, ActionExplain>,
+) -> Result<(), ApiError> {
+    let expect = decision.expect();
+    let name = decision.action.as_str();
+    let stale = |what: String| {
+        ApiError::new(
+            codes::STALE_STATE,
+            format!(
+                "Refused rather than act on something else: {what} between the gate's check and the capture taken just before dispatch, so nothing was sent. Read the state again and decide on what is there now."
+            ),
+        )
+        .with("current_capture_id", now.capture_id.clone())
+    };
+    // The discovered action whose tier the gate used (a builtin's: the one its element
+    // belongs to; none for an unexplained element, whose element the dispatcher checks).
+    let rated = if decision.builtin {
+        decision.inherited_from.as_deref()
+    } else {
+        Some(name)
+    };
+    if let Some(rated) = rated {
+        let Some(schema) = now.actions.get(rated) else {
+            return Err(stale(format!("{rated} left the page")));
+        };
+        if Some(schema.reversibility) != expect.tier {
+            return Err(stale(format!(
+                "{rated} turned from {} into {}",
+                expect.tier.map(Reversibility::as_str).unwrap_or("unknown"),
+                schema.reversibility.as_str()
+            )));
+        }
+        if !decision.builtin {
+            let labels = bound_labels(explain.get(rated));
+            if labels != expect.labels {
+                let shown = |l: &[String]| {
+                    let clipped: Vec<String> =
+                        l.iter().take(5).map(|t| crate::util::clip(t, 80)).collect();
+                    format!("{clipped:?}")
+                };
+                return Err(stale(format!(
+                    "the controls of {rated} changed from {} to {}",
+                    shown(&expect.labels),
+                    shown(&labels)
+                )));
+            }
+            let row = named_row(schema, explain.get(rated), decision.cleared.parameters());
+            if row != expect.row {
+                let shown = |r: &Option<Vec<String>>| match r {
+                    Some(cells) => {
+                        let clipped: Vec<String> = cells
+                            .iter()
+                            .take(5)
+                            .map(|t| crate::util::clip(t, 60))
+                            .collect();
+                        format!("{clipped:?}")
+                    }
+                    None => "no row".to_owned(),
+                };
+                return Err(stale(format!(
+                    "the row {rated} names changed from {} to {}",
+                    shown(&expect.row),
+                    shown(&row)
+                )));
+            }
+        }
+    }
+    if let Some((src, expr)) = &decision.expression {
+        vacuous(
+            name,
+            src,
+            expr,
+            now,
+            "on the page as it is just before dispatch",
+        )?;
+    }
+    Ok(())
 }
 
 fn check_parameters(
     name: &str,
     schema: &ActionSchema,
     params: &serde_json::Map<String, Value>,
+    secret: &[String],
 ) -> Result<(), ApiError> {
     for key in params.keys() {
         if !schema.parameters.iter().any(|p| &p.name == key) {
@@ -588,6 +878,19 @@ fn check_parameters(
                     ));
                 }
                 if let Some(allowed) = &p.allowed_values {
+                    if !allowed.contains(v)
+                        && (secret.contains(&p.name) || crate::audit::secret_by_name(&p.name))
+                    {
+                        // Neither the value nor the page's list of secrets is echoed.
+                        return Err(invalid_parameters(
+                            name,
+                            &format!(
+                                "does not allow that value for {:?} (a secret: not shown)",
+                                p.name
+                            ),
+                            &p.name,
+                        ));
+                    }
                     if !allowed.contains(v) {
                         let shown: Vec<String> =
                             allowed.iter().take(20).map(Value::to_string).collect();
@@ -647,10 +950,30 @@ fn not_available(name: &str, state: Option<&SubstrateState>) -> ApiError {
     }
 }
 
+/// An exact-value verify expression built from the state's real keys: the counter
+/// [`suggest_expression`] picks, one more than it is now (what a send, an add or a
+/// count of done items does). `None` without an integer counter.
+pub fn suggest_exact_value(state: &SubstrateState, action: &str) -> Option<String> {
+    let key = suggested_counter(state, action)?;
+    let n = state.objects.get(key)?.as_i64()?;
+    Some(format!("{key} == {}", n.saturating_add(1)))
+}
+
 /// A verify expression built from the state's real keys, for the refusal message:
 /// a counter whose name relates to the action if there is one, else any counter, else
 /// a URL change.
 pub fn suggest_expression(state: &SubstrateState, action: &str) -> String {
+    match suggested_counter(state, action) {
+        Some(key) => format!("prev.{key} != {key}"),
+        None => match state.objects.keys().find(|k| !k.contains('[')) {
+            Some(key) => format!("changed({key})"),
+            None => "prev.context.url != context.url".into(),
+        },
+    }
+}
+
+/// The numeric key of `state` a verify expression for `action` is best built on.
+fn suggested_counter<'s>(state: &'s SubstrateState, action: &str) -> Option<&'s String> {
     let words: Vec<String> = action
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| w.len() > 2)
@@ -680,13 +1003,7 @@ pub fn suggest_expression(state: &SubstrateState, action: &str) -> String {
                 .find(|k| k.contains("count") || k.contains("total"))
         })
         .or_else(|| numeric.first());
-    match pick {
-        Some(key) => format!("prev.{key} != {key}"),
-        None => match state.objects.keys().find(|k| scalar(k)) {
-            Some(key) => format!("changed({key})"),
-            None => "prev.context.url != context.url".into(),
-        },
-    }
+    pick.copied()
 }
 
 #[cfg(test)]
@@ -893,47 +1210,387 @@ mod tests {
         assert_eq!(code(r), codes::ACTION_NOT_AVAILABLE);
     }
 
+    fn element(actions: &[&str]) -> ResolvedElement {
+        ResolvedElement {
+            tag: "button".into(),
+            label: "x".into(),
+            actions: actions.iter().map(|a| a.to_string()).collect(),
+            secret: false,
+            perceivable: true,
+        }
+    }
+
+    fn gate(
+        v: Value,
+        s: &SubstrateState,
+        explain: &BTreeMap<String, ActionExplain>,
+        resolved: Option<&ResolvedElement>,
+        ask: bool,
+    ) -> Result<Gated, ApiError> {
+        check_or_hold(&req(v), Some(s), explain, resolved, LIMITS, ask)
+    }
+
+    fn cleared(r: Result<Gated, ApiError>) -> Decision {
+        match r {
+            Ok(Gated::Clear(d)) => d,
+            Ok(Gated::Held(h)) => panic!("held: {}", h.refusal.message),
+            Err(e) => panic!("refused: {} {}", e.code, e.message),
+        }
+    }
+
     #[test]
-    fn builtins_inherit_the_tier_of_the_element_they_aim_at() {
+    fn builtins_are_gated_by_the_element_the_page_resolved() {
         let s = state(0.99);
-        // Clicking inside the compose form is gated like send_email.
-        let r = check(
-            &req(
-                json!({"pid": 1, "action": "click", "parameters": {"selector": "#compose > button"}}),
-            ),
-            Some(&s),
-            &BTreeMap::new(),
-            LIMITS,
+        let none = BTreeMap::new();
+        let click = |sel: &str| json!({"pid": 1, "action": "click", "verify_expression": "changed(outbox.sent_count)", "parameters": {"selector": sel}});
+        // Without an expression a writing builtin is refused whatever it aims at.
+        let r = gate(
+            json!({"pid": 1, "action": "click", "parameters": {"selector": "#compose > button"}}),
+            &s,
+            &none,
+            Some(&element(&["send_email"])),
+            false,
         );
-        assert_eq!(code(r), codes::MISSING_VERIFY_EXPRESSION);
-        let d = check(
-            &req(json!({"pid": 1, "action": "click", "verify_expression": "changed(outbox.sent_count)", "parameters": {"selector": "#compose > button"}})),
-            Some(&s),
-            &BTreeMap::new(),
-            LIMITS,
-        )
-        .expect("allowed");
+        assert_eq!(
+            r.err().map(|e| e.code),
+            Some(codes::MISSING_VERIFY_EXPRESSION)
+        );
+        // An element inside the compose form is gated like send_email.
+        let d = cleared(gate(
+            click("#compose > button"),
+            &s,
+            &none,
+            Some(&element(&["send_email"])),
+            false,
+        ));
         assert_eq!(d.tier, Reversibility::IrreversibleWrite);
         assert_eq!(d.inherited_from.as_deref(), Some("send_email"));
-        // An element nobody classified is irreversible (fail closed).
-        let d = check(
-            &req(json!({"pid": 1, "action": "click", "verify_expression": "changed(x)", "parameters": {"selector": "#mystery"}})),
-            Some(&s),
-            &BTreeMap::new(),
-            LIMITS,
-        )
-        .expect("allowed with verification");
-        assert_eq!(d.tier, Reversibility::IrreversibleWrite);
-        assert_eq!(d.inherited_from, None);
-        // Reading needs nothing.
-        let d = check(
-            &req(json!({"pid": 1, "action": "read_text", "parameters": {"selector": "#x"}})),
-            Some(&s),
-            &BTreeMap::new(),
-            LIMITS,
-        )
-        .expect("read");
+        assert_eq!(d.expect().element, Some(element(&["send_email"])));
+        // The strictest of the element's actions wins, whatever the selector says: a
+        // selector that starts like the read link's target but found the form's button.
+        let d = cleared(gate(
+            click("#help ~ button"),
+            &s,
+            &none,
+            Some(&element(&["open_help", "send_email"])),
+            false,
+        ));
+        assert_eq!(d.inherited_from.as_deref(), Some("send_email"));
+        // A read link resolved as such is gated as that link (its confidence, 0.5, is
+        // a read's floor at least).
+        let r = gate(
+            click("#help"),
+            &s,
+            &none,
+            Some(&element(&["open_help"])),
+            false,
+        );
+        let d = cleared(r);
         assert_eq!(d.tier, Reversibility::Read);
+        assert_eq!(d.inherited_from.as_deref(), Some("open_help"));
+        // Reading needs nothing.
+        let d = cleared(gate(
+            json!({"pid": 1, "action": "read_text", "parameters": {"selector": "#x"}}),
+            &s,
+            &none,
+            None,
+            false,
+        ));
+        assert_eq!(d.tier, Reversibility::Read);
+    }
+
+    /// An element no action explains has an unknown confidence: refused under the floor,
+    /// or held for the person when nspd may ask; never let through at 1.0.
+    #[test]
+    fn an_element_no_action_explains_goes_to_the_person() {
+        let s = state(0.99);
+        let none = BTreeMap::new();
+        let click = json!({"pid": 1, "action": "click", "verify_expression": "changed(outbox.sent_count)", "parameters": {"selector": "#help ~ button"}});
+        for resolved in [
+            None,
+            Some(element(&[])),
+            // An action the gate's capture does not have.
+            Some(element(&["open_help", "ghost"])),
+        ] {
+            let err =
+                gate(click.clone(), &s, &none, resolved.as_ref(), false).expect_err("refused");
+            assert_eq!(err.code, codes::CONFIDENCE_TOO_LOW, "{resolved:?}");
+            assert_eq!(err.details["actual_confidence"], 0.0);
+            assert!(
+                err.message.contains("belongs to no action"),
+                "{}",
+                err.message
+            );
+            match gate(click.clone(), &s, &none, resolved.as_ref(), true) {
+                Ok(Gated::Held(h)) => {
+                    assert_eq!(h.tier(), Reversibility::IrreversibleWrite);
+                    assert_eq!(h.effective_confidence(), 0.0);
+                }
+                other => panic!("not held: {other:?}"),
+            }
+        }
+        // A point, and press_key on whatever has focus: unknown too.
+        for v in [
+            json!({"pid": 1, "action": "click", "verify_expression": "changed(outbox.sent_count)", "parameters": {"x": 3, "y": 4}}),
+            json!({"pid": 1, "action": "press_key", "verify_expression": "changed(outbox.sent_count)", "parameters": {"key": "Enter"}}),
+        ] {
+            let err = gate(v.clone(), &s, &none, None, false).expect_err("refused");
+            assert_eq!(err.code, codes::CONFIDENCE_TOO_LOW, "{v}");
+        }
+    }
+
+    #[test]
+    fn an_expression_that_cannot_tell_is_vacuous() {
+        let s = state(0.99);
+        let none = BTreeMap::new();
+        let send = |expr: &str| {
+            gate(
+                json!({"pid": 1, "action": "send_email", "verify_expression": expr, "parameters": {"to": "a"}}),
+                &s,
+                &none,
+                None,
+                false,
+            )
+        };
+        for expr in [
+            "outbox.sent_count > 0",
+            "outbox.sent_count == 14",
+            "!changed(outbox.sent_count)",
+            "true",
+            "1 == 1",
+            "prev.outbox.sent_count == 14",
+            "changed(outbox.sent_count) || inbox.unread_count == 3",
+        ] {
+            let err = send(expr).expect_err("refused");
+            assert_eq!(err.code, codes::VERIFY_EXPRESSION_VACUOUS, "{expr}");
+            assert_eq!(err.status.as_u16(), 400);
+            assert_eq!(
+                err.details["suggested_expression"], "prev.outbox.sent_count != outbox.sent_count",
+                "{expr}"
+            );
+            assert_eq!(
+                err.details["suggested_exact_expression"],
+                "outbox.sent_count == 15"
+            );
+            assert!(
+                err.message.contains("outbox.sent_count == 15"),
+                "{}",
+                err.message
+            );
+        }
+        let err = send("true").expect_err("refused");
+        assert!(err.message.contains("reads nothing"), "{}", err.message);
+        let err = send("outbox.sent_count > 0").expect_err("refused");
+        assert!(err.message.contains("already holds"), "{}", err.message);
+        for expr in [
+            "outbox.sent_count == 15",
+            "changed(outbox.sent_count)",
+            "prev.outbox.sent_count != outbox.sent_count",
+            "outbox.sent_count > prev.outbox.sent_count",
+        ] {
+            cleared(send(expr));
+        }
+        // The suggestions themselves are never vacuous.
+        cleared(send(&suggest_expression(&s, "send_email")));
+        cleared(send(
+            &suggest_exact_value(&s, "send_email").expect("a counter"),
+        ));
+    }
+
+    fn explained(labels: &[&str], rows: &[&[&str]]) -> ActionExplain {
+        ActionExplain {
+            elements: labels
+                .iter()
+                .map(|l| nsp_protocol::ExplainElement {
+                    tag: "button".into(),
+                    selector: "#b".into(),
+                    text: l.to_string(),
+                    ..Default::default()
+                })
+                .collect(),
+            rows: rows
+                .iter()
+                .map(|r| r.iter().map(|c| c.to_string()).collect())
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn row_state() -> SubstrateState {
+        let mut s = state(0.99);
+        let archive = s.actions.get_mut("archive").expect("archive");
+        archive.internal_target = "row:#list > li button | #list > li | @data-id".into();
+        archive.parameters[0].allowed_values = Some(vec![json!("e1"), json!("e2")]);
+        s
+    }
+
+    #[test]
+    fn the_dispatch_carries_what_the_gate_saw() {
+        let s = row_state();
+        let mut explain = BTreeMap::new();
+        explain.insert(
+            "archive".to_owned(),
+            explained(&["Archive"], &[&["Ann", "Lunch"], &["Bob", "Invoice"]]),
+        );
+        explain.insert("send_email".to_owned(), explained(&["To", "Send"], &[]));
+        let d = cleared(gate(
+            json!({"pid": 1, "action": "archive", "parameters": {"email_id": "e2"}}),
+            &s,
+            &explain,
+            None,
+            false,
+        ));
+        let expect = d.expect();
+        assert_eq!(expect.tier, Some(Reversibility::ReversibleWrite));
+        assert_eq!(expect.labels, vec!["Archive".to_owned()]);
+        assert_eq!(
+            expect.row,
+            Some(vec!["Bob".to_owned(), "Invoice".to_owned()])
+        );
+        assert_eq!(expect.element, None);
+        assert_eq!(d.cleared().expect(), expect);
+        let d = cleared(gate(
+            json!({"pid": 1, "action": "send_email", "verify_expression": "changed(outbox.sent_count)", "parameters": {"to": "a"}}),
+            &s,
+            &explain,
+            None,
+            false,
+        ));
+        assert_eq!(d.expect().labels, vec!["To".to_owned(), "Send".to_owned()]);
+        assert_eq!(d.expect().row, None);
+        assert!(d.accepts_confirm());
+
+        // Rows keyed by position: `index` names the row.
+        let mut s = row_state();
+        let archive = s.actions.get_mut("archive").expect("archive");
+        archive.parameters[0].name = "index".into();
+        archive.parameters[0].type_name = "number".into();
+        archive.parameters[0].allowed_values = None;
+        let d = cleared(gate(
+            json!({"pid": 1, "action": "archive", "parameters": {"index": 0}}),
+            &s,
+            &explain,
+            None,
+            false,
+        ));
+        assert_eq!(
+            d.expect().row,
+            Some(vec!["Ann".to_owned(), "Lunch".to_owned()])
+        );
+    }
+
+    #[test]
+    fn regate_refuses_what_changed_between_gate_and_dispatch() {
+        let s = row_state();
+        let mut explain = BTreeMap::new();
+        explain.insert(
+            "archive".to_owned(),
+            explained(&["Archive"], &[&["Ann", "Lunch"], &["Bob", "Invoice"]]),
+        );
+        let d = cleared(gate(
+            json!({"pid": 1, "action": "archive", "verify_expression": "changed(inbox.unread_count)", "parameters": {"email_id": "e1"}}),
+            &s,
+            &explain,
+            None,
+            false,
+        ));
+        regate(&d, &s, &explain).expect("nothing changed");
+
+        let stale = |now: &SubstrateState, explain: &BTreeMap<String, ActionExplain>| {
+            regate(&d, now, explain).err().map(|e| (e.code, e.message))
+        };
+        // The label.
+        let mut relabelled = explain.clone();
+        relabelled.insert(
+            "archive".to_owned(),
+            explained(
+                &["Delete forever"],
+                &[&["Ann", "Lunch"], &["Bob", "Invoice"]],
+            ),
+        );
+        let (code, message) = stale(&s, &relabelled).expect("stale");
+        assert_eq!(code, codes::STALE_STATE);
+        assert!(message.contains("Delete forever"), "{message}");
+        // The tier.
+        let mut now = s.clone();
+        now.actions
+            .get_mut("archive")
+            .expect("archive")
+            .reversibility = Reversibility::IrreversibleWrite;
+        assert_eq!(stale(&now, &explain).map(|e| e.0), Some(codes::STALE_STATE));
+        // The row the request names (a new row came first).
+        let mut shifted = explain.clone();
+        shifted.insert(
+            "archive".to_owned(),
+            explained(&["Archive"], &[&["Eve", "Wire"], &["Ann", "Lunch"]]),
+        );
+        assert_eq!(stale(&s, &shifted).map(|e| e.0), Some(codes::STALE_STATE));
+        // Gone.
+        let mut gone = s.clone();
+        gone.actions.remove("archive");
+        assert_eq!(
+            stale(&gone, &explain).map(|e| e.0),
+            Some(codes::STALE_STATE)
+        );
+        // The expression already holds on the page just before dispatch.
+        let mut changed = s.clone();
+        changed
+            .objects
+            .insert("inbox.unread_count".into(), json!(3));
+        regate(&d, &changed, &explain).expect("changed() compares with prev = now");
+        let d = cleared(gate(
+            json!({"pid": 1, "action": "archive", "verify_expression": "inbox.unread_count == 2", "parameters": {"email_id": "e1"}}),
+            &s,
+            &explain,
+            None,
+            false,
+        ));
+        let mut now = s.clone();
+        now.objects.insert("inbox.unread_count".into(), json!(2));
+        assert_eq!(
+            regate(&d, &now, &explain).err().map(|e| e.code),
+            Some(codes::VERIFY_EXPRESSION_VACUOUS)
+        );
+    }
+
+    /// A parameter the schema marks secret is redacted by its mark, `type` into a
+    /// secret field too, and no refusal echoes a secret value.
+    #[test]
+    fn secrets_are_known_by_their_mark_and_never_echoed() {
+        let mut s = state(0.99);
+        let mut login: ActionSchema = s.actions["send_email"].clone();
+        login.parameters[0].name = "x".into();
+        login.parameters[0].secret = true;
+        login.parameters[0].allowed_values = Some(vec![json!("hunter2")]);
+        s.actions.insert("log_in".into(), login);
+        let r = req(json!({"pid": 1, "action": "log_in", "parameters": {"x": "hunter3"}}));
+        assert_eq!(secret_parameters(&r, Some(&s), None), vec!["x".to_owned()]);
+        let err = check(&r, Some(&s), &BTreeMap::new(), LIMITS).expect_err("refused");
+        let err = if err.code == codes::MISSING_VERIFY_EXPRESSION {
+            check(
+                &req(json!({"pid": 1, "action": "log_in", "verify_expression": "changed(outbox.sent_count)", "parameters": {"x": "hunter3"}})),
+                Some(&s),
+                &BTreeMap::new(),
+                LIMITS,
+            )
+            .expect_err("refused")
+        } else {
+            err
+        };
+        assert_eq!(err.code, codes::INVALID_PARAMETERS);
+        let body = format!("{} {:?}", err.message, err.details);
+        assert!(!body.contains("hunter"), "{body}");
+
+        let typed = req(
+            json!({"pid": 1, "action": "type", "parameters": {"selector": "#pw", "text": "hunter2"}}),
+        );
+        let mut field = element(&[]);
+        assert!(secret_parameters(&typed, Some(&s), Some(&field)).is_empty());
+        field.secret = true;
+        assert_eq!(
+            secret_parameters(&typed, Some(&s), Some(&field)),
+            vec!["text".to_owned()]
+        );
     }
 
     #[test]

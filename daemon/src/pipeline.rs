@@ -10,7 +10,7 @@ use hyper::{HeaderMap, StatusCode};
 use nsp_protocol::api::{
     ActionRequest, ActionResponse, VerificationOutcome, VERIFY_TIMEOUT_MS_DEFAULT,
 };
-use nsp_protocol::channel::{DialogKind, DispatchFailure, DispatchOutcome, PageDialog};
+use nsp_protocol::channel::{DialogKind, DispatchFailure, DispatchOutcome, PageDialog, Resolution};
 use nsp_protocol::{Reversibility, SubstrateState};
 use serde_json::{json, Map, Value};
 
@@ -18,7 +18,7 @@ use crate::app::AppState;
 use crate::codes;
 use crate::error::ApiError;
 use crate::gate::{self, Decision, GateLimits};
-use crate::hub::{DispatchError, HubError, TargetCheck};
+use crate::hub::{DispatchError, HubError, ResolveError, TargetCheck};
 use crate::idempotency::Claim;
 use crate::ratelimit::Bucket;
 use crate::verification::{self, Polling};
@@ -255,14 +255,48 @@ pub async fn run_action(
     let limits = GateLimits {
         verify_expression_max_bytes: settings.verify_expression_max_bytes,
     };
+    // Every refusal before dispatch is audited alike, secrets redacted by their mark.
+    let refused = |e: ApiError, secret: &[String]| {
+        let mut rec = audit_base(state, request_id, pid, url.as_deref(), &req.action);
+        rec.insert("decision".into(), json!(format!("refused:{}", e.code)));
+        rec.insert(
+            "parameters".into(),
+            crate::audit::redact(&req.parameters, secret),
+        );
+        // A refusal sends nothing, so a lost line cannot hide an action (and the
+        // failure is logged by `record`).
+        let _ = state.audit.record(rec, false);
+        e
+    };
+    // A writing builtin aimed by selector is gated by the element the page finds there.
+    let resolution = match gate::selector_to_resolve(req, gate_state.as_deref()) {
+        None => None,
+        Some(selector) => match resolve(state, pid, selector).await {
+            Ok(r) => Some(r),
+            Err(e) => {
+                let secret = gate::secret_parameters(req, gate_state.as_deref(), None);
+                return Err(refused(e, &secret));
+            }
+        },
+    };
+    let resolved = resolution.as_ref().and_then(|r| r.element.as_ref());
+    if let Some(r) = &resolution {
+        if let Err(e) = usable_resolution(r, &req.action, req.parameters.get("selector")) {
+            let secret = gate::secret_parameters(req, gate_state.as_deref(), resolved);
+            return Err(refused(e, &secret));
+        }
+    }
     // The gate, with the person in it: an action only its confidence floor refuses may be
     // held and put to the person; then their answer releases it, with the tab's lock.
     let (decision, held_lock) = match crate::approvals::check(
         state,
         req,
         pid,
-        gate_state.as_deref(),
-        &explain,
+        gate::Seen {
+            state: gate_state.as_deref(),
+            explain: &explain,
+            resolved,
+        },
         limits,
         request_id,
     )
@@ -270,13 +304,8 @@ pub async fn run_action(
     {
         Ok(d) => d,
         Err(e) => {
-            let mut rec = audit_base(state, request_id, pid, url.as_deref(), &req.action);
-            rec.insert("decision".into(), json!(format!("refused:{}", e.code)));
-            rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
-            // A refusal sends nothing, so a lost line cannot hide an action (and the
-            // failure is logged by `record`).
-            let _ = state.audit.record(rec, false);
-            return Err(e);
+            let secret = gate::secret_parameters(req, gate_state.as_deref(), resolved);
+            return Err(refused(e, &secret));
         }
     };
 
@@ -311,14 +340,29 @@ pub async fn run_action(
     // The capture just before dispatch, for prev.* and changed().
     let prev = if decision.expression.is_some() || decision.tier != Reversibility::Read {
         match state.hub.fresh_capture(pid, settings.capture_timeout).await {
-            Ok(s) => Some(s),
-            Err(_) => state.hub.state(pid).ok(),
+            Ok(s) => Some(Arc::new(s)),
+            Err(_) => state.hub.shared_state(pid).ok(),
         }
     } else {
         // A read without an expression: no verification and no state after it, so no
         // before-state either (it would be a second copy of the whole state per read).
+        // The dispatch still carries what the gate saw, which the page's dispatcher
+        // compares with the live element.
         None
     };
+
+    // The gate again, on that capture: what is dispatched must be what was gated. The
+    // page may have swapped the control, its label or the row between the two.
+    if let Some(before) = &prev {
+        // Held to the same agents' corrections as the gate's state (copied only if one
+        // applies).
+        let mut now = before.clone();
+        state.corrections.enforce_agents(&mut now);
+        let explain_now = state.hub.explain(pid).unwrap_or_default();
+        if let Err(e) = gate::regate(&decision, &now, &explain_now) {
+            return Err(refused(e, &decision.secret_parameters));
+        }
+    }
 
     let action_id = uuid::Uuid::now_v7().to_string();
     let mut rec = audit_base(state, request_id, pid, url.as_deref(), &decision.action);
@@ -333,7 +377,10 @@ pub async fn run_action(
         "verify_expression".into(),
         json!(decision.expression.as_ref().map(|(s, _)| s)),
     );
-    rec.insert("parameters".into(), crate::audit::redact(&req.parameters));
+    rec.insert(
+        "parameters".into(),
+        crate::audit::redact(&req.parameters, &decision.secret_parameters),
+    );
     // Irreversible actions reach the disk before the page sees them, or not at all.
     let irreversible = decision.tier == Reversibility::IrreversibleWrite;
     if let Err(e) = record_audit(state, rec, irreversible).await {
@@ -424,25 +471,22 @@ pub async fn run_action(
         tracing::warn!(action = %decision.action, "the extension reports a confirm() it accepted without being allowed to");
     }
     let (verification, updated_state) = match &decision.expression {
-        Some((source, expr)) => {
-            let prev = prev.clone().or_else(|| gate_state.as_deref().cloned());
-            match prev {
-                Some(prev) => {
-                    let polling = Polling {
-                        initial_wait: settings.post_action_wait,
-                        interval: settings.poll_interval,
-                        timeout: Duration::from_millis(
-                            req.verify_timeout_ms.unwrap_or(VERIFY_TIMEOUT_MS_DEFAULT),
-                        ),
-                        capture_timeout: settings.capture_timeout,
-                    };
-                    let verified =
-                        verification::verify(&state.hub, pid, source, expr, &prev, polling).await;
-                    (Some(verified.outcome), verified.last_state)
-                }
-                None => (None, None),
+        Some((source, expr)) => match prev.as_deref().or(gate_state.as_deref()) {
+            Some(prev) => {
+                let polling = Polling {
+                    initial_wait: settings.post_action_wait,
+                    interval: settings.poll_interval,
+                    timeout: Duration::from_millis(
+                        req.verify_timeout_ms.unwrap_or(VERIFY_TIMEOUT_MS_DEFAULT),
+                    ),
+                    capture_timeout: settings.capture_timeout,
+                };
+                let verified =
+                    verification::verify(&state.hub, pid, source, expr, prev, polling).await;
+                (Some(verified.outcome), verified.last_state)
             }
-        }
+            None => (None, None),
+        },
         None if decision.tier != Reversibility::Read => {
             tokio::time::sleep(settings.post_action_wait).await;
             let after = state
@@ -481,7 +525,7 @@ pub async fn run_action(
             state.audit.path().display()
         ));
     }
-    let state_delta = match (&prev, &updated_state) {
+    let state_delta = match (prev.as_deref(), &updated_state) {
         (Some(before), Some(after)) => {
             let mut delta = Map::new();
             for change in nsp_verify::changed_fields(before, after) {
@@ -509,6 +553,79 @@ pub async fn run_action(
         dialogs,
     };
     Ok(response)
+}
+
+/// Asks the page which element `selector` finds, for the gate. An extension that does
+/// not answer (one older than `resolve` ignores it) gets a refusal, never a guess.
+async fn resolve(state: &AppState, pid: u64, selector: &str) -> Result<Resolution, ApiError> {
+    let timeout = state.settings.capture_timeout;
+    state
+        .hub
+        .resolve_selector(pid, selector, timeout)
+        .await
+        .map_err(|e| match e {
+            ResolveError::Detached => dispatch_error(DispatchError::Detached, pid),
+            ResolveError::Timeout(t) => ApiError::new(
+                codes::ACTION_FAILED,
+                format!(
+                    "The action was not sent: nspd gates a builtin aimed by selector by the element the page finds there, and the page did not say which element {selector:?} finds within {} ms (an extension older than this nspd does not know how to). Update the extension, or call a discovered action instead.",
+                    t.as_millis()
+                ),
+            )
+            .with("failure", "unsupported")
+            .with("executed", false),
+        })
+}
+
+/// Whether what a selector found can be acted on: exactly one element, which a person
+/// can see and reach.
+fn usable_resolution(
+    r: &Resolution,
+    action: &str,
+    selector: Option<&Value>,
+) -> Result<(), ApiError> {
+    let selector = selector.and_then(Value::as_str).unwrap_or_default();
+    let bad = |what: String| {
+        ApiError::new(
+            codes::INVALID_PARAMETERS,
+            format!(
+                "{action} was not sent: {what}. See the action's parameters in the tab's state."
+            ),
+        )
+        .with("field", "parameters.selector")
+    };
+    if let Some(error) = &r.error {
+        return Err(bad(format!(
+            "the page cannot use the selector {selector:?} ({error})"
+        )));
+    }
+    let element = match (r.count, &r.element) {
+        (1, Some(element)) => element,
+        (0, _) => return Err(bad(format!("the selector {selector:?} matches no element"))),
+        (1, None) => {
+            return Err(bad(format!(
+                "the page did not say which element the selector {selector:?} finds"
+            )))
+        }
+        (n, _) => {
+            return Err(bad(format!(
+                "the selector {selector:?} matches {n} elements, and NSP acts only on a selector that finds exactly one; use the internal_target of a discovered action, or a more specific selector"
+            ))
+            .with("matches", n))
+        }
+    };
+    if !element.perceivable {
+        return Err(action_failed(
+            DispatchFailure::TargetHidden,
+            &format!(
+                "{action} was not sent: the element {selector:?} finds ({} {:?}) is not one a person can see or reach.",
+                crate::util::clip(&element.tag, 20),
+                crate::util::clip(&element.label, 80)
+            ),
+        )
+        .with("executed", false));
+    }
+    Ok(())
 }
 
 /// Takes tab `pid`'s action lock: one action at a time per tab. Waits at most
@@ -609,6 +726,7 @@ fn action_failed(code: DispatchFailure, message: &str) -> ApiError {
         DispatchFailure::NoProbe => "The tab's probe is not running. Reload the page or wait for it to load.",
         DispatchFailure::BadParameters => "Fix the parameters as the message says.",
         DispatchFailure::Unsupported => "This extension version does not support the action.",
+        DispatchFailure::TargetHidden => "A person could not see or reach the element right then (hidden, covered, off-screen or disabled), so NSP did not act on it. Read the state again: NSP offers only what a person can see.",
         DispatchFailure::DialogDeclined => {
             "NSP answers yes to a page's confirmation only for an irreversible_write sent with a verify_expression; the probe now rates this control irreversible_write for the rest of the page's life. Read the state before anything else."
         }

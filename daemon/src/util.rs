@@ -31,6 +31,15 @@ pub fn host_of(url: &str) -> Option<&str> {
     (!host.is_empty()).then_some(host)
 }
 
+/// Page text for a message: at most `max` chars (a page can make a label a megabyte
+/// long), with an ellipsis when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

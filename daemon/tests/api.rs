@@ -346,11 +346,12 @@ async fn a_completion_the_log_cannot_hold_is_said_in_the_answer() {
     ext.set(|p| {
         p.on_dispatch = OnDispatch::Slow {
             delay: Duration::from_millis(500),
+            changes: [("outbox.sent_count".to_owned(), json!(15))].into(),
         }
     });
     let log = d.data_dir.path().join("data/audit.jsonl");
     let acting = {
-        let body = json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 14"});
+        let body = json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"});
         let d = std::sync::Arc::new(d);
         let d2 = d.clone();
         (tokio::spawn(async move { d2.act(body).await }), d)
@@ -687,6 +688,7 @@ async fn idempotency_replays_conflicts_and_refuses_reuse() {
     ext.set(|p| {
         p.on_dispatch = OnDispatch::Slow {
             delay: Duration::from_millis(500),
+            changes: [("outbox.sent_count".to_owned(), json!(15))].into(),
         }
     });
     let slow = json!({"pid": pid, "action": "search", "parameters": {"q": "slow"}});

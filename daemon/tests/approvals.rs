@@ -164,15 +164,28 @@ async fn every_other_gate_step_refuses_before_anyone_is_asked() {
         .assert_error(400, "invalid_verify_expression");
     assert!(ext.page.lock().expect("page").questions.is_empty());
     assert!(ext.dispatched().is_empty());
+    // An expression that already holds cannot verify anything: refused before anyone
+    // is asked (approval does not stand in for a check either).
+    d.act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 14"}))
+        .await
+        .assert_error(400, "verify_expression_vacuous");
+    assert!(ext.page.lock().expect("page").questions.is_empty());
     // With everything in order, the person is asked; the expression is on the card.
+    ext.set(|p| {
+        p.on_dispatch = OnDispatch::Succeed {
+            value: json!(true),
+            changes: [("outbox.sent_count".to_owned(), json!(15))].into(),
+            after_captures: 0,
+        }
+    });
     let r = d
-        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 14"}))
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"}))
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     let q = ext.wait_questions(1).await.remove(0);
     assert_eq!(
         q.verify_expression.as_deref(),
-        Some("outbox.sent_count == 14")
+        Some("outbox.sent_count == 15")
     );
     assert_eq!(q.floor, 0.95);
     assert_eq!(ext.dispatched().len(), 1);
@@ -283,12 +296,21 @@ async fn always_approves_and_records_the_wish_for_this_site() {
 
 #[tokio::test]
 async fn a_builtin_on_an_unclassified_element_is_asked_and_always_is_not_remembered_for_it() {
-    // A click on an element no discovered action covers is gated as an irreversible
-    // write; on a page the probe understands at 0.5 it is under the floor, so it is put
-    // to the person. "Always" approves it, but nspd keeps no wish to "always click
-    // anything" on the site.
-    let (d, ext, pid) = daemon_with_tab(asking(10_000), 0.5).await;
-    let req = json!({"pid": pid, "action": "click", "parameters": {"selector": "#no-action-here"}, "verify_expression": "true"});
+    // A click on an element no discovered action covers has an unknown confidence, under
+    // every floor: even on a page the probe understands at 0.99 it is put to the person
+    // (never let through as "irreversible at 1.0"). "Always" approves it, but nspd keeps
+    // no wish to "always click anything" on the site.
+    let (d, ext, pid) = daemon_with_tab(asking(10_000), 0.99).await;
+    ext.set(|p| {
+        p.resolutions
+            .insert("#no-action-here".into(), resolves_to("div", "Mystery", &[]));
+        p.on_dispatch = OnDispatch::Succeed {
+            value: json!(true),
+            changes: [("outbox.sent_count".to_owned(), json!(15))].into(),
+            after_captures: 0,
+        };
+    });
+    let req = json!({"pid": pid, "action": "click", "parameters": {"selector": "#no-action-here"}, "verify_expression": "outbox.sent_count == 15"});
     let (r, question) = tokio::join!(d.act(req), async {
         let q = ext.wait_questions(1).await.remove(0);
         assert!(ext.dispatched().is_empty());
@@ -299,6 +321,7 @@ async fn a_builtin_on_an_unclassified_element_is_asked_and_always_is_not_remembe
     assert_eq!(question.action, "click");
     assert_eq!(question.tier.as_str(), "irreversible_write");
     assert_eq!(question.floor, 0.95);
+    assert_eq!(question.confidence, 0.0);
     assert_eq!(question.target.as_deref(), Some("#no-action-here"));
     let sent = ext.dispatched();
     assert_eq!(sent.len(), 1);

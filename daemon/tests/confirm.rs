@@ -16,12 +16,13 @@ async fn only_an_irreversible_write_with_an_expression_may_accept_a_confirm() {
     ext.set(|p| {
         p.on_dispatch = OnDispatch::Confirm {
             message: ASKED.into(),
+            changes: [("outbox.sent_count".to_owned(), json!(15))].into(),
         }
     });
 
     // Irreversible, with its verify expression: the dialog is its own confirmation.
     let r = d
-        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 14"}))
+        .act(json!({"pid": pid, "action": "send_email", "parameters": {"to": "a@b.co"}, "verify_expression": "outbox.sent_count == 15"}))
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
@@ -33,10 +34,20 @@ async fn only_an_irreversible_write_with_an_expression_may_accept_a_confirm() {
         message.contains(ASKED) && message.contains("answered yes"),
         "{message}"
     );
-    // The same click through the builtin, aimed inside the compose form, is gated as
-    // send_email, so it may accept too.
+    // The same click through the builtin, at the compose form's button (the page says
+    // the element belongs to send_email), is gated as send_email, so it may accept too.
+    ext.set(|p| {
+        p.on_dispatch = OnDispatch::Confirm {
+            message: ASKED.into(),
+            changes: [("outbox.sent_count".to_owned(), json!(16))].into(),
+        };
+        p.resolutions.insert(
+            "#compose button".into(),
+            resolves_to("button", "Send", &["send_email"]),
+        );
+    });
     let r = d
-        .act(json!({"pid": pid, "action": "click", "parameters": {"selector": "#compose button"}, "verify_expression": "outbox.sent_count == 14"}))
+        .act(json!({"pid": pid, "action": "click", "parameters": {"selector": "#compose button"}, "verify_expression": "outbox.sent_count == 16"}))
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
 
@@ -44,7 +55,7 @@ async fn only_an_irreversible_write_with_an_expression_may_accept_a_confirm() {
     // and a read.
     for body in [
         json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}}),
-        json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}, "verify_expression": "inbox.unread_count == 3"}),
+        json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}, "verify_expression": "inbox.unread_count == 2"}),
         json!({"pid": pid, "action": "search", "parameters": {"q": "x"}}),
     ] {
         let r = d.act(body.clone()).await;

@@ -156,7 +156,7 @@ async fn an_agent_may_only_make_an_action_stricter() {
     // And the ceiling too: with an expression, archive is now under the irreversible
     // floor (never asked: the request says so).
     let r = d
-        .act(json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}, "verify_expression": "true", "approval": "never"}))
+        .act(json!({"pid": pid, "action": "archive", "parameters": {"email_id": "e1"}, "verify_expression": "inbox.unread_count == 2", "approval": "never"}))
         .await;
     assert_eq!(
         (r.status.as_u16(), r.body["code"].as_str()),

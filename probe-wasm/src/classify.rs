@@ -26,6 +26,11 @@
 //! `irreversible_write` only when it leads the irreversible score by [`MARGIN`]; when
 //! the evidence conflicts, the stricter tier wins, and the softmax then gives it a low
 //! confidence, so the gate treats the guess as a guess.
+//!
+//! **Pages lie.** Every text a control shows is evidence, not only the one that names
+//! it ([`shown_texts`]); a declaration counts in full only while nothing the page shows
+//! contradicts it, and `read` only when something the page shows reads as a read
+//! ([`classify`]). A contradicted declaration is one ordinary word among the others.
 
 use nsp_protocol::Reversibility::{self, IrreversibleWrite, Read, ReversibleWrite};
 
@@ -92,8 +97,18 @@ pub struct Evidence<'a> {
     pub kind: Kind,
     /// The control's visible label (or the tool's name).
     pub label: &'a str,
-    /// More text describing the action (a tool's description), weighed less.
+    /// More text describing the action (a tool's description, `data-nsp-description`),
+    /// weighed less.
     pub description: &'a str,
+    /// The other texts a person or a model sees on the control besides `label` (its
+    /// visible text when an `aria-label` names it, its `<label>`, a button input's value,
+    /// its title: [`shown_texts`]). A tier one of them names and the label does not is a
+    /// conflict, weighed like the label's own words, so the stricter reading wins.
+    pub shown: Vec<&'a str>,
+    /// The control's visible text (what a sighted person reads on it), whatever names
+    /// it: a `read` declaration is corroborated by its words, not by an `aria-label`
+    /// the person does not see.
+    pub visible: &'a str,
     pub form: Option<&'a FormFacts>,
     /// Danger styling on the control (`danger`, `destructive`… in its classes).
     pub danger: bool,
@@ -145,6 +160,8 @@ impl<'a> Evidence<'a> {
             kind,
             label,
             description: "",
+            shown: Vec::new(),
+            visible: "",
             form: None,
             danger: false,
             confirms: false,
@@ -170,6 +187,13 @@ impl<'a> Evidence<'a> {
         idx: usize,
     ) -> Evidence<'a> {
         let mut ev = Evidence::new(kind, label);
+        let els: &'a [nsp_protocol::snapshot::ElementRecord] = page.els;
+        ev.shown = shown_texts(&els[idx], label);
+        ev.visible = if crate::page::is_field(&els[idx]) {
+            ""
+        } else {
+            els[idx].text.trim()
+        };
         ev.page = Some(&page.facts);
         ev.page_url = &page.snap.url;
         ev.local = crate::context::local(page, &page.facts, idx, label);
@@ -185,6 +209,38 @@ impl<'a> Evidence<'a> {
             .unwrap_or_default();
         ev
     }
+}
+
+/// The texts of control `e` other than `label` that a person or a model sees: its
+/// `aria-label`, its `<label>` (or `aria-labelledby` text), its visible text, a button
+/// input's value and its title, each once. `control_label` picks one of them as the
+/// label (the `aria-label` first); the rest are evidence too, so a control named
+/// "Account" whose visible text says "Delete account" is not read as "Account" alone.
+pub fn shown_texts<'a>(e: &'a nsp_protocol::snapshot::ElementRecord, label: &str) -> Vec<&'a str> {
+    use crate::page::ElementRecordExt;
+    let button_value = e.attr("value").filter(|_| {
+        e.tag == "input" && matches!(e.input_type().as_ref(), "submit" | "button" | "reset")
+    });
+    // A field's text is what it holds (a textarea's, a contenteditable's): data, not
+    // a name.
+    let text = Some(e.text.as_str()).filter(|_| !crate::page::is_field(e));
+    let mut out: Vec<&'a str> = Vec::new();
+    for text in [
+        e.attr("aria-label"),
+        Some(e.label.as_str()),
+        text,
+        button_value,
+        e.attr("title"),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let text = text.trim();
+        if !text.is_empty() && text != label.trim() && !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    out
 }
 
 /// How strongly a word or phrase names its tier.
@@ -216,8 +272,14 @@ pub enum Signal {
     LabelVerb(Strength),
     /// A known word later in the label: often the object ("Order history").
     LabelWord(Strength),
-    /// A known word in a longer description.
+    /// A known word in a longer description (inflected forms too: "deletes"), the
+    /// strongest one per tier: the words of one sentence are not independent evidence.
     DescriptionWord(Strength),
+    /// A verb or phrase opening another text shown on the control (its visible text when
+    /// an `aria-label` names it, its title), naming a tier the label does not.
+    ShownVerb(Strength),
+    /// A known word later in such a text, naming a tier the label does not.
+    ShownWord(Strength),
     /// No known word: assumed permanent until shown otherwise.
     NoVerb,
     /// A link: following it normally only navigates.
@@ -295,6 +357,10 @@ pub enum Signal {
     ConfirmSeen,
     /// The page's own declaration.
     Declared,
+    /// The page's declaration when what the page shows contradicts it (a stricter word,
+    /// a writing form, a warning), or, for `read`, when nothing the page shows reads
+    /// as a read: no longer the author's word, one claim among the others.
+    DeclaredContradicted,
     /// A correction a person made for this action on this site (or an agent's, which
     /// only tightens), applied by `corrections.rs` at declared level.
     Corrected,
@@ -315,6 +381,8 @@ impl Signal {
             Signal::LabelVerb(s) => verb(s),
             Signal::LabelWord(s) => verb(s) * 0.6,
             Signal::DescriptionWord(s) => verb(s) * 0.5,
+            Signal::ShownVerb(s) => verb(s),
+            Signal::ShownWord(s) => verb(s) * 0.6,
             Signal::NoVerb => 0.5,
             Signal::Link => 3.0,
             Signal::Tab => 3.0,
@@ -350,6 +418,8 @@ impl Signal {
             Signal::DataMethodWrite => 2.5,
             Signal::ConfirmSeen => 3.0,
             Signal::Declared => 8.0,
+            // As much as one ordinary word of the page's text (a Normal verb).
+            Signal::DeclaredContradicted => 2.2,
             Signal::Corrected => 8.0,
         }
     }
@@ -360,6 +430,8 @@ impl Signal {
             Signal::LabelVerb(_) => "label_verb",
             Signal::LabelWord(_) => "label_word",
             Signal::DescriptionWord(_) => "description_word",
+            Signal::ShownVerb(_) => "shown_verb",
+            Signal::ShownWord(_) => "shown_word",
             Signal::NoVerb => "no_verb",
             Signal::Link => "link",
             Signal::Tab => "tab",
@@ -395,6 +467,7 @@ impl Signal {
             Signal::DataMethodWrite => "data_method_write",
             Signal::ConfirmSeen => "confirm_seen",
             Signal::Declared => "declared",
+            Signal::DeclaredContradicted => "declared_contradicted",
             Signal::Corrected => "corrected",
         }
     }
@@ -631,6 +704,22 @@ pub struct Hit {
 
 /// Every known word and phrase in `text`, in the order found (phrases first).
 pub fn hits(text: &str) -> Vec<Hit> {
+    hits_in(text, false)
+}
+
+/// A word's base form for the lexicon when it is inflected ("deletes", "archived"),
+/// as descriptions write verbs. Not applied to labels, whose plurals are mostly nouns
+/// ("Orders", "Posts").
+fn base_form(word: &str) -> Option<(Reversibility, Strength)> {
+    ["s", "es", "d", "ed"]
+        .iter()
+        .filter_map(|suffix| word.strip_suffix(suffix))
+        .filter(|stem| stem.len() >= 3)
+        .find_map(lookup)
+}
+
+/// [`hits`], with inflected words too when `inflected`.
+fn hits_in(text: &str, inflected: bool) -> Vec<Hit> {
     let words = words(text);
     let mut out = Vec::new();
     if words.is_empty() {
@@ -663,7 +752,8 @@ pub fn hits(text: &str) -> Vec<Hit> {
         if used[i] {
             continue;
         }
-        if let Some((tier, strength)) = lookup(word) {
+        let found = lookup(word).or_else(|| inflected.then(|| base_form(word)).flatten());
+        if let Some((tier, strength)) = found {
             out.push(Hit {
                 tier,
                 strength,
@@ -787,6 +877,7 @@ fn is_deletion(cue: &str) -> bool {
 }
 
 /// Collects the signals of one action.
+#[derive(Clone)]
 struct Tally {
     weighed: Vec<Weighed>,
     bindings: Vec<Binding>,
@@ -802,50 +893,175 @@ impl Tally {
     }
 }
 
+/// The strongest hit of each tier in one text (an opening one before a later one when
+/// `prefer_first`), indexed by tier: the words of one text are one piece of evidence per
+/// tier, not one per word.
+fn strongest_per_tier(found: &[Hit], prefer_first: bool) -> [Option<&Hit>; 3] {
+    let rank = |h: &Hit| (prefer_first && h.first, h.strength);
+    let mut best: [Option<&Hit>; 3] = [None; 3];
+    for h in found {
+        let slot = &mut best[h.tier as usize];
+        if slot.is_none_or(|b| rank(h) > rank(b)) {
+            *slot = Some(h);
+        }
+    }
+    best
+}
+
 /// Classifies one action. See the module comment for what the numbers mean.
+///
+/// **A declaration can only make an action stricter, unless nothing contradicts it.**
+/// The page's declaration (`data-nsp-reversibility`, WebMCP hints) counts in full
+/// ([`Signal::Declared`]) when nothing else the page shows says the action is stricter
+/// than declared ([`contradicts`]) and, for `read`, when something the page shows
+/// reads as a read too ([`corroborates_read`]): `read` lifts the gate entirely, so the
+/// page's word alone does not get it. Otherwise the declaration weighs as one ordinary
+/// word ([`Signal::DeclaredContradicted`]) and the tier is at least what the evidence
+/// without it says, at the probability the softmax then gives: the conflict shows as a
+/// low confidence, and the gate asks the person.
 pub fn classify(ev: &Evidence<'_>) -> Verdict {
     let mut t = Tally {
         weighed: Vec::new(),
         bindings: Vec::new(),
     };
     gather(ev, &mut t);
-    let declared = t.weighed.iter().position(|w| w.signal == Signal::Declared);
-    let Some(at) = declared else {
-        return decide(&t, false);
+    let Some(at) = t.weighed.iter().position(|w| w.signal == Signal::Declared) else {
+        return evidence_verdict(ev, &t);
     };
-    // The page's own word is trusted most, but never to lower a strongly evidenced tier.
-    let mut evidence_only = Tally {
-        weighed: t.weighed.clone(),
-        bindings: t.bindings.clone(),
+    let decl = t.weighed[at].clone();
+    // The most the declaration lets the action be: a tier, or below irreversible.
+    let declared_tier = match decl.vote {
+        Vote::For(tier) => tier,
+        Vote::Against(IrreversibleWrite) => ReversibleWrite,
+        // "Not read" only ever makes an action stricter.
+        Vote::Against(_) => return decide(&t, true, None),
     };
-    let decl = evidence_only.weighed.remove(at);
-    let evidence = decide(&evidence_only, false);
-    let Vote::For(d_tier) = decl.vote else {
-        return decide(&t, true);
+    let others = || {
+        t.weighed
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| *i != at)
+            .map(|(_, w)| w)
     };
-    let has_words = t
-        .weighed
-        .iter()
-        .any(|w| matches!(w.signal, Signal::LabelVerb(_)));
-    if d_tier < evidence.tier && evidence.confidence >= 0.85 && has_words {
-        let mut v = evidence;
-        v.signals.push(format!(
-            "{}; the declaration ({}) is less strict than the evidence ({}), so the evidence wins",
-            decl.detail,
-            d_tier.as_str(),
-            v.tier.as_str()
-        ));
-        v.confidence = v.confidence.min(0.8);
-        v.tier_reason = format!(
-            "{}, but the evidence says {}: {}; the stricter tier wins",
-            decl.detail,
-            v.tier.as_str(),
-            v.tier_reason
-        );
-        v.confidence_reason = confidence_reason(v.confidence, false);
+    let against = others().find(|w| contradicts(w, declared_tier));
+    let uncorroborated = declared_tier == Read && !others().any(|w| corroborates_read(w, ev));
+    if against.is_none() && !uncorroborated {
+        return decide(&t, true, None);
+    }
+    let mut evidence_only = t.clone();
+    evidence_only.weighed.remove(at);
+    let evidence = evidence_verdict(ev, &evidence_only);
+    let why = match against {
+        Some(w) => format!("contradicted by {}: {}", w.signal.name(), w.detail),
+        None => {
+            "nothing the page shows reads as a read (no read word, no link, no GET form)".to_owned()
+        }
+    };
+    let mut weakened = t;
+    weakened.weighed[at] = Weighed {
+        signal: Signal::DeclaredContradicted,
+        vote: decl.vote,
+        detail: format!("{}, {why}", decl.detail),
+    };
+    let mut v = decide(
+        &weakened,
+        false,
+        Some((
+            evidence.tier,
+            "the evidence without the declaration says so: the stricter tier wins",
+        )),
+    );
+    v.tier_reason = format!(
+        "{}, but {why}; the declaration can only make it stricter: {}",
+        decl.detail, v.tier_reason
+    );
+    v
+}
+
+/// The verdict of the evidence alone, with one rule beyond the scores: a control whose
+/// visible text has words, none of them known, is not a read on the strength of words
+/// it does not show (an `aria-label` or title of "View balance" on a button reading
+/// "Wire all funds to savings"), unless its structure reads (a link, a GET form, a
+/// tab…). Its visible text is then treated as any label without a known verb: assumed
+/// permanent, at the low probability the scores give that.
+fn evidence_verdict(ev: &Evidence<'_>, t: &Tally) -> Verdict {
+    let v = decide(t, false, None);
+    let structure_reads = t.weighed.iter().any(|w| {
+        w.vote == Vote::For(Read)
+            && !matches!(
+                w.signal,
+                Signal::LabelVerb(_)
+                    | Signal::LabelWord(_)
+                    | Signal::ShownVerb(_)
+                    | Signal::ShownWord(_)
+                    | Signal::DescriptionWord(_)
+            )
+    });
+    if v.tier != Read || structure_reads || visible_text_allows_read(ev) {
         return v;
     }
-    decide(&t, true)
+    decide(
+        t,
+        false,
+        Some((
+            IrreversibleWrite,
+            "the read words are not in the control's visible text, whose words name nothing known: assumed permanent",
+        )),
+    )
+}
+
+/// Whether signal `w` says the action is stricter than the page declared (`declared`
+/// being the most the declaration allows). A verb of at least normal strength opening
+/// the label or another text of the control, a strong word anywhere in them or in the
+/// description, and every fact of the page's structure that only writes have (a
+/// writing form, payment, recipients and a message, warnings, danger styling,
+/// confirmation markup, `data-method`, a `confirm()` seen), contradicts. Weak words
+/// ("Remove", "Cancel") do not: they often mean something else. Neither does the
+/// fail-closed default for a label without a known word ([`Signal::NoVerb`]): for
+/// `read`, [`corroborates_read`] asks for more than its absence.
+pub fn contradicts(w: &Weighed, declared: Reversibility) -> bool {
+    match w.vote {
+        Vote::For(tier) if tier > declared => match w.signal {
+            Signal::NoVerb => false,
+            Signal::LabelVerb(s) | Signal::ShownVerb(s) => s >= Strength::Normal,
+            // Later words are often the object ("get order status"), and descriptions
+            // are looser: only strong words there.
+            Signal::LabelWord(s) | Signal::ShownWord(s) | Signal::DescriptionWord(s) => {
+                s >= Strength::Strong
+            }
+            _ => true,
+        },
+        Vote::For(_) => false,
+        Vote::Against(tier) => tier == declared,
+    }
+}
+
+/// Whether signal `w` is something the page shows that reads as a read: a read word in
+/// the label or the control's texts, a link, a GET form, a tab, a dismiss button, an
+/// opening menu. A description is the page's own prose beside its declaration and
+/// corroborates only a WebMCP tool, which shows nothing else. Words corroborate only
+/// when the visible text agrees: a button that reads "Wire all funds" is not made a
+/// read by an `aria-label` or title of "View balance".
+pub fn corroborates_read(w: &Weighed, ev: &Evidence<'_>) -> bool {
+    w.vote == Vote::For(Read)
+        && match w.signal {
+            Signal::DescriptionWord(_) => ev.kind == Kind::Tool,
+            Signal::LabelVerb(_)
+            | Signal::LabelWord(_)
+            | Signal::ShownVerb(_)
+            | Signal::ShownWord(_) => visible_text_allows_read(ev),
+            _ => true,
+        }
+}
+
+/// The control shows no words of its own beyond its label, or its visible text has a
+/// read word.
+fn visible_text_allows_read(ev: &Evidence<'_>) -> bool {
+    let visible = ev.visible.trim();
+    visible.is_empty()
+        || visible == ev.label.trim()
+        || !visible.bytes().any(|b| b.is_ascii_alphabetic())
+        || hits(visible).iter().any(|h| h.tier == Read)
 }
 
 /// Turns what the evidence holds into weighed signals.
@@ -918,8 +1134,48 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             );
         }
     }
+    // The other texts shown on the control: a tier they name and the label does not is
+    // a conflict between what the person sees and what the control is called.
+    let mut named = [false; 3];
+    for w in &t.weighed {
+        if let Vote::For(tier) = w.vote {
+            named[tier as usize] = true;
+        }
+    }
+    for text in &ev.shown {
+        let found = hits(text);
+        for h in strongest_per_tier(&found, true).into_iter().flatten() {
+            if std::mem::replace(&mut named[h.tier as usize], true) {
+                continue;
+            }
+            let strength =
+                if ev.kind == Kind::Link && h.tier == ReversibleWrite && !ends_session(&h.cue) {
+                    Strength::Weak
+                } else {
+                    h.strength
+                };
+            t.add(
+                if h.first {
+                    Signal::ShownVerb(strength)
+                } else {
+                    Signal::ShownWord(strength)
+                },
+                Vote::For(h.tier),
+                format!(
+                    "\"{}\" in the control's text \"{}\" points to {}, which its label \"{}\" does not",
+                    h.cue,
+                    crate::text::clip(text, 60),
+                    h.tier.as_str(),
+                    crate::text::clip(ev.label, 60)
+                ),
+            );
+        }
+    }
     if !ev.description.is_empty() {
-        for h in hits(ev.description) {
+        // One vote per tier, the strongest: a description full of read words says
+        // "read" once.
+        let found = hits_in(ev.description, true);
+        for h in strongest_per_tier(&found, false).into_iter().flatten() {
             t.add(
                 Signal::DescriptionWord(h.strength),
                 Vote::For(h.tier),
@@ -1165,6 +1421,25 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         }
     }
 
+    // A warning the control carries itself (its description or title: "permanently
+    // deletes the account"), where the page around it had none.
+    let warned = t.weighed.iter().any(|w| w.signal == Signal::Warning);
+    if !warned && !secondary_dismiss && !dialog_dismiss {
+        let own = std::iter::once(ev.description)
+            .chain(ev.shown.iter().copied())
+            .find_map(|text| crate::context::warning_in(text).map(|w| (w, text)));
+        if let Some((w, text)) = own {
+            t.add(
+                Signal::Warning,
+                Vote::For(IrreversibleWrite),
+                format!(
+                    "warning in the control's own text: \"{w}\" (\"{}\")",
+                    crate::text::clip(text, 60)
+                ),
+            );
+        }
+    }
+
     // Markup that only ever makes things stricter.
     if let Some(m) = ev.data_method {
         if m == "delete" {
@@ -1199,15 +1474,18 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         );
     }
 
-    // Nothing says anything: assume the worst, weakly.
-    let worded = t.weighed.iter().any(|w| {
-        matches!(
-            w.signal,
-            Signal::LabelVerb(_)
-                | Signal::LabelWord(_)
-                | Signal::DescriptionWord(_)
-                | Signal::Dismisses
-        )
+    // Nothing the control shows says anything: assume the worst, weakly. A description
+    // is the page's prose beside the control, which a person does not see: its words
+    // name a WebMCP tool (which shows nothing else), not a control whose own text has no
+    // known word ("Wire all funds" described as "View your balance").
+    let worded = t.weighed.iter().any(|w| match w.signal {
+        Signal::LabelVerb(_)
+        | Signal::LabelWord(_)
+        | Signal::ShownVerb(_)
+        | Signal::ShownWord(_)
+        | Signal::Dismisses => true,
+        Signal::DescriptionWord(_) => ev.kind == Kind::Tool,
+        _ => false,
     });
     if !worded
         && matches!(
@@ -1258,8 +1536,9 @@ fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     }
 }
 
-/// Scores, the tier by the safety rule, and the confidence.
-fn decide(t: &Tally, declared: bool) -> Verdict {
+/// Scores, the tier by the safety rule (and at least `at_least`, for the reason given),
+/// and the confidence: the softmax probability of the tier chosen.
+fn decide(t: &Tally, declared: bool, at_least: Option<(Reversibility, &str)>) -> Verdict {
     const TIERS: [Reversibility; 3] = [Read, ReversibleWrite, IrreversibleWrite];
     let mut score = [0.0f64; 3];
     for w in &t.weighed {
@@ -1288,6 +1567,10 @@ fn decide(t: &Tally, declared: bool) -> Verdict {
             "the evidence for read does not outweigh the evidence for reversible_write by {MARGIN_WRITE}: the stricter tier wins"
         ));
         best = 1;
+    }
+    if let Some((floor, why)) = at_least.filter(|(f, _)| (*f as usize) > best) {
+        rule = Some(format!("{} at least: {why}", floor.as_str()));
+        best = floor as usize;
     }
     let tier = TIERS[best];
     let norm: f64 = score.iter().map(|s| s.exp()).sum();
@@ -1611,7 +1894,8 @@ mod tests {
         ev.declared = Some(Declared::Tier(Read));
         let v = classify(&ev);
         assert_eq!(v.tier, IrreversibleWrite);
-        assert!(v.confidence <= 0.8);
+        // Under the irreversible floor: the person decides.
+        assert!(v.confidence < 0.95, "{v:?}");
 
         let mut ev = Evidence::new(Kind::Tool, "get_order_status");
         ev.declared = Some(Declared::ReadOnly);

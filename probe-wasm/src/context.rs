@@ -44,6 +44,23 @@ const WARNINGS: &[&str] = &[
     "this action is final",
 ];
 
+/// The warning phrase a text the control itself carries (a description, a title)
+/// contains, lowercase. The phrases about related items are left out: they warn on a
+/// page about what a deletion takes with it, and in a description they mostly list.
+pub fn warning_in(text: &str) -> Option<&'static str> {
+    // Bounded: a page may write a megabyte into a description.
+    let mut end = text.len().min(2000);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let low = text[..end].to_ascii_lowercase();
+    WARNINGS
+        .iter()
+        .filter(|w| !w.contains("related"))
+        .find(|w| low.contains(**w))
+        .copied()
+}
+
 /// URL path segments that name a step which commits something.
 const PATH_CUES: &[&str] = &[
     "delete",

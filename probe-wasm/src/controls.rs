@@ -154,6 +154,7 @@ fn loose_field(page: &Page<'_>, i: usize, filled: &[bool]) -> Option<Found> {
         description: format!("What to type into \"{}\"", clip(&label, 100)),
         allowed_values: None,
         default_value: None,
+        secret: false,
     };
     let mut action = Found::new(
         format!("fill_{base}"),
@@ -233,6 +234,7 @@ fn toggle_or_choice(
             default_value: Some(Value::Bool(
                 e.attr("checked") == Some("true") || e.attr("aria-checked") == Some("true"),
             )),
+            secret: is_secret(e),
         }
     } else {
         let allowed: Vec<Value> = if is_radio {
@@ -253,8 +255,9 @@ fn toggle_or_choice(
             allowed_values: Some(allowed),
             default_value: e
                 .attr("value")
-                .filter(|v| !v.is_empty() && is_select)
+                .filter(|v| !v.is_empty() && is_select && !is_secret(e))
                 .map(|v| Value::String(v.to_owned())),
+            secret: is_secret(e),
         }
     };
     let description = if is_checkbox {

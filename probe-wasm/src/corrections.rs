@@ -184,6 +184,7 @@ mod tests {
                 tier_reason: String::new(),
                 confidence_reason: String::new(),
                 parameters: std::collections::BTreeMap::new(),
+                rows: Vec::new(),
             },
             bound: Vec::new(),
         }];

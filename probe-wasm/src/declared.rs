@@ -221,6 +221,7 @@ fn single_action(
             description: "true to switch it on, false to switch it off".into(),
             allowed_values: None,
             default_value: None,
+            secret: crate::page::is_secret(e),
         }],
         Kind::Choice => {
             let options: Vec<Value> = e
@@ -237,6 +238,7 @@ fn single_action(
                 description: "One of the allowed values (the list's options)".into(),
                 allowed_values: (!options.is_empty()).then_some(options),
                 default_value: None,
+                secret: crate::page::is_secret(e),
             }]
         }
         _ => Vec::new(),
@@ -269,6 +271,8 @@ fn row_action(
     let mut values: BTreeMap<String, FewValues> = BTreeMap::new();
     let mut sources: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut seen_lists: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    // Per parameter, the first row declaring each value, in first-seen order.
+    let mut firsts: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
     for m in members {
         let Some(row) = page.row[*m] else { continue };
         let pairs = name_value_pairs(page.els[row].attr("data-nsp-param").unwrap_or(""));
@@ -289,6 +293,10 @@ fn row_action(
                         sources.entry(pname.clone()).or_default().push(src);
                     }
                 }
+            }
+            let first = firsts.entry(pname.clone()).or_default();
+            if first.len() <= FewValues::LIMIT && !first.iter().any(|(v, _)| *v == value) {
+                first.push((value.clone(), row));
             }
             values.entry(pname).or_default().push(&value);
         }
@@ -314,12 +322,25 @@ fn row_action(
                 description,
                 allowed_values: vals.and_then(FewValues::allowed),
                 default_value: None,
+                secret: false,
             }
         })
         .collect();
+    // The rows' cells in the order of the one parameter's allowed values (the
+    // dispatcher's row is the declared row around the control).
+    let cells: Vec<Vec<String>> = match params.as_slice() {
+        [p] if p.allowed_values.is_some() => firsts
+            .get(&p.name)
+            .into_iter()
+            .flatten()
+            .map(|(_, row)| crate::lists::row_cells(page, *row))
+            .collect(),
+        _ => Vec::new(),
+    };
     let description =
         desc.unwrap_or_else(|| format!("{} on one row (declared by the page)", clip(&label, 100)));
     let mut action = Found::new(name.to_owned(), Source::Declared, verdict, description);
+    action.explain.rows = cells;
     action.ns = page.namespace(first).map(str::to_owned);
     action.schema.signature = signature(&params, "bool");
     action.schema.parameters = params;
@@ -462,6 +483,10 @@ pub fn schema_params(schema: &Value) -> Vec<ActionParameter> {
                 description,
                 allowed_values: allowed,
                 default_value: prop.get("default").cloned(),
+                // A tool's parameter fills no field of ours: secret by its name (the
+                // same rule as a field's) or a `format` of `password`.
+                secret: nsp_protocol::secrets::is_secret_name(name)
+                    || prop.get("format").and_then(Value::as_str) == Some("password"),
             }
         })
         .collect();

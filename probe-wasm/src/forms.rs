@@ -248,8 +248,12 @@ pub fn build(
     ev.confirms = c.has("data-confirm") || c.has("data-turbo-confirm");
     ev.in_dialog = page.in_dialog[control];
     ev.declared = declared.and_then(|d| d.1);
-    let tool_description = f.attr("tooldescription").unwrap_or("");
-    ev.description = tool_description;
+    // What the page says the form does: its WebMCP `tooldescription`, else its
+    // `data-nsp-description`. Evidence like any other text.
+    ev.description = f
+        .attr("tooldescription")
+        .or(declared.and_then(|d| d.2))
+        .unwrap_or("");
     let verdict = classify(&ev);
 
     let (name, description) = match declared {
@@ -360,7 +364,14 @@ pub fn field_params(
         let first = &page.els[members[0]];
         let kind = first.input_type();
         let is_input = first.tag == "input";
-        let label = field_label(first);
+        let secret = members.iter().any(|i| is_secret(&page.els[*i]));
+        // A secret field's label may be where the page mirrors what is typed: it is
+        // described by its name, which never comes from there (`param_name`).
+        let label = if secret {
+            String::new()
+        } else {
+            field_label(first)
+        };
         let required = members.iter().any(|i| {
             let e = &page.els[*i];
             e.has("required") || e.attr("aria-required") == Some("true")
@@ -504,14 +515,20 @@ pub fn field_params(
             description,
             allowed_values: allowed,
             default_value: default,
+            secret,
         });
     }
     (params, targets)
 }
 
-/// The parameter a field fills: `data-nsp-param`, its `name`, its id, its label.
+/// The parameter a field fills: `data-nsp-param`, its `name`, its id, its label. A
+/// secret field's: its `name` or id, else its kind (`crate::page::secret_name`), never
+/// a label or a declared name.
 fn param_name(e: &ElementRecord) -> Option<String> {
-    let declared = e.attr("data-nsp-param").filter(|p| !p.contains('='));
+    let secret = is_secret(e);
+    let declared = e
+        .attr("data-nsp-param")
+        .filter(|p| !p.contains('=') && !secret);
     let raw = declared
         .or_else(|| e.attr("name"))
         .or_else(|| e.attr("id").filter(|id| crate::page::stable_id(id)));
@@ -523,6 +540,9 @@ fn param_name(e: &ElementRecord) -> Option<String> {
         if !s.is_empty() {
             return Some(s);
         }
+    }
+    if secret {
+        return Some(crate::page::secret_name(e));
     }
     let s = slug(&field_label(e));
     (!s.is_empty()).then_some(s)

@@ -628,7 +628,7 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
                         push_from(&mut fields, rel.to_owned(), v, src);
                     }
                 }
-                if let Some(pairs) = d.attr("data-nsp-fields") {
+                if let Some(pairs) = d.attr("data-nsp-fields").filter(|_| !is_secret(d)) {
                     let prefix = key.strip_prefix('.').unwrap_or("");
                     for (name, raw) in name_value_pairs(pairs) {
                         let name = if prefix.is_empty() {
@@ -799,6 +799,108 @@ pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
     out
 }
 
+/// Most cells one row of a row action reports ([`row_cells`]), and the most characters
+/// of one: a capture carries them for every row it offers, so they stay small.
+pub const ROW_CELLS: usize = 6;
+pub const CELL_CHARS: usize = 80;
+
+/// Tags whose text the extractor leaves out of the records above them (`NO_TEXT` in
+/// `extension/extract.js`): a record with one of them below carries its text without
+/// theirs, which is not a substring of the live element's text.
+const BLOCKS: &[&str] = &[
+    "form", "select", "ul", "ol", "table", "thead", "tbody", "tr", "section", "main", "nav",
+    "aside", "article", "header", "footer", "dialog", "fieldset", "dl", "menu", "details", "body",
+    "html", "iframe", "frame",
+];
+
+/// The cells of one row as a row action reports them (`ActionExplain::rows`): the
+/// non-empty texts of the row's visible records, as the snapshot has them
+/// (whitespace-collapsed), in document order, the row's own first; a text already
+/// inside an earlier cell is left out; at most [`ROW_CELLS`], each cut to its first
+/// [`CELL_CHARS`] characters (no ellipsis). The texts of controls and fields come only
+/// when the row has no other text: they repeat on every row, the dispatcher checks a
+/// control's label on its own, and a toggle's label changes with its state. Each cell
+/// is literally in the live row's collapsed `textContent`, which is what the
+/// dispatcher checks: so only records whose text is their whole subtree's (no
+/// [`BLOCKS`] below them) and that sit in the row's own document (not inside a shadow
+/// root or frame below it, whose text the row's `textContent` does not hold) give
+/// cells.
+pub fn row_cells(page: &Page<'_>, row: usize) -> Vec<String> {
+    let data = cells_of(page, row, false);
+    if data.is_empty() {
+        cells_of(page, row, true)
+    } else {
+        data
+    }
+}
+
+fn cells_of(page: &Page<'_>, row: usize, controls: bool) -> Vec<String> {
+    // The shadow roots and frames a selector steps into. A record between the row and
+    // a cell is in another document when its selector steps into one more: a relative
+    // selector (continuing its parent's) that steps at all, a selector that starts
+    // afresh with another count than the row's.
+    let boundaries = |s: &str| s.matches(" >>> ").count();
+    let own = boundaries(&page.selector(row));
+    let elsewhere = |i: usize| {
+        let mut cur = i;
+        while cur != row {
+            let e = &page.els[cur];
+            let steps = boundaries(&e.selector);
+            let continues = e.relative || e.nth > 0;
+            if (continues && steps > 0) || (!continues && steps != own) {
+                return true;
+            }
+            match page.parent[cur] {
+                Some(p) => cur = p,
+                None => return true,
+            }
+        }
+        false
+    };
+    let in_control = |i: usize| {
+        page.control(i)
+            || page.field(i)
+            || page
+                .ancestors(i)
+                .take_while(|a| *a != row)
+                .any(|a| page.control(a) || page.field(a))
+    };
+    let mut cells: Vec<String> = Vec::new();
+    // Bounded: a row of a hostile page may hold thousands of records.
+    for i in std::iter::once(row).chain(page.descendants(row)).take(64) {
+        let e = &page.els[i];
+        let text = e.text.trim();
+        // A record with a large subtree is left out rather than scanned.
+        if text.is_empty() || !e.visible || page.end[i] - i > 257 {
+            continue;
+        }
+        // A record holding a control carries its label in its text too.
+        let holds_control = || {
+            page.descendants(i)
+                .any(|d| page.control(d) || page.field(d))
+        };
+        if !controls && ((i != row && in_control(i)) || holds_control()) {
+            continue;
+        }
+        let cell: String = text.chars().take(CELL_CHARS).collect();
+        let cell = cell.trim_end();
+        if cell.is_empty()
+            || cells.iter().any(|c| c.contains(cell))
+            || page
+                .descendants(i)
+                .any(|d| BLOCKS.contains(&page.els[d].tag.as_str()))
+            || elsewhere(i)
+        {
+            continue;
+        }
+        cells.push(cell.to_owned());
+        if cells.len() == ROW_CELLS {
+            break;
+        }
+    }
+    cells
+}
+
 pub fn slug_key(name: &str) -> String {
     let s = slug(name);
     if s.is_empty() {
@@ -811,11 +913,13 @@ pub fn slug_key(name: &str) -> String {
 /// The value an element with `data-nsp-key` reports: `data-nsp-value`, a field's value
 /// (never a secret's), or its text.
 pub fn declared_element_value(e: &ElementRecord) -> Option<Value> {
-    if let Some(raw) = e.attr("data-nsp-value") {
-        return Some(typed_as(e, raw));
-    }
+    // First: a page may declare on a secret field a `data-nsp-value` that is what was
+    // typed.
     if is_secret(e) {
         return None;
+    }
+    if let Some(raw) = e.attr("data-nsp-value") {
+        return Some(typed_as(e, raw));
     }
     if e.tag == "input" && matches!(e.input_type().as_ref(), "checkbox" | "radio") {
         return Some(Value::Bool(e.attr("checked") == Some("true")));

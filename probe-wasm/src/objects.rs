@@ -89,10 +89,17 @@ impl Objects {
         self.put_from(key, value, None);
     }
 
+    /// Every key passes here: one the page chose that would shadow a name of the
+    /// product's (`confidence`, `context.url`, `gate.*`: `nsp_protocol::reserved`) is
+    /// renamed `page.<key>`.
     fn put_from(&mut self, key: String, value: Value, src: Option<(usize, TextSource)>) {
         if key.is_empty() || key.len() > 200 {
             return;
         }
+        let key = match nsp_protocol::reserved::page_key(&key) {
+            std::borrow::Cow::Borrowed(_) => key,
+            std::borrow::Cow::Owned(renamed) => renamed,
+        };
         self.raw_count += 1;
         if self.values.contains_key(&key) {
             // The first writer of a key wins: declarations run first.
@@ -166,6 +173,12 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
         }
         let path = resolve_declared_path(page, i, key);
         if path.is_empty() {
+            continue;
+        }
+        if is_secret(e) {
+            // Whatever the page declares on a secret field (`data-nsp-value`,
+            // `data-nsp-fields`) may be what was typed: only whether it is filled.
+            out.put(format!("{path}_filled"), Value::Bool(secret_filled(e)));
             continue;
         }
         if let Some(pairs) = e.attr("data-nsp-fields") {
@@ -343,6 +356,11 @@ fn field_value(
     if e.disabled && !e.visible {
         return;
     }
+    if is_secret(e) {
+        let key = page.key_under(ns, &crate::page::secret_name(e));
+        out.put(format!("{key}_filled"), Value::Bool(secret_filled(e)));
+        return;
+    }
     let name = e
         .attr("name")
         .or_else(|| e.attr("id").filter(|id| stable_id(id)))
@@ -353,10 +371,6 @@ fn field_value(
         .or_else(|| Some(slug(&control_label(e))).filter(|s| !s.is_empty()));
     let Some(name) = name else { return };
     let key = page.key_under(ns, &name);
-    if is_secret(e) {
-        out.put(format!("{key}_filled"), Value::Bool(secret_filled(e)));
-        return;
-    }
     match (e.tag.as_str(), e.input_type().as_ref()) {
         ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),
         ("input", "radio") => {

@@ -485,6 +485,27 @@ pub fn is_secret(e: &ElementRecord) -> bool {
         || e.attr("value").is_some_and(secrets::looks_like_card_number)
 }
 
+/// The name a secret field is known by, for its key and its parameter: its `name`, its
+/// stable `id`, else what it holds by its type and `autocomplete` (`password`,
+/// `card_number`, `one_time_code`: [`secrets::secret_kind`]). Never its label, title,
+/// placeholder or value: a page that mirrors what is typed into one of those would
+/// otherwise put the secret into a key.
+pub fn secret_name(e: &ElementRecord) -> String {
+    let own = [e.attr("name"), e.attr("id").filter(|id| stable_id(id))]
+        .into_iter()
+        .flatten()
+        .map(slug)
+        .find(|s| !s.is_empty());
+    own.unwrap_or_else(|| {
+        secrets::secret_kind(
+            &e.input_type(),
+            e.attr("autocomplete").unwrap_or(""),
+            e.attr("name").or_else(|| e.attr("id")).unwrap_or(""),
+        )
+        .to_owned()
+    })
+}
+
 /// Fields that take payment details.
 pub fn is_payment(e: &ElementRecord) -> bool {
     e.attr("autocomplete")

@@ -15,7 +15,7 @@ use nsp_protocol::ActionParameter;
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::declared::{action_name, scope_prefix, value_source};
 use crate::discover::{signature, Claims, FewValues, Found, Source};
-use crate::lists::{text_cells, Lists, RowKey};
+use crate::lists::{row_cells, text_cells, Lists, RowKey, MAX_RECORDS};
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, humanize, name_value_pairs, slug};
 use crate::HashMap;
@@ -116,12 +116,18 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
     drop(index);
     let mut singles: Vec<Group> = Vec::new();
     for group in groups {
-        // One control is a row action only in a list of one keyed row (an inbox with a
+        // One control is a row action only on the one row of a list (an inbox with a
         // single email). Otherwise a control that does not repeat is its own thing: a
         // title link, a link in a navigation list.
         let keyed = matches!(group.key, KeySpec::Param | KeySpec::Attr(_));
         let lone_row = lists.lists[group.list].rows.len() == 1;
-        if group.controls.len() < 2 && !(keyed && lone_row) {
+        // A button on the one row of a list with no key is bound to that row by its
+        // position all the same (`li:nth-of-type(1) > button`): a row arriving above it
+        // would take its place. As a row action it carries the row's cells, which the
+        // dispatcher checks.
+        let positional_button =
+            group.key == KeySpec::Index && lone_row && page.els[group.controls[0]].tag != "a";
+        if group.controls.len() < 2 && !(keyed && lone_row) && !positional_button {
             singles.push(group);
             continue;
         }
@@ -278,6 +284,11 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     // not what following the link does.
     let words_are_data = group.key == KeySpec::Label;
     let mut ev = Evidence::on_page(kind, if words_are_data { "" } else { label }, page, first);
+    if words_are_data {
+        // Nor do its other texts (a title repeating the record's name).
+        ev.shown.clear();
+        ev.visible = "";
+    }
     ev.positional = group.key == KeySpec::Index;
     ev.href = e.attr("href");
     ev.danger = is_danger_class(e.classes());
@@ -334,6 +345,9 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     };
     let target = format!("row:{rows_selector} {control_shape} | {rows_selector} | {key_spec}");
 
+    // Per parameter, the first row (its position in the group) holding each value, in
+    // the order the values were first seen: the order of `allowed_values`.
+    let mut firsts: Vec<Vec<(String, usize)>> = Vec::new();
     let params: Vec<ActionParameter> = match &group.key {
         KeySpec::Index => vec![ActionParameter {
             name: "index".into(),
@@ -342,6 +356,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
             description: format!("0-based position of the row in {}[N]", list.path),
             allowed_values: None,
             default_value: None,
+            secret: false,
         }],
         _ => group
             .param
@@ -351,10 +366,14 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
                 let mut values = FewValues::default();
                 let mut sources: Vec<String> = Vec::new();
                 let mut seen_lists: Vec<usize> = Vec::new();
-                for row in &group.rows {
+                let mut first: Vec<(String, usize)> = Vec::new();
+                for (k, row) in group.rows.iter().enumerate() {
                     let Some(v) = row_value(page, *row, &group.key, pname) else {
                         continue;
                     };
+                    if first.len() <= FewValues::LIMIT && !first.iter().any(|(f, _)| *f == v) {
+                        first.push((v.clone(), k));
+                    }
                     // One source per list the rows are in ("inbox… or archived…").
                     let list_of = lists.record_of(page, *row).map(|(l, _, _)| l);
                     if let Some(l) = list_of.filter(|l| !seen_lists.contains(l)) {
@@ -365,6 +384,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
                     }
                     values.push(&v);
                 }
+                firsts.push(first);
                 let description = if sources.is_empty() {
                     format!("{} of the row in {}", humanize(pname), list.path)
                 } else {
@@ -377,6 +397,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
                     description,
                     allowed_values: values.allowed(),
                     default_value: None,
+                    secret: false,
                 }
             })
             .collect(),
@@ -384,6 +405,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     if params.is_empty() {
         return None;
     }
+    let cells = cells_by_row(page, group, &params, &firsts);
     let description = if group.key == KeySpec::Label {
         format!(
             "Follow one of the links in {}, chosen by its text",
@@ -406,6 +428,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     action.schema.signature = signature(&params, "bool");
     action.schema.parameters = params;
     action.schema.internal_target = target;
+    action.explain.rows = cells;
     action.explain.signals.push(format!(
         "the same control repeats on {} rows",
         group.controls.len()
@@ -414,6 +437,60 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         action.bind(page, *c);
     }
     Some(action)
+}
+
+/// The cells of every row the action can act on (`ActionExplain::rows`), in the order
+/// an agent names them: by `index`, every row the dispatcher counts (the row tag's
+/// children of the rows' container), up to [`MAX_RECORDS`] (the state lists no more);
+/// by one keyed parameter, one row per `allowed_values` entry, in that order (`firsts`:
+/// the first row of the group holding each value, in first-seen order). Empty when the
+/// parameter lists no values (more than `FewValues::LIMIT` rows) or there are several:
+/// those rows are bound by their identity, not their position.
+fn cells_by_row(
+    page: &Page<'_>,
+    group: &Group,
+    params: &[ActionParameter],
+    firsts: &[Vec<(String, usize)>],
+) -> Vec<Vec<String>> {
+    if group.key == KeySpec::Index {
+        let first = group.rows[0];
+        let tag = &page.els[first].tag;
+        let rows: Vec<usize> = match page.parent[first] {
+            Some(container) => page
+                .children(container)
+                .iter()
+                .copied()
+                .filter(|r| page.els[*r].tag == *tag)
+                .collect(),
+            None => (0..page.els.len())
+                .filter(|r| page.els[*r].tag == *tag)
+                .collect(),
+        };
+        return rows
+            .into_iter()
+            .take(MAX_RECORDS)
+            .map(|r| row_cells(page, r))
+            .collect();
+    }
+    let ([param], [first]) = (params, firsts) else {
+        return Vec::new();
+    };
+    if param.allowed_values.is_none() {
+        return Vec::new();
+    }
+    first
+        .iter()
+        .map(|(_, k)| {
+            // The element the dispatcher takes for the row: the declared row around the
+            // control, or the list's row.
+            let (row, control) = (group.rows[*k], group.controls[*k]);
+            let r = match group.key {
+                KeySpec::Param => page.row[control].unwrap_or(row),
+                _ => row,
+            };
+            row_cells(page, r)
+        })
+        .collect()
 }
 
 /// The value that selects `row` for parameter `pname`.

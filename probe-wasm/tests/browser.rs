@@ -66,7 +66,7 @@ fn mount(html: &str) {
     load_scripts();
     let html = serde_json::to_string(html).unwrap();
     eval(&format!(
-        "(() => {{ let f = document.getElementById('fixture'); if (!f) {{ f = document.createElement('div'); f.id = 'fixture'; document.body.append(f); }} f.innerHTML = {html}; }})()"
+        "(() => {{ let f = document.getElementById('fixture'); if (!f) {{ f = document.createElement('div'); f.id = 'fixture'; document.body.append(f); }} f.removeAttribute('style'); f.innerHTML = {html}; }})()"
     ));
 }
 
@@ -292,6 +292,10 @@ pub mod patch_equals_full {
     /// nodes): patched into the last table, and from a full extraction. (The test
     /// runner's own output above the fixture changes as tests run.)
     fn table_after(change: &str) -> (String, String) {
+        table_after_for(change)
+    }
+
+    pub(super) fn table_after_for(change: &str) -> (String, String) {
         let _ = snapshot_json();
         let fixture =
             "(recs) => JSON.stringify(recs.slice(recs.findIndex((r) => r[2] === '#fixture')))";
@@ -387,6 +391,63 @@ pub mod patch_equals_full {
              b.textContent = 'Went'; return [b.firstChild]; }",
         );
         assert_eq!(patched, full);
+    }
+}
+
+/// The same for what hides a control from a person (see extract.js, "what a person
+/// perceives"): a change below a closed <details>, an aria-hidden wrapper or a hover row.
+pub mod patch_equals_full_perceived {
+    use super::*;
+
+    fn table_after(change: &str) -> (String, String) {
+        super::patch_equals_full::table_after_for(change)
+    }
+
+    #[wasm_bindgen_test]
+    fn below_closed_details_aria_hidden_and_hover_rows() {
+        mount(
+            "<style>#hv li .act { opacity: 0 } #hv li:hover .act { opacity: 1 }</style>\
+             <details id=\"d\"><summary><button id=\"in-summary\">Open</button></summary><div><button id=\"in-body\">Go</button></div></details>\
+             <div aria-hidden=\"true\"><div><button id=\"under\"><span class=\"l\">Delete</span></button></div></div>\
+             <ul id=\"hv\"><li data-id=\"a\"><span class=\"n\">A</span><button class=\"act\"><span class=\"l\">Archive</span></button></li></ul>",
+        );
+        let (patched, full) = table_after(
+            "() => { const b = document.getElementById('in-body'); b.textContent = 'Went'; return [b.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+        let (patched, full) = table_after(
+            "() => { const b = document.getElementById('in-summary'); b.textContent = 'Opened'; return [b.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+        let (patched, full) = table_after(
+            "() => { const s = document.querySelector('#under .l'); s.textContent = 'Erase'; return [s.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+        let (patched, full) = table_after(
+            "() => { const s = document.querySelector('#hv .act .l'); s.textContent = 'Unarchive'; return [s.firstChild]; }",
+        );
+        assert_eq!(patched, full);
+        // The flags themselves: hidden in a closed details' body and under aria-hidden,
+        // shown in its summary and in the hover row.
+        let full: Vec<Value> = serde_json::from_str(&eval_string(
+            "JSON.stringify(new NspExtract.Extractor(document).full().elements)",
+        ))
+        .unwrap();
+        let hidden = |id: &str| {
+            let r = full
+                .iter()
+                .find(|r| r[2] == format!("#{id}"))
+                .unwrap_or_else(|| panic!("no record #{id}"));
+            r[3].as_u64().unwrap() & 2 != 0
+        };
+        assert!(hidden("in-body"));
+        assert!(!hidden("in-summary"));
+        assert!(hidden("under"));
+        let act = full
+            .iter()
+            .find(|r| r[0] == "button" && r[4] == "Unarchive")
+            .expect("the hover row's control");
+        assert_eq!(act[3].as_u64().unwrap() & 2, 0, "{act:?}");
     }
 }
 
@@ -636,3 +697,7 @@ pub mod dispatch {
         assert_eq!(out["code"], "bad_parameters", "{out}");
     }
 }
+
+/// Perceivability, hover reveals, and the gate's `expect`.
+#[path = "browser/perceive.rs"]
+pub mod perceive;

@@ -5,6 +5,11 @@
 //! (`fixtures/pages/snapshots/`, kept current by `tests/tests/probe_corpus.rs`), so these
 //! run natively and fast. The truth (`fixtures/pages/truth.json`) is written by a person
 //! reading each page, never copied from the probe's output.
+//!
+//! To see what a change of the probe did, action by action: `NSP_CORPUS_LIST=1` prints
+//! every labelled action's tier and confidence and each page's analysis time (diff two
+//! runs; time with `--release`), and `NSP_CORPUS_EXPLAIN=page:action` prints one
+//! action's explanation.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -351,7 +356,22 @@ fn score(dir: &Path, state_floor: Option<f64>) -> Score {
         let snap = snaps
             .get(page)
             .unwrap_or_else(|| panic!("truth names page {page:?} without a snapshot"));
+        let started = std::time::Instant::now();
         let capture = analyze_snapshot(snap, ProbeTier::WasmInPage);
+        if std::env::var_os("NSP_CORPUS_LIST").is_some() {
+            // The first analysis, then the mean of 50 more (run with --release).
+            let first = started.elapsed();
+            let again = std::time::Instant::now();
+            for _ in 0..50 {
+                std::hint::black_box(analyze_snapshot(snap, ProbeTier::WasmInPage));
+            }
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+            eprintln!(
+                "time {page} {:.3} ms (first {:.3} ms)",
+                ms(again.elapsed()) / 50.0,
+                ms(first)
+            );
+        }
         s.states.push((page.clone(), capture.confidence));
         if let Some(floor) = state_floor {
             if !snap.unsettled && capture.confidence < floor {
@@ -373,6 +393,19 @@ fn score(dir: &Path, state_floor: Option<f64>) -> Score {
                 s.missing.push(format!("{page}: {action}"));
                 continue;
             };
+            if std::env::var("NSP_CORPUS_EXPLAIN").ok().as_deref()
+                == Some(&format!("{page}:{action}"))
+            {
+                eprintln!("{:#?}", capture.explain.get(action));
+            }
+            if std::env::var_os("NSP_CORPUS_LIST").is_some() {
+                eprintln!(
+                    "action {page} {action} truth {} probe {} {:.4}",
+                    want.as_str(),
+                    got.reversibility.as_str(),
+                    got.confidence
+                );
+            }
             let t = TIERS.iter().position(|x| *x == want).unwrap();
             let p = TIERS.iter().position(|x| *x == got.reversibility).unwrap();
             s.matrix[t][p] += 1;

@@ -178,7 +178,8 @@ fn page_declarations_are_trusted_but_never_lower_a_strong_tier() {
     let c = analyze(&s);
     let purge = &c.actions["purge"];
     assert_eq!(purge.reversibility, Reversibility::IrreversibleWrite);
-    assert!(purge.confidence <= 0.8);
+    // Under the irreversible floor: the person decides.
+    assert!(purge.confidence < 0.95, "{purge:?}");
     assert_eq!(c.actions["archive_all"].confidence, 0.99);
     // A page cannot shadow a builtin.
     assert_eq!(c.actions["click"].internal_target, "builtin:click");

@@ -29,6 +29,7 @@ fn param(name: &str, type_name: &str, required: bool, description: &str) -> Acti
         description: description.into(),
         allowed_values: None,
         default_value: None,
+        secret: false,
     }
 }
 

@@ -104,6 +104,12 @@ pub enum ExtensionMessage {
         #[serde(default)]
         error: Option<String>,
     },
+    /// The answer to a [`DaemonMessage::Resolve`].
+    Resolved {
+        request_id: String,
+        tab_id: i64,
+        resolution: Resolution,
+    },
     /// The answer to a [`DaemonMessage::Dispatch`].
     ActionResult {
         action_id: String,
@@ -143,6 +149,21 @@ pub enum DaemonMessage {
         /// Every other dialog is declined. Absent (old daemons) means no.
         #[serde(default)]
         accept_confirm: bool,
+        /// What the gate saw when it let the action through. The dispatcher compares
+        /// the live element with it right before each event it fires (also after filling
+        /// a form's fields and before submitting it) and refuses with `target_changed`
+        /// on any difference. Absent (old daemons): the dispatcher compares with its own
+        /// newest capture only.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect: Option<DispatchExpect>,
+    },
+    /// Which element a CSS selector finds in a tab, answered by a `resolved`. nspd asks
+    /// before gating a builtin aimed by selector, so the gate rates the element the page
+    /// really has there, never the selector's text.
+    Resolve {
+        request_id: String,
+        tab_id: i64,
+        selector: String,
     },
     /// Ask a tab for a fresh full capture, answered by a `tab_state` with this id.
     Capture {
@@ -171,6 +192,67 @@ pub enum DaemonMessage {
     Corrections {
         corrections: Vec<Correction>,
     },
+}
+
+/// What the gate saw of a dispatched action (see [`DaemonMessage::Dispatch`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct DispatchExpect {
+    /// The tier the gate let through.
+    pub tier: Option<Reversibility>,
+    /// The labels of the elements bound to the action as the gate's capture explained
+    /// them (`ExplainElement::text`, read by extract.js' `explainLabel`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+    /// For a row action: the cells of the row the request names, as the gate saw them
+    /// (`ActionExplain::rows`). The live row must contain each of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<Vec<String>>,
+    /// For a builtin aimed by selector: the element the selector resolved to when the
+    /// gate rated it. The dispatcher resolves the selector again and refuses unless it
+    /// finds exactly one element with this tag and label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ResolvedElement>,
+}
+
+/// What a selector found in the page (the answer to a [`DaemonMessage::Resolve`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Resolution {
+    /// How many elements the selector matches (shadow roots and same-origin frames
+    /// included, ` >>> ` as in every selector of NSP). Only exactly one can be acted on.
+    pub count: u32,
+    /// The one element, when `count` is 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<ResolvedElement>,
+    /// Why the selector could not be resolved (it does not parse), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One element as the dispatcher identifies it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ResolvedElement {
+    /// Lowercase tag name.
+    pub tag: String,
+    /// Its label by extract.js' `explainLabel`, the rule `ExplainElement::text` uses.
+    #[serde(default)]
+    pub label: String,
+    /// The discovered actions of the content script's newest capture whose bound
+    /// elements are this element or contain it (a control inside a form belongs to the
+    /// form's action too). Empty: no action explains it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+    /// It is a secret field (a password, a card number: `nsp_protocol::secrets`, or a
+    /// field that was ever `type=password`). What is typed into it is redacted everywhere.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub secret: bool,
+    /// A person can see and reach it now (extract.js' perceivability rule). nspd refuses
+    /// a builtin that writes to an element nobody can see, as the dispatcher would.
+    #[serde(default)]
+    pub perceivable: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Settings of the probe that nspd passes to the extension in its welcome. The
@@ -247,6 +329,11 @@ pub enum DispatchFailure {
     /// unless the dispatch said `accept_confirm`), so the action most likely did not
     /// complete.
     DialogDeclined,
+    /// A person could not see or reach the target right before the event: it is not
+    /// connected, not visible (hidden, transparent, zero-sized, clipped, off-screen,
+    /// inside a closed `<details>`, `inert` or `aria-hidden`), disabled, or another
+    /// element is on top of its click point after scrolling it into view.
+    TargetHidden,
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod approval;
 pub mod builtins;
 pub mod channel;
 pub mod contract;
+pub mod reserved;
 pub mod secrets;
 pub mod snapshot;
 pub mod state;

@@ -42,6 +42,43 @@ pub const SECRET_NAME_PARTS: &[&str] = &[
 /// catch too much (`passenger`, `shipping`).
 pub const SECRET_NAMES: &[&str] = &["pass", "pin"];
 
+/// What a secret field holds, as a name for its key and parameter when the page gave
+/// it no `name` or `id` (`password`, `card_number`, `one_time_code`…), from its type,
+/// `autocomplete` and `name`/`id` alone. Never from its label or value attributes
+/// (`aria-label`, `title`, `placeholder`, `<label>`, `value`): a page that mirrors what
+/// is typed into one of those would otherwise put the secret into a key.
+pub fn secret_kind(input_type: &str, autocomplete: &str, name: &str) -> &'static str {
+    let ac = autocomplete.to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
+    let named = |parts: &[&str]| {
+        parts
+            .iter()
+            .any(|p| find(name.as_bytes(), p.as_bytes(), 0).is_some())
+    };
+    if contains_word(&ac, "new-password") {
+        "new_password"
+    } else if input_type.eq_ignore_ascii_case("password") || contains_word(&ac, "current-password")
+    {
+        "password"
+    } else if contains_word(&ac, "one-time-code") || named(&["one-time", "otp"]) {
+        "one_time_code"
+    } else if contains_word(&ac, "cc-csc") || named(&["cvv", "cvc", "csc", "security"]) {
+        "card_security_code"
+    } else if contains_word(&ac, "cc-exp") {
+        "card_expiry"
+    } else if contains_word(&ac, "cc-number") || named(&["card", "ccnum", "cc-num"]) {
+        "card_number"
+    } else if named(&["pass"]) {
+        "password"
+    } else if named(&["ssn"]) {
+        "ssn"
+    } else if name == "pin" {
+        "pin"
+    } else {
+        "secret"
+    }
+}
+
 /// Whether a field's `name` or `id` marks it as secret.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
@@ -149,6 +186,24 @@ mod tests {
         }
         for ac in ["email", "username", "cc-name", "xcc-number", "cc-number_x"] {
             assert!(!is_secret_autocomplete(ac), "{ac}");
+        }
+        for ((ty, ac, name), want) in [
+            (("password", "", ""), "password"),
+            (("text", "current-password", ""), "password"),
+            (("password", "new-password", "x"), "new_password"),
+            (("text", "one-time-code", ""), "one_time_code"),
+            (("text", "", "otp"), "one_time_code"),
+            (("text", "cc-csc", ""), "card_security_code"),
+            (("text", "", "cvv2"), "card_security_code"),
+            (("text", "section-pay cc-exp-month", ""), "card_expiry"),
+            (("text", "cc-number", ""), "card_number"),
+            (("text", "", "card_holder"), "card_number"),
+            (("text", "", "user_passwd"), "password"),
+            (("text", "", "SSN"), "ssn"),
+            (("text", "", "pin"), "pin"),
+            (("text", "", ""), "secret"),
+        ] {
+            assert_eq!(secret_kind(ty, ac, name), want, "{ty} {ac} {name}");
         }
         assert!(looks_like_card_number("4111 1111 1111 1111"));
         assert!(!looks_like_card_number("4111 1111 1111 1112"));

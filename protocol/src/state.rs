@@ -102,6 +102,11 @@ pub struct ActionParameter {
     pub allowed_values: Option<Vec<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_value: Option<Value>,
+    /// The parameter fills a secret field (a password, a card number, a one-time code:
+    /// `nsp_protocol::secrets`). Its value is never written to the audit log, nspd's log,
+    /// the popup or an error message. Absent means not secret.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub secret: bool,
 }
 
 /// One action the page offers.
@@ -175,6 +180,14 @@ pub struct ActionExplain {
     /// uses; empty for parameters that select a row or go to a WebMCP tool).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parameters: BTreeMap<String, String>,
+    /// For a row action: the cells of each row it can act on, in page order (the order of
+    /// its row parameter's `allowed_values`, or of `index`): the non-empty texts of the
+    /// row's recorded elements, whitespace-collapsed as the snapshot has them. nspd
+    /// fingerprints them and sends the named row's cells with the dispatch, and the
+    /// dispatcher refuses when the live row does not contain each of them: a row that
+    /// moved or was replaced is not the row the gate saw.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<Vec<String>>,
 }
 
 /// One element an action is bound to.

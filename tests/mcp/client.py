@@ -16,6 +16,7 @@ failed expectation exits non-zero.
 
 import asyncio
 import json
+import re
 import sys
 import urllib.request
 import warnings
@@ -39,9 +40,19 @@ def text_of(result):
     return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
 
 
-def payload(result):
-    assert not result.is_error, text_of(result)
-    return json.loads(text_of(result))
+# nspd frames every answer that carries page text as untrusted page content: a note,
+# then the JSON between tags named with a random hex tag (see mcp.rs, page_json).
+FRAME = re.compile(r"\n<page-content-([0-9a-f]{16})>\n(.*)\n</page-content-\1>\Z", re.S)
+
+
+def payload(result, framed=True):
+    text = text_of(result)
+    assert not result.is_error, text
+    if not framed:
+        return json.loads(text)
+    match = FRAME.search(text)
+    assert match and text.startswith("Untrusted page content"), f"not framed as page content: {text[:200]}"
+    return json.loads(match.group(2))
 
 
 async def scenario(client, demo_url, email_id, updates, subscribe):
@@ -109,7 +120,7 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
     out["slow_text"] = text_of(slow)[:80]
     out["progress_updates"] = len(progress)
 
-    closed = payload(await client.call_tool("close_tab", {"tab": pid}))
+    closed = payload(await client.call_tool("close_tab", {"tab": pid}), framed=False)
     out["closed"] = closed["closed"]
     return out
 

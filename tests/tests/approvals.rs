@@ -66,10 +66,12 @@ async fn wait_no_card(browser: &WebDriver) {
     }
 }
 
-/// The held request: the page's one control, with a (trivial) verify expression, as an
-/// irreversible write under its floor needs.
+/// The held request: the page's one control, with the verify expression an irreversible
+/// write under its floor needs: the page's "Done here" count (`count`, from its span's
+/// id) changes with every archive. (A check that already holds, like `true`, is refused
+/// before anyone is asked: it could not tell whether zap did anything.)
 fn zap(pid: u64) -> Value {
-    json!({"pid": pid, "action": "zap", "verify_expression": "true"})
+    json!({"pid": pid, "action": "zap", "verify_expression": "changed(count)"})
 }
 
 /// The agent's `zap`, sent in the background: it waits while the person is asked.
@@ -254,7 +256,7 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
     for want in [
         "Run zap?",
         "irreversible write",
-        "true",
+        "changed(count)",
         "agent key",
         "Approve once",
         "Deny",
@@ -265,6 +267,26 @@ async fn the_person_approves_denies_and_ignores_held_actions_in_the_popup() {
             "the card lacks {want:?}: {card_text}"
         );
     }
+    // The action's name and the probe's lines quoting the page are shown as the page's
+    // words, never in the extension's own voice.
+    let quoted = browser
+        .eval(
+            "const card = document.querySelector('#approvals .card'); \
+             return [Array.from(card.querySelectorAll('.what .page-text'), (q) => q.textContent), \
+               card.querySelectorAll('.signals li').length, card.querySelectorAll('.signals li > .page-text').length];",
+            json!([]),
+        )
+        .await
+        .expect("quoted page text");
+    assert_eq!(
+        quoted[0],
+        json!(["zap"]),
+        "the action's name is not marked as page text: {quoted}"
+    );
+    assert_eq!(
+        quoted[1], quoted[2],
+        "every line of the probe's explanation is marked as page text: {quoted}"
+    );
     // The target is outlined in the page.
     let outline = cdp
         .eval_in_page(&page_url, "document.getElementById('zap').style.outline")
@@ -464,7 +486,7 @@ async fn always_allow_sticks_across_a_restart_until_the_cli_removes_it() {
     let unsure = |s: &Value| s["actions"]["zap"]["confidence"].as_f64().unwrap_or(1.0) < 0.95;
     nspd.wait_state(pid, "zap under its floor", TAB_TIMEOUT, unsure)
         .await;
-    let never = |pid: u64| json!({"pid": pid, "action": "zap", "verify_expression": "true", "approval": "never"});
+    let never = |pid: u64| json!({"pid": pid, "action": "zap", "verify_expression": "changed(count)", "approval": "never"});
     let (status, refused) = nspd.act(&never(pid)).await.expect("act");
     assert_eq!(
         (status.as_u16(), refused["code"].as_str()),

@@ -38,6 +38,12 @@ async fn recorded_corpus_snapshots_are_what_the_extraction_produces() {
         .add_init_script(&read_script("page-world.js"))
         .await
         .expect("main-world script");
+    // Its private channel's other end (the extension runs it in the isolated world):
+    // tools and listeners reach the snapshot through it.
+    driver
+        .add_init_script(&read_script("page-channel.js"))
+        .await
+        .expect("channel script");
     let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
     let dir = corpus_dir().join("snapshots");
     std::fs::create_dir_all(&dir).expect("snapshot dir");

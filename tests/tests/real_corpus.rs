@@ -180,6 +180,12 @@ async fn the_probe_on_real_apps_against_hand_labelled_truth() {
         .add_init_script(&read_script("page-world.js"))
         .await
         .expect("main-world script");
+    // Its private channel's other end (the extension runs it in the isolated world):
+    // tools and listeners reach the snapshot through it.
+    driver
+        .add_init_script(&read_script("page-channel.js"))
+        .await
+        .expect("channel script");
 
     let mut matrix = [[0usize; 3]; 3];
     let (mut labelled, mut offered, mut exact, mut named, mut named_present) = (0, 0, 0, 0, 0);

@@ -374,6 +374,43 @@ impl Expr {
             Expr::Literal(_) | Expr::Path(_) | Expr::Length(_) => false,
         }
     }
+
+    /// Whether the expression reads the state after the action at all: a path of the
+    /// current state, or `changed(…)` (which compares it with the previous one). One that
+    /// does not (`true`, `1 == 1`, `prev.x == 3`) has the same value whatever the action
+    /// did, so it cannot verify anything; nspd refuses it as vacuous.
+    pub fn reads_state(&self) -> bool {
+        // A walk with its own stack: hand-built trees may be deeper than parsed ones.
+        let mut stack = vec![self];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Literal(_) => {}
+                Expr::Path(p) => {
+                    if p.scope() == Scope::Current {
+                        return true;
+                    }
+                }
+                Expr::Call(function, p) => {
+                    if *function == Function::Changed || p.scope() == Scope::Current {
+                        return true;
+                    }
+                }
+                Expr::Length(inner) | Expr::Not(inner) => stack.push(inner),
+                Expr::Method {
+                    receiver, argument, ..
+                } => {
+                    stack.push(receiver);
+                    stack.push(argument);
+                }
+                Expr::Compare { lhs, rhs, .. } => {
+                    stack.push(lhs);
+                    stack.push(rhs);
+                }
+                Expr::And(items) | Expr::Or(items) => stack.extend(items.iter()),
+            }
+        }
+        false
+    }
 }
 
 /// Writes `e`, in parentheses when it binds looser than `min`.

@@ -593,3 +593,33 @@ fn hand_built_trees() {
         "the expression's value is 3.0, not true or false: a verify expression must be a condition"
     );
 }
+
+/// Only an expression that reads the state after the action can tell whether it did
+/// anything: literals and the previous state alone cannot (nspd refuses them).
+#[test]
+fn which_expressions_read_the_state() {
+    let reads = |src: &str| parse(src).expect(src).reads_state();
+    for src in [
+        "inbox.unread_count == 0",
+        "changed(inbox.unread_count)",
+        "prev.x != x",
+        "true && !compose.is_open",
+        "context.url.includes(\"/sent\")",
+        "confidence > 0.5",
+        "exists(toast)",
+        "len(inbox.emails) == 2 || false",
+        "\"abc\".includes(title)",
+    ] {
+        assert!(reads(src), "{src} reads the state");
+    }
+    for src in [
+        "true",
+        "1 == 1",
+        "!false",
+        "\"a\".includes(\"a\")",
+        "prev.inbox.unread_count == 3",
+        "exists(prev.toast) || (1 < 2 && null == null)",
+    ] {
+        assert!(!reads(src), "{src} reads no state after the action");
+    }
+}

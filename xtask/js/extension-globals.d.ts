@@ -11,6 +11,11 @@ declare var NspExtract: {
   explainLabel(el: Element): string;
   labelFrom(...args: any[]): string;
   clip(text: string, max: number): string;
+  /** "" when a person can see and reach the element, else why not. */
+  perceive(el: Element, hover: { set: WeakSet<Element>; count: number } | null, opts: { strict?: boolean; reveal?: "any" | "css" | "none"; point?: { x: number; y: number } } | null): string;
+  rememberPassword(el: Node): void;
+  hitAt(doc: Document, x: number, y: number): Element | null;
+  within(el: Node, node: Node | null): boolean;
   IDX: symbol;
 };
 /** bridge.js: the probe in the page, or its absence. */
@@ -21,6 +26,8 @@ declare var NspDispatch: {
   resolve(...args: any[]): any;
   resolveAll(...args: any[]): any;
   labelOf(el: Element): string;
+  actionable(el: Element, read: boolean): void;
+  describe(selector: string, capture: any, hover: any): any;
   Failure: new (...args: any[]) => Error;
 };
 /** delta.js: applies a capture delta to a state. */

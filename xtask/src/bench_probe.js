@@ -28,7 +28,7 @@ function page(n) {
   const head = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orders</title>
 <meta name="application-name" content="Benchshop">
 <style>body{font:14px sans-serif} .hidden{display:none} td,th{padding:2px 6px}</style>
-<script src="/extract.js"></script><script src="/bridge.js"></script></head><body>`;
+<script src="/extract.js"></script><script src="/bridge.js"></script><script src="/dispatch.js"></script></head><body>`;
   let out = head;
   out += `<header><h1>Benchshop</h1><nav aria-label="Main"><ul>`;
   for (const l of ["Dashboard", "Orders", "Customers", "Products", "Reports", "Settings"]) out += `<li><a href="/${l.toLowerCase()}">${l}</a></li>`;
@@ -62,6 +62,7 @@ async function main() {
   const files = {
     "/extract.js": ["text/javascript", fs.readFileSync(path.join(extDir, "extract.js"))],
     "/bridge.js": ["text/javascript", fs.readFileSync(path.join(extDir, "bridge.js"))],
+    "/dispatch.js": ["text/javascript", fs.readFileSync(path.join(extDir, "dispatch.js"))],
     "/probe/nsp_probe.js": ["text/javascript", fs.readFileSync(path.join(extDir, "probe", "nsp_probe.js"))],
     "/probe/nsp_probe_bg.wasm": ["application/wasm", fs.readFileSync(path.join(extDir, "probe", "nsp_probe_bg.wasm"))],
   };
@@ -143,6 +144,27 @@ async function main() {
         return t1 - t0;
       }, r));
     }
+    // What a dispatched click adds for actionability: the dispatcher checks the control
+    // (connected, perceivable, enabled, topmost at its click point) and its label right
+    // before the pointer goes down and again right before click(), so two rounds per
+    // click. Timed over many rounds on a row button in view; median of RUNS batches.
+    const clickChecks = await tab.evaluate((runs) => {
+      const el = document.querySelector("tbody tr button.archive");
+      el.scrollIntoView({ block: "center" });
+      const label = NspExtract.explainLabel(el);
+      const batches = [];
+      for (let r = 0; r < runs * 4; r++) {
+        const t0 = performance.now();
+        for (let n = 0; n < 50; n++) {
+          for (let k = 0; k < 2; k++) {
+            NspDispatch.actionable(el, false);
+            if (NspExtract.explainLabel(el) !== label) throw new Error("the label moved");
+          }
+        }
+        batches.push((performance.now() - t0) / 50);
+      }
+      return batches;
+    }, RUNS);
     await tab.close();
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     results.push({
@@ -156,6 +178,7 @@ async function main() {
       capture_outer_ms: med(oursOuter),
       aria_ms: med(aria),
       incremental_ms: med(incremental),
+      click_checks_ms: med(clickChecks),
       state_bytes: ours[0].stateBytes,
       aria_bytes: Buffer.byteLength(ariaText, "utf8"),
       actions: ours[0].actions,

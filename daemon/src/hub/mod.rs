@@ -5,7 +5,8 @@
 //!   (`tab_state`, `tab_delta`, `tab_closed`), the stale-target history and the
 //!   per-tab action lock;
 //! - `pending.rs`: requests sent to a page and waiting for its answer, one generic
-//!   table ([`pending::Pending`]) used by both dispatched actions and fresh captures;
+//!   table ([`pending::Pending`]) used by dispatched actions, fresh captures and
+//!   selector resolutions;
 //! - `views.rs`: what the agent API reads (summaries, the state and its cached JSON
 //!   body, the last two captures, explanations);
 //! - `error.rs`: [`HubError`], the domain errors the agent API maps to its own.
@@ -23,11 +24,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use nsp_protocol::channel::DispatchOutcome;
+use nsp_protocol::channel::{DispatchOutcome, Resolution};
 use tokio::sync::broadcast;
 
 pub use error::HubError;
-pub use pending::{DispatchError, RECONNECT_GRACE};
+pub use pending::{DispatchError, ResolveError, RECONNECT_GRACE};
 pub use registry::{changed_keys, Delta, TabReport, TargetCheck};
 
 use pending::Pending;
@@ -64,6 +65,8 @@ struct Inner {
     actions: Pending<DispatchOutcome>,
     /// Fresh captures asked for, by request id.
     captures: Pending<()>,
+    /// Selectors sent to a page to resolve, by request id.
+    resolves: Pending<Resolution>,
 }
 
 /// Shared daemon state. Cheap to clone.
@@ -102,6 +105,7 @@ impl Hub {
                 by_browser_tab: HashMap::new(),
                 actions: Pending::default(),
                 captures: Pending::default(),
+                resolves: Pending::default(),
             })),
             events,
             started: Instant::now(),

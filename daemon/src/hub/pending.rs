@@ -1,14 +1,15 @@
 //! Requests sent to a page that wait for its answer: dispatched actions (answered by
-//! `action_result`) and fresh captures (answered by a `tab_state` carrying the request
-//! id). One table type and one wait serve both; they differ only in what the answer
-//! carries and in whether a closed connection's requests may still be answered over a
-//! new connection of the same browser session (actions may, within
-//! [`RECONNECT_GRACE`]; captures are simply asked again).
+//! `action_result`), fresh captures (answered by a `tab_state` carrying the request
+//! id) and selector resolutions (answered by `resolved`). One table type and one wait
+//! serve all; they differ only in what the answer carries and in whether a closed
+//! connection's requests may still be answered over a new connection of the same
+//! browser session (actions may, within [`RECONNECT_GRACE`]; captures and resolutions,
+//! which change nothing, are simply asked again).
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use nsp_protocol::channel::{DaemonMessage, DispatchOutcome};
+use nsp_protocol::channel::{DaemonMessage, DispatchOutcome, Resolution};
 use nsp_protocol::SubstrateState;
 use tokio::sync::oneshot;
 
@@ -30,6 +31,17 @@ pub enum DispatchError {
     Timeout(Duration),
     #[error("the connection to the page dropped after dispatch")]
     OutcomeUnknown,
+}
+
+/// Why a selector was not resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    #[error("the tab's probe is not connected")]
+    Detached,
+    /// No answer in time: a busy page, or an extension older than `resolve` that
+    /// ignores the message.
+    #[error("the page did not say what the selector finds within {0:?}")]
+    Timeout(Duration),
 }
 
 /// One request waiting for its answer.
@@ -224,6 +236,7 @@ impl Hub {
             parameters: cleared.parameters().clone(),
             internal_target: cleared.internal_target().map(str::to_owned),
             accept_confirm: cleared.accepts_confirm(),
+            expect: Some(cleared.expect().clone()),
         };
         self.ask(
             pid,
@@ -260,6 +273,47 @@ impl Hub {
                 action_id,
                 "an action result nobody waits for (late or duplicate)"
             ),
+        }
+    }
+
+    /// Asks the tab's page which element `selector` finds (`resolve`), waiting up to
+    /// `timeout` for its `resolved`.
+    pub async fn resolve_selector(
+        &self,
+        pid: u64,
+        selector: &str,
+        timeout: Duration,
+    ) -> Result<Resolution, ResolveError> {
+        let request_id = uuid::Uuid::now_v7().to_string();
+        let message = |tab_id| DaemonMessage::Resolve {
+            request_id: request_id.clone(),
+            tab_id,
+            selector: selector.to_owned(),
+        };
+        self.ask(
+            pid,
+            request_id.clone(),
+            |inner| &mut inner.resolves,
+            message,
+            timeout,
+        )
+        .await
+        .map_err(|e| match e {
+            WaitError::UnknownTab | WaitError::Detached | WaitError::Lost => ResolveError::Detached,
+            WaitError::Timeout => ResolveError::Timeout(timeout),
+        })
+    }
+
+    /// The page answered a `resolve` (only the connection it was sent on may).
+    pub fn resolved(&self, conn: ConnId, request_id: &str, resolution: Resolution) {
+        let mut inner = self.lock();
+        let instance = inner.conns.get(&conn).map(|c| c.instance_id.clone());
+        if inner
+            .resolves
+            .answer(request_id, conn, instance.as_deref(), resolution)
+            != Delivery::Delivered
+        {
+            tracing::debug!(conn, request_id, "a resolution nobody waits for; ignored");
         }
     }
 

@@ -58,13 +58,22 @@ pub(super) struct Tab {
 /// How many recent captures the stale-target guard remembers.
 const HISTORY: usize = 32;
 
-/// What identifies an action's target: where it acts and what it takes. A row action
-/// (`row:`) keeps one selector whatever the rows are, so its rows count too: the values
-/// its row parameters may take, in the page's order (the probe lists up to 25). Rows
-/// reordered, added or removed since a capture then make `expected_capture_id` stale, as
-/// an agent that chose "the third row" or "the one above X" needs.
-fn target_fingerprint(a: &ActionSchema) -> String {
+/// What identifies an action's target: where it acts, what it takes, and what the
+/// person sees of it: the labels of its bound elements (`explain`). A control whose
+/// label turned from "Archive" into "Delete" is not the target an agent chose, even
+/// at the same selector. A row action (`row:`) keeps one selector whatever the rows
+/// are, so its rows count too: the values its row parameters may take, in the page's
+/// order (the probe lists up to 25), and each row's cells. Rows reordered, added,
+/// removed or rewritten since a capture then make `expected_capture_id` stale, as an
+/// agent that chose "the third row" or "the one above X" needs (rows keyed by position
+/// have nothing else to tell them apart).
+fn target_fingerprint(a: &ActionSchema, explain: Option<&ActionExplain>) -> String {
     let mut fingerprint = format!("{}|{}", a.internal_target, a.signature);
+    if let Some(explain) = explain {
+        let labels: Vec<&str> = explain.elements.iter().map(|e| e.text.as_str()).collect();
+        fingerprint.push_str("|labels=");
+        fingerprint.push_str(&serde_json::to_string(&labels).unwrap_or_default());
+    }
     if a.internal_target.starts_with("row:") {
         for p in &a.parameters {
             if let Some(values) = &p.allowed_values {
@@ -73,6 +82,10 @@ fn target_fingerprint(a: &ActionSchema) -> String {
                 fingerprint.push('=');
                 fingerprint.push_str(&Value::Array(values.clone()).to_string());
             }
+        }
+        if let Some(explain) = explain {
+            fingerprint.push_str("|rows=");
+            fingerprint.push_str(&serde_json::to_string(&explain.rows).unwrap_or_default());
         }
     }
     fingerprint
@@ -88,7 +101,11 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn new(before: Option<&SubstrateState>, state: SubstrateState) -> Prepared {
+    fn new(
+        before: Option<&SubstrateState>,
+        state: SubstrateState,
+        explain: &BTreeMap<String, ActionExplain>,
+    ) -> Prepared {
         let changed = match before {
             Some(prev) => changed_keys(&prev.objects, &state.objects),
             None => state.objects.keys().cloned().collect(),
@@ -96,7 +113,7 @@ impl Prepared {
         let targets = state
             .actions
             .iter()
-            .map(|(n, a)| (n.clone(), target_fingerprint(a)))
+            .map(|(n, a)| (n.clone(), target_fingerprint(a, explain.get(n))))
             .collect();
         Prepared {
             state,
@@ -107,9 +124,10 @@ impl Prepared {
 }
 
 impl Tab {
-    /// Makes `state` the current capture and returns the keys that changed.
+    /// Makes `state` the current capture (explained by `self.explain`) and returns the
+    /// keys that changed.
     fn commit(&mut self, state: SubstrateState) -> Vec<String> {
-        let prepared = Prepared::new(self.current.as_deref(), state);
+        let prepared = Prepared::new(self.current.as_deref(), state, &self.explain);
         let (changed, _dropped) = self.install(prepared);
         changed
     }
@@ -234,6 +252,7 @@ impl Hub {
             let grace =
                 !self.reconnect_grace.is_zero() && tokio::runtime::Handle::try_current().is_ok();
             inner.captures.connection_closed(conn, false);
+            inner.resolves.connection_closed(conn, false);
             inner.actions.connection_closed(conn, grace)
         };
         if !orphaned.is_empty() {
@@ -359,7 +378,7 @@ impl Hub {
         // The tab's current capture, taken under the lock by reference; the copy, the
         // delta and the comparison happen outside it, so readers of every tab are not
         // held up by a tab's update.
-        let (pid, base, generation, window_id) = {
+        let (pid, base, generation, window_id, base_explain) = {
             let inner = self.lock();
             let instance_id = inner.conns.get(&conn)?.instance_id.clone();
             let pid = *inner.by_browser_tab.get(&(instance_id, tab_id))?;
@@ -376,7 +395,13 @@ impl Hub {
                 tracing::debug!(pid, "a delta before any full capture; ignored");
                 return None;
             };
-            (pid, base, tab.generation, tab.window_id)
+            (
+                pid,
+                base,
+                tab.generation,
+                tab.window_id,
+                tab.explain.clone(),
+            )
         };
         let Delta {
             changed,
@@ -415,7 +440,9 @@ impl Hub {
         }
         state.capture_id = uuid::Uuid::now_v7().to_string();
         state.captured_at = now_rfc3339();
-        let prepared = Prepared::new(Some(&base), state);
+        // The delta's explanations when it brings them, else the tab's unchanged ones.
+        let explain = explain.map(Arc::new).unwrap_or(base_explain);
+        let prepared = Prepared::new(Some(&base), state, &explain);
         drop(base);
         let (changed_keys, dropped) = {
             let mut inner = self.lock();
@@ -429,9 +456,7 @@ impl Hub {
                 );
                 return None;
             }
-            if let Some(explain) = explain {
-                tab.explain = Arc::new(explain);
-            }
+            tab.explain = explain;
             tab.install(prepared)
         };
         drop(dropped);
@@ -456,13 +481,13 @@ impl Hub {
         let Some((_, then)) = tab.history.iter().find(|(id, _)| id == capture_id) else {
             return TargetCheck::UnknownCapture;
         };
+        // The newest entry is the current capture's, made with its explanations.
         let now = tab
-            .current
-            .as_ref()
-            .and_then(|s| s.actions.get(action))
-            .map(target_fingerprint);
+            .history
+            .back()
+            .and_then(|(_, targets)| targets.get(action));
         match (then.get(action), now) {
-            (Some(a), Some(b)) if *a == b => TargetCheck::Same,
+            (Some(a), Some(b)) if a == b => TargetCheck::Same,
             _ => TargetCheck::Changed,
         }
     }
@@ -484,6 +509,7 @@ impl Hub {
             inner.by_browser_tab.remove(&key);
             inner.tabs.remove(&pid);
             inner.actions.tab_closed(pid);
+            inner.resolves.tab_closed(pid);
             pid
         };
         self.emit(TabEvent {
@@ -884,21 +910,64 @@ mod tests {
                 description: String::new(),
                 allowed_values: Some(ids.iter().map(|&i| Value::from(i)).collect()),
                 default_value: None,
+                secret: false,
             }],
         };
         let row = "row:[data-nsp-action=\"archive\"] | [data-nsp-param] | param";
         assert_eq!(
-            target_fingerprint(&schema(row, &["e1", "e2"])),
-            target_fingerprint(&schema(row, &["e1", "e2"]))
+            target_fingerprint(&schema(row, &["e1", "e2"]), None),
+            target_fingerprint(&schema(row, &["e1", "e2"]), None)
         );
         assert_ne!(
-            target_fingerprint(&schema(row, &["e1", "e2"])),
-            target_fingerprint(&schema(row, &["e2", "e1"]))
+            target_fingerprint(&schema(row, &["e1", "e2"]), None),
+            target_fingerprint(&schema(row, &["e2", "e1"]), None)
         );
         let form = "dom:#compose button";
         assert_eq!(
-            target_fingerprint(&schema(form, &["a", "b"])),
-            target_fingerprint(&schema(form, &["b", "a"]))
+            target_fingerprint(&schema(form, &["a", "b"]), None),
+            target_fingerprint(&schema(form, &["b", "a"]), None)
+        );
+    }
+
+    /// The labels of an action's elements and a row action's cells are part of its
+    /// target: "Archive" relabelled "Delete" at the same selector, or a row keyed by
+    /// position whose cells changed, is another target.
+    #[test]
+    fn labels_and_row_cells_are_part_of_the_fingerprint() {
+        let schema = |target: &str| ActionSchema {
+            signature: "fn(index: number) -> bool".into(),
+            reversibility: nsp_protocol::Reversibility::ReversibleWrite,
+            description: String::new(),
+            confidence: 0.99,
+            internal_target: target.into(),
+            parameters: Vec::new(),
+        };
+        let explain = |label: &str, rows: &[&[&str]]| ActionExplain {
+            elements: vec![nsp_protocol::ExplainElement {
+                tag: "button".into(),
+                selector: "#b".into(),
+                text: label.into(),
+                ..Default::default()
+            }],
+            rows: rows
+                .iter()
+                .map(|r| r.iter().map(|c| c.to_string()).collect())
+                .collect(),
+            ..Default::default()
+        };
+        let button = schema("dom:#b");
+        assert_eq!(
+            target_fingerprint(&button, Some(&explain("Archive", &[]))),
+            target_fingerprint(&button, Some(&explain("Archive", &[])))
+        );
+        assert_ne!(
+            target_fingerprint(&button, Some(&explain("Archive", &[]))),
+            target_fingerprint(&button, Some(&explain("Delete", &[])))
+        );
+        let row = schema("row:ul > li button | ul > li | index");
+        assert_ne!(
+            target_fingerprint(&row, Some(&explain("Archive", &[&["Ann", "Hi"]]))),
+            target_fingerprint(&row, Some(&explain("Archive", &[&["Bob", "Invoice"]])))
         );
     }
 }

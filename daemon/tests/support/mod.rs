@@ -21,7 +21,8 @@ use nsp_daemon::config::{FileConfig, Settings};
 use nsp_daemon::server::Server;
 use nsp_protocol::approval::{ApprovalClosedReason, ApprovalDecision, ApprovalQuestion};
 use nsp_protocol::channel::{
-    DaemonMessage, DialogKind, DispatchFailure, DispatchOutcome, ExtensionMessage, PageDialog,
+    DaemonMessage, DialogKind, DispatchExpect, DispatchFailure, DispatchOutcome, ExtensionMessage,
+    PageDialog, Resolution, ResolvedElement,
 };
 use nsp_protocol::{PageCapture, ProbeStatus};
 use serde_json::{json, Value};
@@ -219,12 +220,20 @@ pub enum OnDispatch {
     Hang,
     /// Close the connection without answering.
     Drop,
-    /// Answer done after a delay.
-    Slow { delay: Duration },
+    /// Answer done after a delay, with `changes` applied to the page's objects at once
+    /// (the page changed; its answer is slow).
+    Slow {
+        delay: Duration,
+        changes: BTreeMap<String, Value>,
+    },
     /// Raise `confirm(message)` as a page's handler would, and do what the extension
     /// does with it: answer yes only when the dispatch allowed it (`accept_confirm`),
-    /// reporting the dialog, else fail with `dialog_declined`.
-    Confirm { message: String },
+    /// reporting the dialog and applying `changes` to the page's objects, else fail
+    /// with `dialog_declined`.
+    Confirm {
+        message: String,
+        changes: BTreeMap<String, Value>,
+    },
 }
 
 /// The scripted page's state and what it saw.
@@ -243,7 +252,34 @@ pub struct Page {
     pub person: Option<ApprovalDecision>,
     /// Every `corrections` push, in order (the first follows the welcome).
     pub corrections: Vec<Vec<nsp_protocol::approval::Correction>>,
+    /// Per dispatch, in order: what the gate saw (`expect`).
+    pub expects: Vec<Option<DispatchExpect>>,
+    /// What each selector resolves to (`resolve`); a selector not listed matches nothing.
+    pub resolutions: BTreeMap<String, Resolution>,
+    /// Whether the page answers `resolve` (an old extension does not).
+    pub answers_resolve: bool,
+    /// Selectors nspd asked to resolve, in order.
+    pub resolved: Vec<String>,
+    /// Replaces the page's capture just before the next capture is answered: the page
+    /// swapping its controls between the gate and dispatch.
+    pub swap_before_capture: Option<PageCapture>,
     pending: Option<(u32, BTreeMap<String, Value>)>,
+}
+
+/// One element a selector resolves to: `actions` are the discovered actions it
+/// belongs to.
+pub fn resolves_to(tag: &str, label: &str, actions: &[&str]) -> Resolution {
+    Resolution {
+        count: 1,
+        element: Some(ResolvedElement {
+            tag: tag.into(),
+            label: label.into(),
+            actions: actions.iter().map(|a| a.to_string()).collect(),
+            secret: false,
+            perceivable: true,
+        }),
+        error: None,
+    }
 }
 
 /// A connected scripted extension with one tab.
@@ -335,6 +371,11 @@ impl FakeExtension {
             closed: Vec::new(),
             person: None,
             corrections: Vec::new(),
+            expects: Vec::new(),
+            resolutions: BTreeMap::new(),
+            answers_resolve: true,
+            resolved: Vec::new(),
+            swap_before_capture: None,
             pending: None,
         }));
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
@@ -480,6 +521,9 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
     let mut p = page.lock().expect("page");
     match msg {
         DaemonMessage::Capture { request_id, tab_id } => {
+            if let Some(swapped) = p.swap_before_capture.take() {
+                p.capture = swapped;
+            }
             if let Some((left, changes)) = p.pending.take() {
                 if left <= 1 {
                     p.capture.objects.extend(changes);
@@ -500,11 +544,13 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
             action,
             parameters,
             accept_confirm,
+            expect,
             ..
         } => {
             p.dispatched
                 .push((action_id.clone(), action, Value::Object(parameters)));
             p.accept_confirm.push(accept_confirm);
+            p.expects.push(expect);
             let result = |outcome: DispatchOutcome| {
                 Message::text(
                     serde_json::to_string(&ExtensionMessage::ActionResult {
@@ -535,8 +581,9 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
                     let code = serde_json::from_value(json!(code)).expect("failure code");
                     let _ = out.send(result(DispatchOutcome::Failed { code, message }));
                 }
-                OnDispatch::Confirm { message } => {
+                OnDispatch::Confirm { message, changes } => {
                     let outcome = if accept_confirm {
+                        p.capture.objects.extend(changes);
                         DispatchOutcome::Done {
                             value: json!(true),
                             dialogs: vec![PageDialog {
@@ -559,7 +606,8 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
                 OnDispatch::Drop => {
                     let _ = out.send(Message::Close(None));
                 }
-                OnDispatch::Slow { delay } => {
+                OnDispatch::Slow { delay, changes } => {
+                    p.capture.objects.extend(changes);
                     let out = out.clone();
                     let msg = result(DispatchOutcome::Done {
                         value: json!(true),
@@ -570,6 +618,22 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
                         let _ = out.send(msg);
                     });
                 }
+            }
+        }
+        DaemonMessage::Resolve {
+            request_id,
+            tab_id,
+            selector,
+        } => {
+            p.resolved.push(selector.clone());
+            if p.answers_resolve {
+                let resolution = p.resolutions.get(&selector).cloned().unwrap_or_default();
+                let answer = ExtensionMessage::Resolved {
+                    request_id,
+                    tab_id,
+                    resolution,
+                };
+                let _ = out.send(Message::text(serde_json::to_string(&answer).expect("json")));
             }
         }
         DaemonMessage::Welcome { .. } | DaemonMessage::KeepaliveAck => {}

@@ -1,0 +1,578 @@
+//! What a person cannot perceive, an agent cannot do (issue 19): each way of hiding a
+//! control keeps it out of the capture and makes the dispatcher answer `target_hidden`;
+//! a row action revealed on hover stays offered and runs; and the dispatcher compares the
+//! live page with what nspd's gate saw (`expect`) right before each event it fires.
+
+use super::*;
+use wasm_bindgen_futures::JsFuture;
+
+/// Mounts `html` and scrolls the fixture into the viewport, where hit tests apply.
+fn mount_in_view(html: &str) {
+    mount(html);
+    eval("document.getElementById('fixture').scrollIntoView({block: 'start'})");
+}
+
+/// Runs one dispatch message (a JS object literal) against `capture`.
+async fn dispatch(msg: &str, capture: &Value) -> Value {
+    let capture = serde_json::to_string(capture).unwrap();
+    let promise: js_sys::Promise = eval(&format!(
+        "NspDispatch.run({msg}, {capture}, globalThis.__b, () => {{}})"
+    ))
+    .into();
+    let out = JsFuture::from(promise).await.expect("dispatch");
+    serde_json::from_str(&js_sys::JSON::stringify(&out).unwrap().as_string().unwrap()).unwrap()
+}
+
+fn log() -> String {
+    eval_string("document.getElementById('log').textContent")
+}
+
+/// The action bound to `target` (an internal_target), if the capture offers one.
+fn action_at(capture: &Value, target: &str) -> Option<String> {
+    capture["actions"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, a)| a["internal_target"] == target)
+        .map(|(name, _)| name.clone())
+}
+
+/// Every way a page can leave a control rendered but out of a person's sight or reach,
+/// as a change applied to `t` (the control) and `w` (its wrapper).
+const HIDDEN_KINDS: &[(&str, &str)] = &[
+    ("visibility:hidden", "t.style.visibility = 'hidden'"),
+    ("opacity:0 on an ancestor", "w.style.opacity = '0'"),
+    (
+        "zero size",
+        "t.style.cssText = 'width:0;height:0;padding:0;border:0;overflow:hidden'",
+    ),
+    ("transform: scale(0)", "t.style.transform = 'scale(0)'"),
+    (
+        "far off-screen",
+        "t.style.cssText = 'position:absolute;left:-10000px;top:-10000px'",
+    ),
+    (
+        "clip: rect(0 0 0 0)",
+        "t.style.cssText = 'position:absolute;clip:rect(0 0 0 0)'",
+    ),
+    ("clip-path", "t.style.clipPath = 'inset(50%)'"),
+    (
+        "a zero-size overflow:hidden ancestor",
+        "w.style.cssText = 'height:0;overflow:hidden'",
+    ),
+    (
+        "covered by an opaque element",
+        "w.style.position = 'relative'; const c = document.createElement('div'); \
+         c.style.cssText = 'position:absolute;inset:0;background:#fff;z-index:5'; w.append(c)",
+    ),
+    (
+        "inside a closed details",
+        "const d = document.createElement('details'); d.innerHTML = '<summary>More</summary>'; \
+         w.append(d); d.append(t)",
+    ),
+    ("under aria-hidden", "w.setAttribute('aria-hidden', 'true')"),
+    ("inert", "w.inert = true"),
+];
+
+const HIDDEN_PAGE: &str = r##"<div id="w" style="padding:6px"><button type="button" id="t">Delete account</button></div>
+    <button type="button" id="ok">Refresh list</button>
+    <p id="log"></p>"##;
+
+#[wasm_bindgen_test]
+async fn each_kind_of_hidden_control_is_not_offered_and_not_dispatched() {
+    for (kind, hide) in HIDDEN_KINDS {
+        mount_in_view(HIDDEN_PAGE);
+        eval("document.getElementById('t').addEventListener('click', () => { document.getElementById('log').textContent = 'deleted'; })");
+        let before = analyze(&mut probe(), &snapshot_json());
+        let action = action_at(&before, "dom:#t")
+            .unwrap_or_else(|| panic!("{kind}: shown, it is offered: {}", before["actions"]));
+        eval(&format!(
+            "(() => {{ const t = document.getElementById('t'); const w = document.getElementById('w'); {hide}; }})()"
+        ));
+        let after = analyze(&mut probe(), &snapshot_json());
+        assert!(
+            action_at(&after, "dom:#t").is_none(),
+            "{kind}: still offered: {}",
+            after["actions"]
+        );
+        assert!(
+            action_at(&after, "dom:#ok").is_some(),
+            "{kind}: the visible control is still offered: {}",
+            after["actions"]
+        );
+        // An agent holding the earlier state asks anyway.
+        let out = dispatch(
+            &format!("{{action: {action:?}, parameters: {{}}}}"),
+            &before,
+        )
+        .await;
+        assert_eq!(out["code"], "target_hidden", "{kind}: {out}");
+        assert_eq!(log(), "", "{kind}: the hidden control was clicked");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn builtins_refuse_what_a_person_cannot_reach() {
+    mount_in_view(
+        r##"<button type="button" id="gone" style="display:none">Delete</button>
+        <button type="button" id="ghost" style="opacity:0">Wipe</button>
+        <input id="field" aria-label="Note">
+        <p id="log"></p>"##,
+    );
+    eval("for (const b of document.querySelectorAll('button')) b.addEventListener('click', () => { document.getElementById('log').textContent = b.id; })");
+    let capture = analyze(&mut probe(), &snapshot_json());
+    for sel in ["#gone", "#ghost"] {
+        let out = dispatch(
+            &format!("{{action: 'click', parameters: {{selector: {sel:?}}}}}"),
+            &capture,
+        )
+        .await;
+        assert_eq!(out["code"], "target_hidden", "{sel}: {out}");
+        let out = dispatch(
+            &format!("{{action: 'focus', parameters: {{selector: {sel:?}}}}}"),
+            &capture,
+        )
+        .await;
+        assert_eq!(out["code"], "target_hidden", "{sel}: {out}");
+    }
+    let out = dispatch(
+        "{action: 'read_text', parameters: {selector: '#gone'}}",
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "");
+    // A field a person can reach is typed into.
+    let out = dispatch(
+        "{action: 'type', parameters: {selector: '#field', text: 'hi'}}",
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    eval("document.getElementById('field').style.visibility = 'hidden'");
+    let out = dispatch(
+        "{action: 'type', parameters: {selector: '#field', text: 'more'}}",
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(eval_string("document.getElementById('field').value"), "hi");
+}
+
+/// Rows whose actions show on hover: by a stylesheet rule, and by a listener.
+const HOVER_PAGE: &str = r##"<style>
+      #css-rows .act { opacity: 0 }
+      #css-rows li:hover .act { opacity: 1 }
+      #js-rows .act, #dud-rows .act { visibility: hidden }
+      .tw-act { opacity: 0 }
+      @media (hover: hover) { .tw-act:is(:where(.grp):hover *) { opacity: 1 } }
+    </style>
+    <ul id="tw-rows">
+      <li class="grp" data-task-id="t1"><span class="name">Seven</span> <button type="button" class="act tw-act">Pin</button></li>
+      <li class="grp" data-task-id="t2"><span class="name">Eight</span> <button type="button" class="act tw-act">Pin</button></li>
+    </ul>
+    <ul id="css-rows">
+      <li data-item-id="c1"><span class="name">One</span> <button type="button" class="act">Archive</button></li>
+      <li data-item-id="c2"><span class="name">Two</span> <button type="button" class="act">Archive</button></li>
+    </ul>
+    <ul id="js-rows">
+      <li data-msg-id="j1"><span class="name">Three</span> <button type="button" class="act">Star</button></li>
+      <li data-msg-id="j2"><span class="name">Four</span> <button type="button" class="act">Star</button></li>
+    </ul>
+    <ul id="dud-rows">
+      <li data-file-id="d1"><span class="name">Five</span> <button type="button" class="act">Remove</button></li>
+      <li data-file-id="d2"><span class="name">Six</span> <button type="button" class="act">Remove</button></li>
+    </ul>
+    <p id="log"></p>"##;
+
+#[wasm_bindgen_test]
+async fn hover_revealed_row_actions_are_offered_and_run_and_fake_reveals_do_not() {
+    mount_in_view(HOVER_PAGE);
+    eval(
+        "(() => { for (const b of document.querySelectorAll('.act')) b.addEventListener('click', () => { \
+           document.getElementById('log').textContent = b.textContent + ' ' + b.closest('li').firstElementChild.textContent; }); \
+         for (const li of document.querySelectorAll('#js-rows li')) { \
+           li.addEventListener('mouseenter', () => { li.querySelector('.act').style.visibility = 'visible'; }); } \
+         for (const li of document.querySelectorAll('#dud-rows li')) li.addEventListener('mouseenter', () => {}); })()",
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    // The row action whose rows include the one keyed `key`.
+    let row_action = |key: &str| {
+        capture["actions"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(_, a)| {
+                a["parameters"][0]["allowed_values"]
+                    .as_array()
+                    .is_some_and(|v| v.contains(&Value::from(key)))
+            })
+            .map(|(name, a)| (name.clone(), a["parameters"][0]["name"].clone()))
+            .unwrap_or_else(|| panic!("a row action on row {key}: {}", capture["actions"]))
+    };
+    // The stylesheet says hovering the row shows the control: offered, and it runs.
+    let (archive, key) = row_action("c2");
+    let out = dispatch(
+        &format!("{{action: {archive:?}, parameters: {{{key}: 'c2'}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "Archive Two");
+    // The same rule as Tailwind writes it (group-hover: :hover inside :is/:where).
+    let (pin, key) = row_action("t2");
+    let out = dispatch(
+        &format!("{{action: {pin:?}, parameters: {{{key}: 't2'}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "Pin Eight");
+    // A listener shows it: the dispatcher hovers the row and the control appears.
+    let (star, key) = row_action("j1");
+    let out = dispatch(
+        &format!("{{action: {star:?}, parameters: {{{key}: 'j1'}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "Star Three");
+    // A listener that reveals nothing is evidence enough to offer the control, never to
+    // click it: after hovering it is still invisible.
+    eval("document.getElementById('log').textContent = ''");
+    let (remove, key) = row_action("d1");
+    let out = dispatch(
+        &format!("{{action: {remove:?}, parameters: {{{key}: 'd1'}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "");
+}
+
+#[wasm_bindgen_test]
+async fn a_label_other_than_the_gated_one_is_refused() {
+    mount_in_view(r##"<button type="button" id="rep">Archive report</button><p id="log"></p>"##);
+    eval("document.getElementById('rep').addEventListener('click', () => { document.getElementById('log').textContent = 'clicked ' + document.getElementById('rep').textContent; })");
+    let gated = analyze(&mut probe(), &snapshot_json());
+    let gated_name = action_at(&gated, "dom:#rep").expect("offered");
+    let gated_tier = gated["actions"][&gated_name]["reversibility"].clone();
+    // Right after the capture nspd re-gated, the page relabels its control; the content
+    // script's newest capture sees the new label (and so would its own comparison).
+    eval("document.getElementById('rep').textContent = 'Delete report forever'");
+    let newest = analyze(&mut probe(), &snapshot_json());
+    let name = action_at(&newest, "dom:#rep").expect("offered");
+    let expect = serde_json::json!({"tier": newest["actions"][&name]["reversibility"], "labels": ["Archive report"]});
+    let out = dispatch(
+        &format!("{{action: {name:?}, parameters: {{}}, expect: {expect}}}"),
+        &newest,
+    )
+    .await;
+    assert_eq!(out["code"], "target_changed", "{out}");
+    assert_eq!(log(), "");
+    // A tier stricter than the one the gate allowed is refused too.
+    let expect = serde_json::json!({"tier": gated_tier, "labels": ["Delete report forever"]});
+    if gated_tier != newest["actions"][&name]["reversibility"] {
+        let out = dispatch(
+            &format!("{{action: {name:?}, parameters: {{}}, expect: {expect}}}"),
+            &newest,
+        )
+        .await;
+        assert_eq!(out["code"], "target_changed", "{out}");
+        assert_eq!(log(), "");
+    }
+    // What the gate saw is what is there: it runs.
+    let expect = serde_json::json!({"tier": newest["actions"][&name]["reversibility"], "labels": ["Delete report forever"]});
+    let out = dispatch(
+        &format!("{{action: {name:?}, parameters: {{}}, expect: {expect}}}"),
+        &newest,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "clicked Delete report forever");
+}
+
+#[wasm_bindgen_test]
+async fn a_submit_relabelled_while_the_fields_fill_is_refused_before_submitting() {
+    mount_in_view(
+        r##"<form id="f" method="post" action="/drafts" aria-label="Draft">
+          <label>To <input name="to" id="to"></label>
+          <button type="submit" id="sub">Save draft</button>
+        </form><p id="log"></p>"##,
+    );
+    eval(
+        "(() => { const sub = document.getElementById('sub'); \
+         document.getElementById('to').addEventListener('input', () => { sub.textContent = 'Send to all contacts'; }); \
+         document.getElementById('f').addEventListener('submit', (e) => { e.preventDefault(); document.getElementById('log').textContent = 'submitted as ' + sub.textContent; }); })()",
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let name = action_at(&capture, "dom:#sub").expect("the form's action");
+    let labels: Vec<Value> = capture["explain"][&name]["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["text"].clone())
+        .collect();
+    assert_eq!(labels[0], "Save draft", "{labels:?}");
+    let expect =
+        serde_json::json!({"tier": capture["actions"][&name]["reversibility"], "labels": labels});
+    let out = dispatch(
+        &format!("{{action: {name:?}, parameters: {{to: 'team@example.com'}}, expect: {expect}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_changed", "{out}");
+    // The fields were filled; the relabelled submit was not pressed.
+    assert_eq!(
+        eval_string("document.getElementById('to').value"),
+        "team@example.com"
+    );
+    assert_eq!(log(), "");
+}
+
+#[wasm_bindgen_test]
+async fn a_row_other_than_the_gated_one_is_refused() {
+    mount_in_view(
+        r##"<ul id="rows">
+          <li data-item-id="r1"><span class="name">Invoice March</span> <button type="button">Archive</button></li>
+          <li data-item-id="r2"><span class="name">Invoice April</span> <button type="button">Archive</button></li>
+        </ul><p id="log"></p>"##,
+    );
+    eval("for (const b of document.querySelectorAll('#rows button')) b.addEventListener('click', () => { document.getElementById('log').textContent = 'archived ' + b.closest('li').dataset.itemId; })");
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let name = capture["actions"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, a)| a["internal_target"].as_str().unwrap().starts_with("row:"))
+        .map(|(n, _)| n.clone())
+        .expect("a row action");
+    let key = capture["actions"][&name]["parameters"][0]["name"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The gate saw the March row under this key; the page now has April there.
+    let wrong =
+        serde_json::json!({"labels": ["Archive", "Archive"], "row": ["Invoice March", "Archive"]});
+    let out = dispatch(
+        &format!("{{action: {name:?}, parameters: {{{key}: 'r2'}}, expect: {wrong}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_changed", "{out}");
+    assert_eq!(log(), "");
+    let right =
+        serde_json::json!({"labels": ["Archive", "Archive"], "row": ["Invoice April", "Archive"]});
+    let out = dispatch(
+        &format!("{{action: {name:?}, parameters: {{{key}: 'r2'}}, expect: {right}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "archived r2");
+}
+
+#[wasm_bindgen_test]
+async fn a_builtin_runs_only_on_the_element_the_gate_resolved() {
+    mount_in_view(
+        r##"<a href="#h" id="help">Help</a> <button type="button" id="del">Delete</button>
+        <p id="log"></p>"##,
+    );
+    eval("document.getElementById('del').addEventListener('click', (e) => { document.getElementById('log').textContent = 'deleted'; })");
+    let capture = analyze(&mut probe(), &snapshot_json());
+    // The gate resolved "#help ~ button" to the Delete button: it runs only on that.
+    let seen: Value = serde_json::from_str(&eval_string(
+        "JSON.stringify(NspDispatch.describe('#help ~ button', null, null))",
+    ))
+    .unwrap();
+    assert_eq!(seen["count"], 1, "{seen}");
+    assert_eq!(seen["element"]["label"], "Delete", "{seen}");
+    let expect = serde_json::json!({"element": {"tag": "button", "label": "Help"}});
+    let out = dispatch(
+        &format!(
+            "{{action: 'click', parameters: {{selector: '#help ~ button'}}, expect: {expect}}}"
+        ),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_changed", "{out}");
+    assert_eq!(log(), "");
+    // A selector that now finds two elements is refused.
+    eval("document.getElementById('del').insertAdjacentHTML('afterend', '<button type=\"button\">Delete</button>')");
+    let expect = serde_json::json!({"element": {"tag": "button", "label": "Delete"}});
+    let out = dispatch(
+        &format!(
+            "{{action: 'click', parameters: {{selector: '#help ~ button'}}, expect: {expect}}}"
+        ),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_changed", "{out}");
+    assert_eq!(log(), "");
+    let out = dispatch(
+        &format!("{{action: 'click', parameters: {{selector: '#del'}}, expect: {expect}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "deleted");
+}
+
+#[wasm_bindgen_test]
+fn resolve_answers_what_the_selector_finds() {
+    mount_in_view(
+        r##"<form id="login" method="post" action="/session" aria-label="Sign in">
+          <label>Password <input type="password" id="pw" name="pw"></label>
+          <button type="submit" id="go">Sign in</button>
+        </form>
+        <button type="button" id="ghost" style="visibility:hidden">Wipe</button>"##,
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let form_action = action_at(&capture, "dom:#go").expect("the form's action");
+    let describe = |sel: &str| -> Value {
+        let capture = serde_json::to_string(&capture).unwrap();
+        serde_json::from_str(&eval_string(&format!(
+            "JSON.stringify(NspDispatch.describe({sel:?}, {capture}, null))"
+        )))
+        .unwrap()
+    };
+    let go = describe("#go");
+    assert_eq!(go["count"], 1);
+    assert_eq!(go["element"]["tag"], "button");
+    assert_eq!(go["element"]["label"], "Sign in");
+    assert_eq!(go["element"]["perceivable"], true);
+    assert_eq!(go["element"]["secret"], false);
+    assert_eq!(go["element"]["actions"], serde_json::json!([form_action]));
+    // A field inside the form belongs to the form's action; a password is secret.
+    let pw = describe("#login input");
+    assert_eq!(pw["element"]["secret"], true, "{pw}");
+    assert_eq!(pw["element"]["label"], "", "{pw}");
+    assert!(
+        pw["element"]["actions"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::String(form_action.clone())),
+        "{pw}"
+    );
+    let ghost = describe("#ghost");
+    assert_eq!(ghost["element"]["perceivable"], false, "{ghost}");
+    assert_eq!(
+        ghost["element"]["actions"],
+        serde_json::json!([]),
+        "{ghost}"
+    );
+    let many = describe("button");
+    assert_eq!(many["count"], 2, "{many}");
+    assert!(many.get("element").is_none(), "{many}");
+    let bad = describe("##");
+    assert_eq!(bad["count"], 0);
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a valid selector"),
+        "{bad}"
+    );
+}
+
+#[wasm_bindgen_test]
+fn a_field_that_was_a_password_stays_secret() {
+    mount_in_view(
+        r##"<form id="login" method="post" action="/session">
+          <input type="password" id="pw" aria-label="Password" placeholder="Your password" data-nsp-value="s3cr3t-marker">
+          <button type="submit">Sign in</button>
+        </form>"##,
+    );
+    let first = snapshot_json();
+    assert!(
+        !first.contains("s3cr3t-marker"),
+        "data-nsp-value of a password left the page"
+    );
+    // "Show password": the page turns the field into text and mirrors the value into
+    // every attribute it could.
+    eval(
+        "(() => { const pw = document.getElementById('pw'); pw.value = 'hunter2-value'; pw.type = 'text'; \
+         for (const a of ['aria-label', 'title', 'placeholder', 'data-nsp-value', 'data-nsp-label', 'class']) pw.setAttribute(a, 'hunter2-value'); \
+         const l = document.createElement('label'); l.htmlFor = 'pw'; l.textContent = 'hunter2-value'; pw.before(l); })()",
+    );
+    let snap = snapshot_json();
+    assert!(!snap.contains("hunter2"), "the value left the page: {snap}");
+    let capture = analyze(&mut probe(), &snap);
+    assert!(!capture.to_string().contains("hunter2"));
+    assert_eq!(
+        eval("NspExtract.isSecret(document.getElementById('pw'))").as_bool(),
+        Some(true)
+    );
+    // A field the content script saw change away from password (its mutation observer)
+    // is secret before any capture read it.
+    eval("(() => { const f = document.createElement('input'); f.id = 'was'; document.getElementById('login').append(f); NspExtract.rememberPassword(f); })()");
+    assert_eq!(
+        eval("NspExtract.isSecret(document.getElementById('was'))").as_bool(),
+        Some(true)
+    );
+}
+
+/// A list rendered by position puts a newcomer into the first row while the pointer goes
+/// down: the click would land on a message the agent never saw.
+#[wasm_bindgen_test]
+async fn a_row_rewritten_while_the_pointer_goes_down_is_not_clicked() {
+    mount_in_view(
+        r##"<ul id="msgs">
+          <li><span class="from">Billing</span> <span class="subject">Invoice</span> <button type="button" class="archive" data-nsp-action="archive_message" data-nsp-reversibility="reversible_write">Archive</button></li>
+        </ul><p id="log"></p>"##,
+    );
+    eval(
+        "(() => { const li = document.querySelector('#msgs li'); \
+         li.addEventListener('mousedown', () => { li.querySelector('.from').textContent = 'Team'; }, true); \
+         li.querySelector('button').addEventListener('click', () => { document.getElementById('log').textContent = 'archived ' + li.querySelector('.from').textContent; }); })()",
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let name = "archive_message";
+    assert!(
+        capture["actions"][name].is_object(),
+        "the declared action: {}",
+        capture["actions"]
+    );
+    let out = dispatch(&format!("{{action: {name:?}, parameters: {{}}}}"), &capture).await;
+    assert_eq!(out["code"], "target_changed", "{out}");
+    assert_eq!(log(), "");
+}
+
+/// A "skip to content" link sits off the page until keyboard focus brings it on screen:
+/// offered, and the dispatcher focuses it for real before clicking. A rule that styles
+/// the focused control without bringing it on screen gets it offered, never clicked.
+#[wasm_bindgen_test]
+async fn a_control_keyboard_focus_reveals_is_focused_then_clicked() {
+    mount_in_view(
+        r##"<style>
+          .skip { position: absolute; top: -999px; left: 0 }
+          .skip:focus { top: 0 }
+          .fake { position: absolute; top: -999px; left: 0 }
+          .fake:focus { color: red }
+        </style>
+        <a class="skip" id="skip" href="#log">Skip to main content</a>
+        <button type="button" class="fake" id="fake">Wipe everything</button>
+        <p id="log"></p>"##,
+    );
+    eval(
+        "for (const id of ['skip', 'fake']) document.getElementById(id).addEventListener('click', (e) => { e.preventDefault(); document.getElementById('log').textContent = id; })",
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let skip = action_at(&capture, "dom:#skip")
+        .unwrap_or_else(|| panic!("the skip link is offered: {}", capture["actions"]));
+    let out = dispatch(&format!("{{action: {skip:?}, parameters: {{}}}}"), &capture).await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "skip");
+    eval("document.getElementById('log').textContent = ''; document.activeElement.blur()");
+    if let Some(fake) = action_at(&capture, "dom:#fake") {
+        let out = dispatch(&format!("{{action: {fake:?}, parameters: {{}}}}"), &capture).await;
+        assert_eq!(out["code"], "target_hidden", "{out}");
+    }
+    let out = dispatch(
+        "{action: 'click', parameters: {selector: '#fake'}}",
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "");
+}
