@@ -208,6 +208,14 @@ async function readMode([extDir, browserPath, base, key, callsArg, mcpUrl]) {
       const r = await api("POST", "/substrate/v1/action", { pid, action: "read_text", parameters: {} });
       if (r.status < 400 || r.status >= 500) throw new Error(`refused read_text: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
     };
+    // MCP frames an answer that carries page text as untrusted page content: a note, then
+    // the JSON between <page-content-TAG> lines (daemon/src/mcp.rs, page_json).
+    /** @param {string} text */
+    const framed = (text) => {
+      const m = /\n<page-content-([0-9a-f]{16})>\n([\s\S]*)\n<\/page-content-\1>$/.exec(text);
+      if (!m) throw new Error(`MCP answer not framed as page content: ${text.slice(0, 200)}`);
+      return m[2];
+    };
     /** @type {Record<string, () => Promise<unknown>>} */
     const kinds = { read_text: ours, playwright: theirs, health: floor, refused };
     /** @type {Record<string, number[]>} */
@@ -219,7 +227,7 @@ async function readMode([extDir, browserPath, base, key, callsArg, mcpUrl]) {
       kinds.mcp = async () => {
         const r = await mcp.call("execute", { tab: pid, action: "read_text", parameters: { selector } });
         if (r.isError) throw new Error(`MCP read_text: ${JSON.stringify(r.content).slice(0, 500)}`);
-        return JSON.parse(r.content[0].text).raw_return;
+        return JSON.parse(framed(r.content[0].text)).raw_return;
       };
       samples.mcp = [];
       const c = await kinds.mcp();
