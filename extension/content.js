@@ -373,6 +373,28 @@
     // Pending DOM changes first: the action must check its target against the page as
     // it is now.
     if (dirty.size) await flush();
+    let answered = false;
+    /** @param {any} outcome */
+    const answer = (outcome) => {
+      if (answered) return;
+      answered = true;
+      const result = { type: "action_result", action_id: msg.action_id, outcome };
+      if (reply && reply === direct) reply.postMessage(result);
+      else send(result);
+    };
+    // A click that opens another document (a link, a form's submit) takes this script
+    // with it, often before the dispatcher has finished settling: a fast server answers
+    // a GET in a few milliseconds. The answer goes out as soon as the navigation starts
+    // (or, at the latest, as the page is hidden), so the agent hears that it ran instead
+    // of waiting for a page that is gone.
+    const leaving = () => answer({ status: "done", value: null });
+    /** @param {any} event */
+    const onNavigate = (event) => {
+      if (event && event.destination && event.destination.sameDocument === false) leaving();
+    };
+    const nav = /** @type {any} */ (globalThis).navigation;
+    if (nav && typeof nav.addEventListener === "function") nav.addEventListener("navigate", onNavigate);
+    addEventListener("pagehide", leaving);
     let outcome;
     let asked = false;
     try {
@@ -381,13 +403,14 @@
       });
     } catch (err) {
       outcome = { status: "failed", code: "threw", message: String((err && err.message) || err).slice(0, 500) };
+    } finally {
+      if (nav && typeof nav.removeEventListener === "function") nav.removeEventListener("navigate", onNavigate);
+      removeEventListener("pagehide", leaving);
     }
     // A new control asked for confirmation: the capture that rates it irreversible goes
     // out before the answer, so whoever reads the state after the refusal sees it.
     if (asked) await fullCapture(null);
-    const result = { type: "action_result", action_id: msg.action_id, outcome };
-    if (reply && reply === direct) reply.postMessage(result);
-    else send(result);
+    answer(outcome);
   }
 
   // The element a question to the person is about, outlined while they decide. The
@@ -496,6 +519,8 @@
         done();
         if (direct) direct.close();
         direct = pipe.port1;
+        // The worker sends reads on this port only after this answer (see sw.js).
+        direct.postMessage({ type: "channel_ack" });
       } else if (msg.type === "dispatch") {
         schedule(() => runDispatch(msg, pipe.port1));
       }

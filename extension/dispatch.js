@@ -230,13 +230,14 @@
 
   // `guard`: the checks to run right before the pointer goes down and again right
   // before the click itself (the page's pointerdown and mousedown handlers run between).
-  function click(el, guard) {
+  // `findRow`: how the element's row is found (a row action knows its rows exactly).
+  function click(el, guard, findRow = rowOf) {
     if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
     if (guard) guard();
     // The row around the control, as it reads now: a page that rewrites it while the
     // pointer goes down (a new row rendered into the same elements) has the click land
     // on something other than what was checked.
-    const row = rowOf(el);
+    const row = findRow(el);
     const before = row ? rowText(row) : null;
     const rect = el.getBoundingClientRect();
     const init = { bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0 };
@@ -246,8 +247,12 @@
     if (typeof el.focus === "function") el.focus({ preventScroll: true });
     el.dispatchEvent(new PointerCtor("pointerup", { ...init, pointerId: 1, isPrimary: true }));
     el.dispatchEvent(new MouseEvent("mouseup", init));
+    // The page took the press and removed the element (a menu that runs its item on
+    // mouseup and closes): the action happened; a click now would go nowhere, and
+    // reporting "no longer on the page" would tell the agent nothing ran.
+    if (!el.isConnected) return;
     if (guard) guard();
-    if (row && (rowOf(el) !== row || rowText(row) !== before)) {
+    if (row && (findRow(el) !== row || rowText(row) !== before)) {
       fail("target_changed", `The row of ${say(el)} changed while the pointer went down on it; nothing was clicked.`);
     }
     el.click();
@@ -276,6 +281,7 @@
     const role = el.getAttribute("role") || "";
     if (role === "switch" || role === "checkbox") return "aria-checkbox";
     if (role === "listbox") return "listbox";
+    if (role === "tablist") return "tablist";
     return "text";
   }
 
@@ -309,10 +315,14 @@
         return;
       }
       case "select": {
-        const values = Array.from(el.options, (o) => o.value);
-        if (!values.includes(String(value))) fail("bad_parameters", `${name}: ${shown(value)} is not one of the options ${JSON.stringify(values.slice(0, 50))}.`);
+        // An option's text (what the state offers when the page's values are ids), else
+        // its value.
+        const options = Array.from(el.options);
+        const text = (/** @type {HTMLOptionElement} */ o) => norm(o.label || o.text || "");
+        const pick = options.find((o) => text(o) === norm(String(value))) || options.find((o) => o.value === String(value));
+        if (!pick) fail("bad_parameters", `${name}: ${shown(value)} is not one of the options ${JSON.stringify(options.slice(0, 50).map((o) => text(o) || o.value))}.`);
         guard(el);
-        setValue(el, String(value));
+        setValue(el, pick.value);
         return;
       }
       case "listbox": {
@@ -328,10 +338,22 @@
         if (pick.getAttribute("aria-selected") !== "true") click(pick, () => guard(el));
         return;
       }
+      case "tablist": {
+        // A tab bar (the probe's `select_tab`): a person clicks the tab by its label
+        // (the probe's rule, controlLabel), among this bar's own tabs.
+        const tabs = Array.from(el.querySelectorAll('[role="tab"]')).filter((t) => t.closest('[role="tablist"]') === el);
+        const want = norm(String(value));
+        const pick = tabs.find((t) => norm(labelOf(t)) === want) || tabs.find((t) => norm(t.textContent) === want);
+        if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the tabs ${JSON.stringify(tabs.slice(0, 50).map((t) => norm(labelOf(t))))}.`);
+        if (isDisabled(pick)) fail("bad_parameters", `${name}: the tab ${JSON.stringify(want)} is disabled.`);
+        click(pick, () => guard(pick));
+        return;
+      }
       case "multiselect": {
         const want = (Array.isArray(value) ? value : [value]).map(String);
         guard(el);
-        for (const o of el.options) o.selected = want.includes(o.value);
+        const wanted = want.map(norm);
+        for (const o of el.options) o.selected = want.includes(o.value) || wanted.includes(norm(o.label || o.text || ""));
         fire(el, "input");
         fire(el, "change");
         return;
@@ -410,10 +432,13 @@
       same();
     };
     const fields = (explain && explain.parameters) || {};
-    const kind = FIELD_TAGS.has(el.localName) || el.getAttribute("role") === "switch" || el.getAttribute("role") === "checkbox" ? fieldKind(el) : null;
-    // An action bound to a switch or a choice list sets that control itself.
-    if (kind && kind !== "text" && (params.checked !== undefined || params.value !== undefined) && !fields.value) {
-      trigger(el, () => fill(el, name, params.checked !== undefined ? params.checked : params.value, guard));
+    const role = el.getAttribute("role");
+    const kind = FIELD_TAGS.has(el.localName) || role === "switch" || role === "checkbox" || role === "tablist" ? fieldKind(el) : null;
+    // An action bound to a switch, a choice list or a tab bar (`select_tab(tab)`) sets
+    // that control itself.
+    const choice = params.checked !== undefined ? params.checked : params.value !== undefined ? params.value : kind === "tablist" ? params.tab : undefined;
+    if (kind && kind !== "text" && choice !== undefined && !fields.value) {
+      trigger(el, () => fill(el, name, choice, guard));
       await settle();
       return true;
     }
@@ -442,7 +467,11 @@
         } else {
           guard(el);
         }
-        form.requestSubmit(el === form ? undefined : el);
+        // A submit button is clicked, as a person's press: its own click listeners run
+        // (a page that does its work there and cancels the native submit), then the
+        // browser submits the form with it as the submitter.
+        if (el === form) form.requestSubmit();
+        else el.click();
       });
     } else {
       if (el.disabled || el.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${JSON.stringify(labelOf(el))} is disabled.`);
@@ -470,9 +499,18 @@
 
   // row:<controls> | <rows> | <key>
   async function runRow(name, schema, explain, params, expect) {
-    const [controlsSel, rowsSel, keySpec] = schema.internal_target.slice(4).split(" | ");
+    // A fourth part says how the control is pressed: "open", a record's name in a
+    // listing, opened as a person opens an item (see below).
+    const [controlsSel, rowsSel, keySpec, how] = schema.internal_target.slice(4).split(" | ");
     if (!controlsSel || !rowsSel || !keySpec) fail("unsupported", `Cannot read the row target of ${name}.`);
-    const rowSel = rowsSel.split(" >>> ").pop().trim();
+    // The rows, exactly as the probe named them (a bare tag for `li`/`tr` rows, the
+    // container's children otherwise): a control's row is its nearest ancestor among
+    // them, never a wrapper inside the row that happens to share the row's tag.
+    const rowSet = new Set(resolveAll(rowsSel));
+    const rowFor = (el) => {
+      for (let a = el.parentElement; a; a = a.parentElement) if (rowSet.has(a)) return a;
+      return null;
+    };
     // The control's label is part of its identity when it is the same on every row (the
     // probe grouped them by it); a declared control may be labelled per row (a subject).
     const texts = explain && explain.elements ? explain.elements.map((e) => e.text) : [];
@@ -497,7 +535,8 @@
       }
       if (keySpec.startsWith("@")) return row.getAttribute(keySpec.slice(1)) === want(names[0]);
       if (keySpec.startsWith("text:")) {
-        const cell = row.querySelector(":scope > " + keySpec.slice(5));
+        // "text:" alone: the row's own text is its key (an item that is its text).
+        const cell = keySpec === "text:" ? row : row.querySelector(":scope > " + keySpec.slice(5));
         return Boolean(cell) && norm(cell.textContent) === norm(want(names[0]));
       }
       if (keySpec === "index") {
@@ -510,7 +549,7 @@
     let row = null;
     let rowSeen = false;
     for (const c of resolveAll(controlsSel)) {
-      const r = c.closest(rowSel);
+      const r = rowFor(c);
       if (!r || !matches(r, c)) continue;
       rowSeen = true;
       if (expected && expected !== listedLabel(c)) continue;
@@ -527,7 +566,7 @@
     const c = control;
     const r = row;
     const same = () => {
-      if (!c.isConnected || c.closest(rowSel) !== r) fail("target_changed", `The control of ${name} left its row.`);
+      if (!c.isConnected || rowFor(c) !== r) fail("target_changed", `The control of ${name} left its row.`);
       const live = listedLabel(c);
       if (expected && expected !== live) fail("target_changed", `${name}'s control now says ${JSON.stringify(live)}, not ${JSON.stringify(expected)}.`);
       if (gated && (gatedSame !== null ? gatedSame !== live : !gated.includes(live))) {
@@ -538,10 +577,21 @@
       }
     };
     same();
-    trigger(c, () => click(c, () => {
-      actionable(c, false);
-      same();
-    }));
+    trigger(c, () => {
+      click(c, () => {
+        actionable(c, false);
+        same();
+      }, rowFor);
+      // A listing opens an item on a double-click where a click only selects it (a
+      // file browser); where the click opened it already, the name has left the page.
+      if (how === "open" && c.isConnected && rowFor(c) === r) {
+        const rect = c.getBoundingClientRect();
+        c.dispatchEvent(new MouseEvent("dblclick", {
+          bubbles: true, cancelable: true, composed: true, view: c.ownerDocument.defaultView,
+          clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0, detail: 2,
+        }));
+      }
+    });
     await settle();
     return true;
   }

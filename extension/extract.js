@@ -31,7 +31,9 @@
     "dd", "output", "meter", "progress", "iframe", "frame", "time", "data", "menu", "caption",
   ]);
   // Containers whose text would only repeat their children's.
+  // Style and script text is no page text either.
   const NO_TEXT = new Set([
+    "script", "style", "noscript", "template",
     "form", "select", "ul", "ol", "table", "thead", "tbody", "tr", "section", "main", "nav", "aside",
     "article", "header", "footer", "dialog", "fieldset", "dl", "menu", "details", "body", "html", "iframe", "frame",
   ]);
@@ -45,7 +47,10 @@
     "required", "placeholder", "autocomplete", "title", "alt", "for", "min", "max", "multiple",
     "contenteditable", "tabindex", "itemprop", "itemscope", "itemtype", "content", "datetime",
     "toolname", "tooldescription", "toolparamdescription", "data-confirm", "data-turbo-confirm",
-    "data-method", "data-turbo-method", "target", "value",
+    "data-method", "data-turbo-method", "target", "value", "aria-controls",
+    // Where a row of a virtualized list stands among all its rows, and how many there are;
+    // a tree item's depth.
+    "aria-rowindex", "aria-rowcount", "aria-posinset", "aria-setsize", "aria-level",
   ]);
   // Attributes that make an otherwise plain element worth recording.
   const MARKS = new Set([
@@ -405,7 +410,7 @@
     }
     return [
       attr("aria-label"),
-      !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : "",
+      !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : imageLabel(el),
       readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(textOutside(el), TEXT_LIMIT) : "",
       value,
       attr("title"),
@@ -415,6 +420,23 @@
 
   function controlLabel(el) {
     return labelFrom(labelSources(el));
+  }
+
+  // A link or button with no text and no title of its own is named by its image, as a
+  // person reads it: the alt, else the title, of the first image inside that has one
+  // (a footer's logo link, an icon link), when it holds a letter or a digit (an emoji
+  // alt names nothing). "" for anything else.
+  function imageLabel(el) {
+    const tag = el.localName;
+    if ((tag !== "a" && tag !== "button") || norm(el.textContent || "", TEXT_LIMIT)) return "";
+    if (rustTrim(el.getAttribute("title") || "")) return "";
+    const img = el.querySelector("img[alt], img[title]");
+    if (!img) return "";
+    for (const v of [img.getAttribute("alt"), img.getAttribute("title")]) {
+      const t = norm(v || "", TEXT_LIMIT);
+      if (/[\p{L}\p{N}]/u.test(t)) return t;
+    }
+    return "";
   }
 
   function explainLabel(el) {
@@ -440,6 +462,33 @@
         parts.push(t);
       }
       return norm(parts.join(" "), TEXT_LIMIT);
+    }
+    // A checkbox's or radio button's text follows it: what comes before is another's.
+    const boxy = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
+    return FIELD_TAGS.has(el.localName) && !boxy ? captionOf(el) : "";
+  }
+
+  // A field no label names: the short caption a person reads right before it (text
+  // before it in its parent, or the element before it, or before its parent when it
+  // is its parent's first element: a table cell after the cell with the caption).
+  // Nothing that holds a control or a field, nothing longer than CAPTION_MAX.
+  const CAPTION_MAX = 60;
+  const CAPTION_SKIP = "input, select, textarea, button, a[href], [role]";
+  function captionOf(el) {
+    for (let node = el, depth = 0; node && depth < 2; node = node.parentElement, depth++) {
+      let prev = node.previousSibling;
+      while (prev && ((prev.nodeType === 3 && !prev.data.trim()) || prev.nodeType === 8)) prev = prev.previousSibling;
+      if (prev && prev.nodeType === 3) {
+        const t = norm(prev.data, TEXT_LIMIT);
+        return t.length <= CAPTION_MAX ? t : "";
+      }
+      if (prev && prev.nodeType === 1) {
+        if (FIELD_TAGS.has(prev.localName) || prev.matches(CAPTION_SKIP) || prev.querySelector(CAPTION_SKIP)) return "";
+        const t = norm(prev.textContent || "", TEXT_LIMIT);
+        return t.length <= CAPTION_MAX ? t : "";
+      }
+      // The first thing in its parent: the caption may sit before the parent.
+      if (!node.parentElement || node.parentElement.localName === "form" || node.parentElement.localName === "body") return "";
     }
     return "";
   }
@@ -506,8 +555,11 @@
   }
 
   // Whether `node` is `el` or inside it, across shadow roots.
+  // Through the composed tree: a node slotted into a shadow root's `<slot>` (a custom
+  // button's icon and label) is inside the shadow element that shows it, not only
+  // inside its host.
   function within(el, node) {
-    for (let n = node; n; n = n.parentNode || n.host || null) if (n === el) return true;
+    for (let n = /** @type {any} */ (node); n; n = n.assignedSlot || n.parentNode || n.host || null) if (n === el) return true;
     return false;
   }
 
@@ -1091,7 +1143,8 @@
     // context object per element: extraction runs on every capture.
     visit(el, tag, parentIdx, head, step, nth, relHead, ctx, flags, recs, nodes, ends, base, parentVisible) {
       const bits = TAG_BITS.get(tag) | 0;
-      if ((bits & T_SKIP) !== 0 && tag !== "svg") return false;
+      // A skipped element still keeps its text (a <style>'s CSS) out of its parent's.
+      if ((bits & T_SKIP) !== 0 && tag !== "svg") return (bits & T_NO_TEXT) !== 0;
       if (base + recs.length >= MAX_RECORDS) {
         this.truncated = true;
         return false;
@@ -1169,8 +1222,9 @@
         record = true;
       }
       const first = el.firstElementChild;
-      // Leaf text in a row is a record field, unless its cell (td) already holds it.
-      if (!record && (flags & (ROW | CELL)) === ROW && cls !== null && first === null && (el.textContent || "").trim()) {
+      // Leaf text in a row is a record field, unless its cell (td) already holds it: a
+      // classed leaf, or a paragraph (a record's or an article's text).
+      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || tag === "p") && first === null && (el.textContent || "").trim()) {
         record = true;
       }
       if (!record && CUE_TAGS.has(tag) && (tag === "p" || first === null)) {
@@ -1381,8 +1435,19 @@
         } else if (tag === "select") {
           attrs.value = clipAttr(selectValue(el));
           const values = [];
-          for (let o = 0; o < el.options.length && o < MAX_OPTIONS; o++) values.push(el.options[o].value);
+          // What a person reads, when the page gave its options other values (ids):
+          // the probe offers those texts, and the dispatcher takes either.
+          const labels = [];
+          let hiddenValues = false;
+          for (let o = 0; o < el.options.length && o < MAX_OPTIONS; o++) {
+            const option = el.options[o];
+            const label = (option.label || option.text || "").replace(/\s+/g, " ").trim().slice(0, 120);
+            values.push(option.value);
+            labels.push(label);
+            if (label !== option.value) hiddenValues = true;
+          }
           attrs.options = JSON.stringify(values);
+          if (hiddenValues) attrs.option_labels = JSON.stringify(labels);
         } else {
           attrs.value = clipAttr(String(el.value || ""));
         }
@@ -1394,6 +1459,7 @@
       if (texty) text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
       let label = "";
       if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
+      else if ((tag === "a" || tag === "button") && !text) label = imageLabel(el);
       if (!vis) recFlags |= F_HIDDEN;
       const disabled = inert || ((ask & ASK_ARIA_DISABLED) !== 0 && el.getAttribute("aria-disabled") === "true") ||
         ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));

@@ -916,16 +916,26 @@ self.addEventListener("message", (event) => {
   // since then offered a new token.
   if (ports.get(offer.tabId) !== offer.port) return;
   const { tabId, windowId } = offer;
-  dropDirect(tabId);
   const direct = event.ports[0];
-  directPorts.set(tabId, direct);
-  // Only answers to what went out on this port come back on it.
+  // The port carries reads only once the page has acknowledged `channel_ready`: a page
+  // that gave up waiting (a slow frame load after a reload) has closed its end, and
+  // reads posted into a closed port are lost without a word.
   direct.onmessage = (e) => {
     const msg = e.data;
-    if (msg && msg.type === "action_result") ready.then(() => onTabMessage(tabId, windowId, msg));
+    if (!msg) return;
+    if (msg.type === "channel_ack") {
+      if (ports.get(tabId) !== offer.port) {
+        direct.close();
+        return;
+      }
+      dropDirect(tabId);
+      directPorts.set(tabId, direct);
+      pushStatus();
+    } else if (msg.type === "action_result" && directPorts.get(tabId) === direct) {
+      ready.then(() => onTabMessage(tabId, windowId, msg));
+    }
   };
   direct.postMessage({ type: "channel_ready" });
-  pushStatus();
 });
 
 // Refusals of messages that only the extension's pages may send, counted for the tests

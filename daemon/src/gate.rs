@@ -391,8 +391,14 @@ pub fn check_or_hold(
     };
     let state = state.ok_or_else(|| not_available(name, None))?;
 
-    // Step 5: the confidence floor.
-    let effective = action_confidence.min(state.confidence);
+    // Step 5: the confidence floor: the lower of the action's and the page's, except
+    // for a builtin whose effect does not depend on the page (`navigate`).
+    let page_independent = is_builtin && nsp_protocol::builtins::PAGE_INDEPENDENT.contains(&name);
+    let effective = if page_independent {
+        action_confidence
+    } else {
+        action_confidence.min(state.confidence)
+    };
     let required = floor(tier);
     let mut below_floor = None;
     // A writing builtin aimed at nothing any action explains: nobody knows what it does.
@@ -1100,6 +1106,29 @@ mod tests {
         )
         .expect("allowed");
         assert_eq!(ok.effective_confidence, 0.85);
+    }
+
+    #[test]
+    fn navigate_leaves_a_page_the_probe_does_not_understand() {
+        // A page at 0.51: navigate is held to its own confidence; a click is not.
+        let s = state(0.51);
+        let go = req(json!({"pid": 1, "action": "navigate",
+            "parameters": {"url": "http://127.0.0.1/next"},
+            "verify_expression": "changed(context.url)"}));
+        let ok = check(&go, Some(&s), &BTreeMap::new(), LIMITS).expect("navigate allowed");
+        assert!(
+            ok.effective_confidence >= 0.8,
+            "{}",
+            ok.effective_confidence
+        );
+        let click = req(json!({"pid": 1, "action": "click",
+            "parameters": {"selector": "#help"},
+            "verify_expression": "changed(inbox.unread_count)"}));
+        assert_ne!(
+            code(check(&click, Some(&s), &BTreeMap::new(), LIMITS)),
+            "ok"
+        );
+        assert_eq!(nsp_protocol::builtins::PAGE_INDEPENDENT, &["navigate"]);
     }
 
     fn too_low(s: &SubstrateState, explain: &BTreeMap<String, ActionExplain>) -> String {

@@ -7,8 +7,8 @@
 use nsp_protocol::snapshot::ConfirmSeen;
 use nsp_protocol::Reversibility;
 
-use crate::classify::{raised_by_confirm, Signal};
-use crate::discover::Found;
+use crate::classify::{raised_by_confirm, Signal, Vote, Weighed};
+use crate::found::Found;
 use crate::page::Page;
 use crate::text::{clip, MAX_DESCRIPTION_LEN};
 
@@ -31,11 +31,12 @@ pub fn raise(page: &Page<'_>, seen: &[ConfirmSeen], found: &mut [Found]) {
         let Some(hit) = hit else { continue };
         // Plain quotes, not Debug's escaped ones: people read this.
         let quoted = format!("\"{}\"", clip(&hit.text, QUOTE_LEN));
-        let signal = format!(
-            "{} (+{:.2} irreversible_write): the page raised confirm({quoted}) when this was dispatched: pages ask before what cannot be undone",
-            Signal::ConfirmSeen.name(),
-            Signal::ConfirmSeen.weight()
-        );
+        let signal = Weighed {
+            signal: Signal::ConfirmSeen,
+            vote: Vote::For(Reversibility::IrreversibleWrite),
+            detail: format!("the page raised confirm({quoted}) when this was dispatched: pages ask before what cannot be undone"),
+        }
+        .line();
         f.explain.signals.push(signal.clone());
         if f.schema.reversibility == Reversibility::IrreversibleWrite {
             continue;

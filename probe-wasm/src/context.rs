@@ -95,6 +95,7 @@ const INVERSES: &[(&str, &str)] = &[
     ("suspend", "resume"),
     ("pause", "resume"),
     ("deactivate", "activate"),
+    ("deactivate", "reactivate"),
     ("disable", "enable"),
     ("subscribe", "unsubscribe"),
     ("watch", "unwatch"),

@@ -7,7 +7,7 @@ use nsp_protocol::ActionParameter;
 use serde_json::Value;
 
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
-use crate::discover::{signature, Claims, Found, Source};
+use crate::found::{signature, Claims, Found, Source};
 use crate::page::{control_label, field_label, is_secret, ElementRecordExt, Page};
 use crate::text::{clip, name_slug, slug};
 use crate::HashMap;
@@ -43,19 +43,41 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             found.push(action);
             continue;
         }
+        if e.role() == "tablist" {
+            if let Some(action) = tab_bar(page, i, claims) {
+                found.push(action);
+            }
+            continue;
+        }
         if !page.control(i) {
             continue;
         }
         let label = control_label(e);
-        let base = name_slug(&label);
+        let href = e.attr("href").unwrap_or("");
+        let base = if crate::text::live_text(&label) {
+            // "15 seconds ago" changes by itself: a link is named by where it leads
+            // (`/tickets/41` is `open_tickets`), anything else is not named by it.
+            if e.tag == "a" {
+                let path = href.split(['?', '#']).next().unwrap_or("");
+                let path = match path.find("://") {
+                    Some(k) => path[k + 3..].find('/').map_or("", |s| &path[k + 3 + s..]),
+                    None => path,
+                };
+                name_slug(path)
+            } else {
+                String::new()
+            }
+        } else {
+            name_slug(&label)
+        };
         if base.is_empty() {
             continue;
         }
-        let href = e.attr("href").unwrap_or("");
+        // `href=""` is the page itself: following it loads this page again.
         let navigates = e.tag == "a"
-            && !href.is_empty()
-            && href != "#"
-            && !href.to_ascii_lowercase().starts_with("javascript:");
+            && e.has("href")
+            && href.trim() != "#"
+            && !href.trim().to_ascii_lowercase().starts_with("javascript:");
         let is_reset = (e.tag == "button" || e.tag == "input")
             && e.attr("type")
                 .is_some_and(|t| t.eq_ignore_ascii_case("reset"));
@@ -99,10 +121,22 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             .or_else(|| e.attr("data-turbo-method"))
             .map(|m| m.trim().to_ascii_lowercase());
         ev.data_method = method.as_deref().filter(|m| *m != "get");
-        ev.opens_popup = e.has("aria-haspopup") || e.has("aria-expanded") || e.tag == "summary";
+        ev.opens_popup = opens_popup(e);
         ev.in_dialog = page.in_dialog[i];
         let verdict = classify(&ev);
+        let menu = open_menu_of(page, i);
         let (name, description) = match kind {
+            _ if menu.is_some() && kind != Kind::Link => {
+                let opener = menu.as_ref().and_then(|m| m.1.clone());
+                (
+                    base,
+                    format!(
+                        "Press \"{}\" in the open menu{}",
+                        clip(&label, 100),
+                        opener.map(|o| format!(" of {o}")).unwrap_or_default()
+                    ),
+                )
+            }
             Kind::Link => (
                 format!("open_{base}"),
                 format!("Follow the link \"{}\"", clip(&label, 100)),
@@ -114,7 +148,12 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             _ => (base, format!("Press \"{}\"", clip(&label, 100))),
         };
         let mut action = Found::new(name, Source::Control, verdict, description);
-        action.ns = page.namespace(i).map(str::to_owned);
+        action.ns = match menu.clone() {
+            // A menu's item that collides with another action is told apart by the
+            // menu's name ("delete_more_actions"), never by a record's.
+            Some((Some(m), _)) => Some(m),
+            _ => page.namespace(i).map(str::to_owned),
+        };
         action.schema.signature = "fn() -> bool".into();
         action.schema.internal_target = format!("dom:{}", page.selector(i));
         action.bind(page, i);
@@ -140,10 +179,13 @@ fn loose_field(page: &Page<'_>, i: usize, filled: &[bool]) -> Option<Found> {
     if !texty {
         return None;
     }
-    let label = field_label(e);
-    let base = name_slug(&label);
+    let mut label = field_label(e);
+    let mut base = name_slug(&label);
     if base.is_empty() {
-        return None;
+        // Nothing names it (an editor's bare title box): it is still something an
+        // agent must be able to fill, named by what it is.
+        label = crate::page::role_name(e).replace('_', " ");
+        base = crate::page::role_name(e).to_owned();
     }
     let ev = Evidence::on_page(Kind::Field, &label, page, i);
     let verdict = classify(&ev);
@@ -171,7 +213,7 @@ fn loose_field(page: &Page<'_>, i: usize, filled: &[bool]) -> Option<Found> {
     // Listed without its text: a field's value is what the agent changes, so the
     // dispatcher must not compare it with the one seen at capture time.
     action.cover(i);
-    let mut element = crate::discover::explain_element(page, i);
+    let mut element = crate::found::explain_element(page, i);
     element.text.clear();
     action.explain.elements.push(element);
     Some(action)
@@ -240,9 +282,8 @@ fn toggle_or_choice(
         let allowed: Vec<Value> = if is_radio {
             vec![Value::String(e.attr("value").unwrap_or("on").to_owned())]
         } else {
-            e.attr("options")
-                .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
-                .unwrap_or_default()
+            crate::page::select_choices(e)
+                .0
                 .into_iter()
                 .map(Value::String)
                 .collect()
@@ -253,10 +294,11 @@ fn toggle_or_choice(
             required: true,
             description: "One of the allowed values".into(),
             allowed_values: Some(allowed),
-            default_value: e
-                .attr("value")
-                .filter(|v| !v.is_empty() && is_select && !is_secret(e))
-                .map(|v| Value::String(v.to_owned())),
+            default_value: if is_select && !is_secret(e) {
+                crate::page::select_choices(e).1.map(Value::String)
+            } else {
+                None
+            },
             secret: is_secret(e),
         }
     };
@@ -279,4 +321,236 @@ fn toggle_or_choice(
     }
     action.bind(page, i);
     Some(action)
+}
+
+/// A control that opens a menu, listbox, dialog or disclosure (`aria-haspopup` other
+/// than `false`, `aria-expanded`, a `<summary>`).
+pub fn opens_popup(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    e.attr("aria-haspopup")
+        .is_some_and(|v| !v.trim().eq_ignore_ascii_case("false"))
+        || e.has("aria-expanded")
+        || e.tag == "summary"
+}
+
+/// For an item of an open menu (`role=menuitem*` inside `role=menu`): the menu's name
+/// (its label, else its opener's) and, when the opener sits in a row, what that row
+/// says ("the row \"Report.pdf\""). `None` for anything else.
+fn open_menu_of(page: &Page<'_>, i: usize) -> Option<(Option<String>, Option<String>)> {
+    let e = &page.els[i];
+    if !matches!(e.role(), "menuitem" | "menuitemcheckbox" | "menuitemradio") {
+        return None;
+    }
+    let menu = page
+        .ancestors(i)
+        .find(|a| matches!(page.els[*a].role(), "menu" | "menubar"))?;
+    if page.els[menu].role() == "menubar" {
+        return None;
+    }
+    let opener = menu_opener(page, menu);
+    let name = crate::page::own_name(&page.els[menu])
+        .or_else(|| opener.map(|o| name_slug(&control_label(&page.els[o]))))
+        .filter(|n| !n.is_empty());
+    let row = opener.and_then(|o| row_words(page, o));
+    Some((name, row))
+}
+
+/// The control that opened menu `menu`: the one whose `aria-controls` names the menu,
+/// else the one expanded control that opens a menu while exactly one menu is open
+/// (menus are often rendered at the end of the page, far from their button).
+pub fn menu_opener(page: &Page<'_>, menu: usize) -> Option<usize> {
+    let id = page.els[menu].attr("id").filter(|id| !id.is_empty());
+    if let Some(id) = id {
+        let by_ref = (0..page.els.len()).find(|j| {
+            page.els[*j]
+                .attr("aria-controls")
+                .is_some_and(|c| c.split_whitespace().any(|c| c == id))
+                && page.els[*j].visible
+        });
+        if by_ref.is_some() {
+            return by_ref;
+        }
+    }
+    // The menu inside its opener's container (a dropdown).
+    if let Some(p) = page.parent[menu] {
+        let beside = page
+            .descendants(p)
+            .find(|j| *j < menu && expanded_menu_button(&page.els[*j]));
+        if beside.is_some() {
+            return beside;
+        }
+    }
+    let open_menus = (0..page.els.len())
+        .filter(|j| page.els[*j].role() == "menu" && page.els[*j].visible)
+        .count();
+    let mut openers = (0..page.els.len()).filter(|j| expanded_menu_button(&page.els[*j]));
+    match (open_menus, openers.next(), openers.next()) {
+        (1, Some(o), None) => Some(o),
+        _ => None,
+    }
+}
+
+fn expanded_menu_button(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    e.visible
+        && e.attr("aria-expanded").map(str::trim) == Some("true")
+        && e.attr("aria-haspopup").is_some_and(|v| {
+            let v = v.trim().to_ascii_lowercase();
+            v == "true" || v == "menu"
+        })
+}
+
+/// The nearest row around `i` (a list item, table row, ARIA row or item), in words: its
+/// first cell's text ("the row \"Report.pdf\"").
+fn row_words(page: &Page<'_>, i: usize) -> Option<String> {
+    let row = page.ancestors(i).find(|a| {
+        let r = &page.els[*a];
+        matches!(r.tag.as_str(), "li" | "tr" | "article")
+            || matches!(
+                r.role(),
+                "row" | "listitem" | "option" | "treeitem" | "article"
+            )
+    })?;
+    let cells = crate::lists::row_cells(page, row);
+    let first = cells.into_iter().find(|c| !c.trim().is_empty())?;
+    Some(format!("the row \"{}\"", clip(&first, 60)))
+}
+
+/// A tab bar (`role=tablist`) as one action, `select_tab(tab)`, whose parameter's
+/// allowed values are the tabs' labels; the tab shown is the state's `selected_tab`
+/// (objects.rs). One action rather than one per tab: an agent picks a tab by name, and
+/// the bar's tabs are covered by it.
+fn tab_bar(page: &Page<'_>, list: usize, claims: &mut Claims) -> Option<Found> {
+    let bar = &page.els[list];
+    if !bar.visible || claims.is_claimed(list) {
+        return None;
+    }
+    let tabs: Vec<usize> = page
+        .descendants(list)
+        .filter(|t| {
+            let e = &page.els[*t];
+            e.role() == "tab"
+                && e.visible
+                && !e.disabled
+                && !claims.is_claimed(*t)
+                && page
+                    .ancestors(*t)
+                    .find(|a| page.els[*a].role() == "tablist")
+                    == Some(list)
+        })
+        .collect();
+    let mut values: Vec<Value> = Vec::new();
+    let mut selected = None;
+    for &t in &tabs {
+        let label = control_label(&page.els[t]);
+        if label.is_empty() {
+            continue;
+        }
+        let v = Value::String(label);
+        if page.els[t].attr("aria-selected").map(str::trim) == Some("true") {
+            selected = Some(v.clone());
+        }
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    if values.is_empty() {
+        return None;
+    }
+    let bar_label = control_label(bar);
+    let what = if bar_label.is_empty() {
+        "tab".to_owned()
+    } else {
+        format!("{} tab", clip(&bar_label, 60))
+    };
+    let mut ev = Evidence::on_page(Kind::Tab, &what, page, tabs[0]);
+    ev.opens_popup = false;
+    let verdict = classify(&ev);
+    let param = ActionParameter {
+        name: "tab".into(),
+        type_name: "string".into(),
+        required: true,
+        description: "The tab to show: one of the allowed values (the tabs' labels)".into(),
+        allowed_values: Some(values),
+        default_value: selected,
+        secret: false,
+    };
+    let mut action = Found::new(
+        "select_tab".into(),
+        Source::Control,
+        verdict,
+        if bar_label.is_empty() {
+            "Show one of the tabs".into()
+        } else {
+            format!("Show one of the \"{}\" tabs", clip(&bar_label, 100))
+        },
+    );
+    action.ns = crate::page::own_name(bar).or_else(|| page.namespace(list).map(str::to_owned));
+    action.schema.signature = signature(std::slice::from_ref(&param), "bool");
+    action.schema.parameters = vec![param];
+    action.schema.internal_target = format!("dom:{}", page.selector(list));
+    action.bind(page, list);
+    for &t in &tabs {
+        action.cover(t);
+        claims.claim(t);
+    }
+    claims.claim(list);
+    Some(action)
+}
+
+/// Which menu is open, for `objects` (called by `objects::extract`): `open_menu.name`,
+/// the open menu's name (its label, else its opener's: "More actions"), and, when its
+/// opener sits in a record of a list, `open_menu.record`, that record's path
+/// (`files[1]`), so an agent knows whose menu its items act on. Nothing while no menu
+/// is open.
+pub fn open_menu_objects(page: &Page<'_>, lists: &crate::lists::Lists) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    let Some(menu) = (0..page.els.len()).find(|m| {
+        let e = &page.els[*m];
+        e.role() == "menu"
+            && e.visible
+            && page
+                .descendants(*m)
+                .any(|i| page.els[i].visible && page.els[i].role().starts_with("menuitem"))
+    }) else {
+        return out;
+    };
+    let opener = menu_opener(page, menu);
+    // The menu's own name is a label it is given, never its items' text.
+    let m = &page.els[menu];
+    let own = m
+        .attr("aria-label")
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .unwrap_or(m.label.trim())
+        .to_owned();
+    let name = if own.is_empty() {
+        opener
+            .map(|o| control_label(&page.els[o]))
+            .unwrap_or_default()
+    } else {
+        own
+    };
+    out.push((
+        "open_menu.name".to_owned(),
+        if name.is_empty() {
+            Value::Null
+        } else {
+            Value::String(clip(&name, 100))
+        },
+    ));
+    if let Some((list, record, _)) = opener.and_then(|o| lists.record_of(page, o)) {
+        if let Some(l) = lists.lists.get(list) {
+            let path = if let Some(names) = &l.item_names {
+                names
+                    .get(record)
+                    .map(|n| format!("{}.{n}", l.path))
+                    .unwrap_or_default()
+            } else {
+                format!("{}[{record}]", l.path)
+            };
+            if !path.is_empty() {
+                out.push(("open_menu.record".to_owned(), Value::String(path)));
+            }
+        }
+    }
+    out
 }

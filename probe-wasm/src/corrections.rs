@@ -12,8 +12,8 @@ use nsp_protocol::Reversibility;
 use nsp_protocol::{ActionExplain, ActionSchema};
 use serde_json::Value;
 
-use crate::classify::{Signal, DECLARED};
-use crate::discover::Found;
+use crate::classify::{Signal, Vote, Weighed, DECLARED};
+use crate::found::Found;
 
 /// One correction as the probe needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,15 +138,19 @@ pub fn apply(fixes: &[Fix], actions: &mut [Found]) {
                 by.push_str(" on ");
                 by.push_str(&fix.date);
             }
-            e.signals.push(format!(
-                "{} (+{:.2} {}): {by}: {what} (before: {} at {:.2}, now {:.2})",
-                Signal::Corrected.name(),
-                Signal::Corrected.weight(),
-                schema.reversibility.as_str(),
-                before.as_str(),
-                before_confidence,
-                schema.confidence
-            ));
+            e.signals.push(
+                Weighed {
+                    signal: Signal::Corrected,
+                    vote: Vote::For(schema.reversibility),
+                    detail: format!(
+                        "{by}: {what} (before: {} at {:.2}, now {:.2})",
+                        before.as_str(),
+                        before_confidence,
+                        schema.confidence
+                    ),
+                }
+                .line(),
+            );
             if changed {
                 by.push_str(": ");
                 by.push_str(&what);
@@ -175,7 +179,7 @@ mod tests {
         let fixes = parse(Some(&fixes)).expect("parse");
         let mut found = [Found {
             name: "act".into(),
-            source: crate::discover::Source::Control,
+            source: crate::found::Source::Control,
             ns: None,
             schema: schema(tier, confidence),
             explain: ActionExplain {

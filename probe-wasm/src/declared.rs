@@ -17,8 +17,8 @@ use nsp_protocol::{ActionParameter, Reversibility};
 use serde_json::Value;
 
 use crate::classify::{classify, is_danger_class, Declared, Evidence, Kind, Verdict};
-use crate::discover::{signature, Claims, FewValues, Found, Source};
 use crate::forms::{self, form_facts, is_submit};
+use crate::found::{signature, Claims, FewValues, Found, Source};
 use crate::lists::{record_fields, Lists};
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, humanize, is_identifier, name_value_pairs, slug, MAX_DESCRIPTION_LEN};
@@ -224,10 +224,8 @@ fn single_action(
             secret: crate::page::is_secret(e),
         }],
         Kind::Choice => {
-            let options: Vec<Value> = e
-                .attr("options")
-                .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
-                .unwrap_or_default()
+            let options: Vec<Value> = crate::page::select_choices(e)
+                .0
                 .into_iter()
                 .map(Value::String)
                 .collect();

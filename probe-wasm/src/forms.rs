@@ -9,7 +9,7 @@ use nsp_protocol::ActionParameter;
 use serde_json::Value;
 
 use crate::classify::{classify, is_danger_class, Declared, Evidence, FormFacts, Kind};
-use crate::discover::{signature, Claims, Found, Source};
+use crate::found::{signature, Claims, Found, Source};
 use crate::page::{
     control_label, field_label, is_editable, is_payment, is_secret, ElementRecordExt, Page,
 };
@@ -36,9 +36,32 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             .descendants(f)
             .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
             .collect();
+        // A button-only form repeated in every row of a list (a row's "Delete" posted
+        // by a form of its own) is that list's row action, one action with the row as
+        // parameter: `rows` builds it.
+        if submits.len() == 1
+            && !fields.iter().any(|i| page.els[*i].visible)
+            && in_repeated_row(page, f, submits[0])
+        {
+            continue;
+        }
         let facts = form_facts(page, f, &fields, submits.len() > 1, false);
         let ns = page.namespace_incl(f).map(str::to_owned);
         if submits.is_empty() {
+            // A dialog's form whose confirm button sits in the dialog's footer, outside
+            // the `<form>` (component libraries): that button, with the form's fields.
+            let shown = fields
+                .iter()
+                .any(|i| page.els[*i].visible && !page.els[*i].disabled);
+            if let Some(b) = dialog_confirm(page, f, claims).filter(|_| shown) {
+                let label = control_label(&page.els[b]);
+                let facts = form_facts(page, f, &fields, false, false);
+                let action = build(page, f, b, &label, &fields, &facts, ns, None);
+                claims.claim(b);
+                claims.claim(f);
+                found.push(action);
+                continue;
+            }
             // Enter in a field submits a form without a button (search boxes).
             if !fields
                 .iter()
@@ -66,6 +89,39 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
     }
 }
 
+/// Whether form `f`, with its one button `submit`, sits in a row (`tr`, `li`, `role=row`
+/// or `listitem`) whose siblings hold a form with a button of the same label.
+fn in_repeated_row(page: &Page<'_>, f: usize, submit: usize) -> bool {
+    let is_row = |i: usize| {
+        let e = &page.els[i];
+        matches!(e.tag.as_str(), "tr" | "li") || matches!(e.role(), "row" | "listitem")
+    };
+    let Some(row) = page.ancestors(f).take(4).find(|&a| is_row(a)) else {
+        return false;
+    };
+    let Some(list) = page.ancestors(row).next() else {
+        return false;
+    };
+    let label = control_label(&page.els[submit]);
+    if label.trim().is_empty() {
+        return false;
+    }
+    let alike = page
+        .children(list)
+        .iter()
+        .filter(|&&r| r != row && page.els[r].tag == page.els[row].tag)
+        .filter(|&&r| {
+            page.descendants(r).any(|d| {
+                page.els[d].tag == "form"
+                    && page
+                        .descendants(d)
+                        .any(|b| is_submit(&page.els[b]) && control_label(&page.els[b]) == label)
+            })
+        })
+        .count();
+    alike >= 1
+}
+
 /// Fields and a write button in one container, no `<form>`: filled, then clicked.
 pub fn discover_implicit(
     page: &Page<'_>,
@@ -78,11 +134,15 @@ pub fn discover_implicit(
         let is_button = e.tag == "button"
             || e.role() == "button"
             || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"));
+        // A button that opens a menu or dialog sends nothing: the dialog has its own.
         if !is_button
             || !e.visible
             || claims.is_claimed(b)
-            || page.form[b].is_some()
+            // A `<form>` that holds buttons and no field of its own is only a wrapper:
+            // its buttons act on the fields beside it, like buttons in no form.
+            || page.form[b].is_some_and(|f| page.descendants(f).any(|i| form_field(page, i)))
             || lists.record_of(page, b).is_some()
+            || crate::controls::opens_popup(e)
         {
             continue;
         }
@@ -114,11 +174,67 @@ pub fn discover_implicit(
     }
 }
 
+/// The button that confirms dialog-held form `form` from outside it: in the same
+/// dialog (`role=dialog`/`alertdialog`, `<dialog>`), in no form (or tied to this one by
+/// its `form` attribute), visible, and neither a dismissal ("Cancel", "Close") nor a
+/// read. The last such button wins: dialog footers end with their primary action.
+fn dialog_confirm(page: &Page<'_>, form: usize, claims: &Claims) -> Option<usize> {
+    if !page.in_dialog[form] {
+        return None;
+    }
+    let dialog = page
+        .ancestors(form)
+        .find(|a| crate::page::is_dialog(&page.els[*a]))?;
+    let form_id = page.els[form].attr("id").filter(|id| !id.is_empty());
+    let mut best = None;
+    for b in page.descendants(dialog) {
+        let e = &page.els[b];
+        let is_button = e.tag == "button"
+            || e.role() == "button"
+            || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"));
+        if !is_button || !e.visible || claims.is_claimed(b) {
+            continue;
+        }
+        let tied = form_id.is_some() && e.attr("form") == form_id;
+        if page.form[b].is_some() && !tied {
+            continue;
+        }
+        // In this dialog, not a nested one.
+        if page
+            .ancestors(b)
+            .find(|a| crate::page::is_dialog(&page.els[*a]))
+            != Some(dialog)
+        {
+            continue;
+        }
+        let label = control_label(e);
+        if label.is_empty() || crate::classify::is_dismiss(&label) {
+            continue;
+        }
+        if tied {
+            return Some(b);
+        }
+        // "OK" names no verb; "Help" or "Preview" would read.
+        let words = crate::classify::from_words(&label);
+        if words.is_none_or(|w| w.tier != nsp_protocol::Reversibility::Read) {
+            best = Some(b);
+        }
+    }
+    best
+}
+
 /// The nearest container (at most four levels up, never past a region) that holds
-/// fields outside any form.
+/// fields outside any form. Inside a dialog, the dialog itself at the furthest: a
+/// dialog's footer buttons act on the dialog's fields however deep those sit.
 fn field_group(page: &Page<'_>, b: usize) -> Option<usize> {
+    let dialog = page.in_dialog[b]
+        .then(|| {
+            page.ancestors(b)
+                .find(|a| crate::page::is_dialog(&page.els[*a]))
+        })
+        .flatten();
     for (depth, a) in page.ancestors(b).enumerate() {
-        if depth >= 4 {
+        if depth >= 4 && dialog.is_none() {
             break;
         }
         let has_fields = page.descendants(a).any(|i| {
@@ -128,7 +244,9 @@ fn field_group(page: &Page<'_>, b: usize) -> Option<usize> {
         if has_fields {
             return Some(a);
         }
-        if page.region_el(a) {
+        // A region ends the search, but not the field-less `<form>` wrapping the button
+        // (a form with fields of its own never gets here).
+        if (page.region_el(a) && page.els[a].tag != "form") || Some(a) == dialog {
             break;
         }
     }
@@ -175,9 +293,67 @@ pub fn form_facts(
         has_payment: fields.iter().any(|i| is_payment(&page.els[*i])),
         composes: composes(page, fields),
         login: login(page, fields),
+        data_fields: fields
+            .iter()
+            .filter(|i| {
+                let e = &page.els[**i];
+                e.visible && e.input_type() != "hidden" && !is_search_box(page, **i)
+            })
+            .count(),
         implicit,
         has_other_submit,
+        edits_record: edits_record(page, form, fields),
     }
+}
+
+/// Whether form `form` edits a record that exists ([`FormFacts::edits_record`]).
+fn edits_record(page: &Page<'_>, form: usize, fields: &[usize]) -> bool {
+    let filled = fields.iter().any(|&i| {
+        let e = &page.els[i];
+        e.visible
+            && (e.tag == "textarea"
+                || (e.tag == "input"
+                    && matches!(e.input_type().as_ref(), "" | "text" | "number" | "date")))
+            && e.attr("value").is_some_and(|v| !v.trim().is_empty())
+            && !is_search_box(page, i)
+    });
+    if !filled {
+        return false;
+    }
+    let says_edit = |text: &str| {
+        crate::text::words(text)
+            .first()
+            .is_some_and(|w| w == "edit" || w == "editing")
+    };
+    let view = crate::text::view_of(&page.snap.url);
+    let in_path = view
+        .split(['/', '#'])
+        .any(|seg| seg.eq_ignore_ascii_case("edit"));
+    let heading = |i: usize| matches!(page.els[i].tag.as_str(), "legend" | "h1" | "h2" | "h3");
+    let own = page
+        .descendants(form)
+        .find(|&i| heading(i))
+        .is_some_and(|i| says_edit(&page.els[i].text));
+    let page_heading = (0..page.els.len())
+        .find(|&i| page.els[i].tag == "h1")
+        .is_some_and(|i| says_edit(&page.els[i].text));
+    in_path || own || page_heading
+}
+
+/// A field that searches or filters what is shown (`type=search`, `role=searchbox`, in
+/// a `role=search`, or named "Search…" / "Filter…"): what it holds is a query, not a
+/// record's data.
+fn is_search_box(page: &Page<'_>, i: usize) -> bool {
+    let e = &page.els[i];
+    e.input_type() == "search"
+        || e.role() == "searchbox"
+        || page
+            .ancestors(i)
+            .take(3)
+            .any(|a| page.els[a].role() == "search")
+        || crate::text::words(&field_label(e))
+            .first()
+            .is_some_and(|w| matches!(w.as_str(), "search" | "filter" | "find"))
 }
 
 /// A user field and exactly one password that is not a new one, and little else: a
@@ -211,20 +387,60 @@ fn login(page: &Page<'_>, fields: &[usize]) -> bool {
     passwords.len() == 1 && !new_password && user && visible.len() <= 4
 }
 
-/// Recipients and a message among the fields: what the form sends reaches people.
+/// A field of recipients' addresses and a message among the fields: sent (the
+/// classifier asks for a send verb too), what the form holds reaches people. A field of
+/// addresses is an email field, or one named "To" or "Recipients"; a "CC" box alone
+/// beside a text is a record's field, not a message's recipients.
 fn composes(page: &Page<'_>, fields: &[usize]) -> bool {
     let recipient = fields.iter().any(|i| {
         let e = &page.els[*i];
-        e.input_type() == "email"
-            || crate::text::words(&field_label(e))
-                .iter()
-                .any(|w| matches!(w.as_str(), "to" | "recipient" | "recipients" | "cc" | "bcc"))
+        e.input_type() == "email" || {
+            let w = crate::text::words(&field_label(e));
+            w.first().is_some_and(|w| w == "to")
+                || w.iter().any(|w| w == "recipient" || w == "recipients")
+        }
     });
     let message = fields.iter().any(|i| {
         let e = &page.els[*i];
         e.tag == "textarea" || is_editable(e)
     });
     recipient && message
+}
+
+/// The name a person reads on the one text field of a form (its `aria-label`, label,
+/// placeholder or title; never its `name` or id), or nothing when the form has another
+/// number of fields or its one field is not a text entry.
+fn entry_name(page: &Page<'_>, fields: &[usize]) -> String {
+    let [only] = fields else {
+        return String::new();
+    };
+    let e = &page.els[*only];
+    let text_entry = e.tag == "textarea"
+        || (e.tag == "input"
+            && matches!(
+                e.input_type().as_ref(),
+                "" | "text" | "search" | "url" | "email"
+            ));
+    if !text_entry {
+        return String::new();
+    }
+    [
+        e.attr("aria-label"),
+        Some(e.label.as_str()),
+        e.attr("placeholder"),
+        e.attr("title"),
+    ]
+    .into_iter()
+    .flatten()
+    .map(str::trim)
+    .find(|s| crate::page::names_something(s))
+    // A search field says what it is by its type, when it has no words of its own.
+    .unwrap_or(if e.input_type() == "search" || e.role() == "searchbox" {
+        "Search"
+    } else {
+        ""
+    })
+    .to_owned()
 }
 
 /// One form-like action: `control` is what gets clicked (or the form itself).
@@ -241,7 +457,16 @@ pub fn build(
 ) -> Found {
     let c = &page.els[control];
     let f = &page.els[form];
-    let mut ev = Evidence::on_page(Kind::Submit, label, page, control);
+    // A form with no button and no name of its own, sent by Enter from its one field,
+    // does what that field's name says to a person ("New todo", "Search"): the words
+    // are judged as the button's would be (its name stays the form's).
+    let entry = if form == control && label.trim().is_empty() {
+        entry_name(page, fields)
+    } else {
+        String::new()
+    };
+    let judged = if entry.is_empty() { label } else { &entry };
+    let mut ev = Evidence::on_page(Kind::Submit, judged, page, control);
     ev.form = Some(facts);
     ev.disabled = c.disabled;
     ev.danger = is_danger_class(c.classes());
@@ -263,7 +488,13 @@ pub fn build(
                 .unwrap_or_else(|| describe(page, form, control, label)),
         ),
         None => {
-            let mut name = slug(label);
+            // A form sent by Enter from its one field is named by that field ("New
+            // todo", "Search") when it has no name of its own.
+            let mut name = slug(if label.trim().is_empty() {
+                &entry
+            } else {
+                label
+            });
             if name.is_empty() {
                 name = match &ns {
                     Some(ns) => format!("submit_{ns}"),
@@ -353,7 +584,18 @@ pub fn field_params(
         if !e.visible || e.disabled || (e.tag == "input" && e.input_type() == "file") {
             continue;
         }
-        let Some(name) = param_name(e) else { continue };
+        let Some((mut name, by_role)) = param_name(e) else {
+            continue;
+        };
+        if by_role {
+            // Fields named by what they are (two unnamed text boxes) are two parameters.
+            let base = name.clone();
+            let mut n = 2;
+            while groups.contains_key(&name) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+        }
         if !groups.contains_key(&name) {
             order.push(name.clone());
         }
@@ -419,19 +661,10 @@ pub fn field_params(
                     "true to check it, false to clear it".into(),
                 )
             } else if first.tag == "select" {
-                let options: Vec<Value> = first
-                    .attr("options")
-                    .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|o| !o.is_empty())
-                    .map(Value::String)
-                    .collect();
+                let (choices, chosen) = crate::page::select_choices(first);
+                let options: Vec<Value> = choices.into_iter().map(Value::String).collect();
                 let multiple = first.has("multiple");
-                let default = first
-                    .attr("value")
-                    .filter(|v| !v.is_empty())
-                    .map(|v| Value::String(v.to_owned()));
+                let default = chosen.map(Value::String);
                 (
                     if multiple { "array" } else { "string" },
                     (!options.is_empty()).then_some(options),
@@ -521,29 +754,60 @@ pub fn field_params(
     (params, targets)
 }
 
-/// The parameter a field fills: `data-nsp-param`, its `name`, its id, its label. A
-/// secret field's: its `name` or id, else its kind (`crate::page::secret_name`), never
-/// a label or a declared name.
-fn param_name(e: &ElementRecord) -> Option<String> {
+/// The parameter a field fills: `data-nsp-param`, its `name`, its stable id, its label
+/// ([`field_label`]), else what it is (`text`, `date`…: [`crate::page::role_name`]; the
+/// `bool` says so). Never its value, a colour, a number or a generated id. A secret
+/// field's: its `name` or id, else its kind (`crate::page::secret_name`), never a label
+/// or a declared name.
+pub fn param_name(e: &ElementRecord) -> Option<(String, bool)> {
     let secret = is_secret(e);
-    let declared = e
-        .attr("data-nsp-param")
-        .filter(|p| !p.contains('=') && !secret);
-    let raw = declared
-        .or_else(|| e.attr("name"))
-        .or_else(|| e.attr("id").filter(|id| crate::page::stable_id(id)));
-    if let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) {
+    // Written for scripts, kept as written when it is an identifier.
+    let coded = |raw: &str| -> Option<String> {
+        let raw = raw.trim();
         if is_identifier(raw) && !raw.contains(['.', '-']) {
             return Some(raw.to_owned());
         }
-        let s = slug(raw);
-        if !s.is_empty() {
-            return Some(s);
-        }
+        Some(slug(raw)).filter(|s| !s.is_empty())
+    };
+    let declared = e
+        .attr("data-nsp-param")
+        .filter(|p| !p.contains('=') && !secret);
+    if let Some(name) = declared
+        .or_else(|| e.attr("name").filter(|n| crate::page::names_something(n)))
+        .and_then(coded)
+    {
+        return Some((name, false));
     }
     if secret {
-        return Some(crate::page::secret_name(e));
+        let id = e.attr("id").filter(|id| crate::page::stable_id(id));
+        return Some((
+            id.and_then(coded)
+                .unwrap_or_else(|| crate::page::secret_name(e)),
+            false,
+        ));
     }
-    let s = slug(&field_label(e));
-    (!s.is_empty()).then_some(s)
+    // What a person reads beside the field names it before its id does: ids are for
+    // scripts ("field-7", "mui-3"), used only when nothing else names the field.
+    let read = [
+        e.attr("aria-label"),
+        Some(e.label.as_str()),
+        e.attr("placeholder"),
+        e.attr("title"),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|s| crate::page::names_something(s))
+    .map(slug)
+    .filter(|s| !s.is_empty());
+    if let Some(name) = read {
+        return Some((name, false));
+    }
+    if let Some(name) = e
+        .attr("id")
+        .filter(|id| crate::page::stable_id(id) && crate::page::names_something(id))
+        .and_then(coded)
+    {
+        return Some((name, false));
+    }
+    Some((crate::page::role_name(e).to_owned(), true))
 }

@@ -19,6 +19,7 @@ mod corrections;
 mod declared;
 pub mod discover;
 mod forms;
+pub mod found;
 mod lists;
 #[cfg(test)]
 mod node;

@@ -44,6 +44,9 @@ pub struct List {
     /// numbers. Such records are keyed `<list>.<name>` instead of `<list>[N]`, so
     /// `folders.inbox.count` says which counter it is. `None` for lists of records.
     pub item_names: Option<Vec<String>>,
+    /// How many rows the page says the list has when it shows only some of them (a
+    /// virtualized list: `aria-rowcount` on a grid, `aria-setsize` on its rows).
+    pub declared_total: Option<usize>,
 }
 
 /// Most rows a list of named items may have: longer lists are data, not navigation.
@@ -56,8 +59,9 @@ const MAX_ITEM_LABEL: usize = 48;
 pub enum RowKey {
     /// An attribute of the row element (`data-email-id`), reported as field `field`.
     Attr { attr: String, field: String },
-    /// The text of a cell, found by its position among the row's cells.
-    Text { cell: usize, field: String },
+    /// The text of a cell, found at the same place in every row: its selector relative
+    /// to the row (`div:nth-of-type(1) > span:nth-of-type(1)`).
+    Text { rel: String, field: String },
 }
 
 /// All lists, and for each row element which list and record it is.
@@ -108,6 +112,7 @@ pub fn find(page: &Page<'_>) -> Lists {
                 columns: Vec::new(),
                 dropped_cells: Vec::new(),
                 item_names: None,
+                declared_total: None,
             });
             lists.lists.len() - 1
         });
@@ -121,14 +126,16 @@ pub fn find(page: &Page<'_>) -> Lists {
             continue;
         }
         let container = is_list_container(&page.els[c]);
-        let rows: Vec<usize> = page
+        let grid = aria_grid(&page.els[c]);
+        let mut rows: Vec<usize> = page
             .children(c)
             .iter()
             .copied()
             .filter(|r| {
                 let e = &page.els[*r];
                 let row_like = if container {
-                    is_row(e)
+                    // A header row names columns; it is no record.
+                    is_row(e) && !(e.role() == "row" && header_row(page, *r))
                 } else {
                     // Outside list markup, repeated articles or siblings keyed by a data
                     // attribute are rows (an id alone marks a thing, not a row).
@@ -139,6 +146,11 @@ pub fn find(page: &Page<'_>) -> Lists {
                 e.visible && row_like && !page.declared_scope[*r] && lists.row_of[*r].is_none()
             })
             .collect();
+        if grid {
+            rows = grid_rows(page, c, &lists.row_of);
+        } else if rows.is_empty() && !container {
+            rows = frames(page, c, &lists.row_of);
+        }
         if rows.is_empty()
             || (!container
                 && (rows.len() < 2
@@ -149,7 +161,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             continue;
         }
         let (name, named) = list_name(page, c);
-        let ns = page.namespace(c);
+        let ns = records_namespace(page, c, &rows);
         let item_names = item_names(page, c, &rows);
         let mut path = match ns {
             // An unnamed list of named items adds no level: `folders.inbox.count`, not
@@ -168,6 +180,7 @@ pub fn find(page: &Page<'_>) -> Lists {
         let key = row_key(page, &rows, &columns);
         let state_classes = state_classes(page, &rows);
         let dropped_cells = constant_unnamed_cells(page, &rows, &columns);
+        let declared_total = declared_total(page, c, &rows);
         let list_idx = lists.lists.len();
         paths.insert(path.clone(), list_idx);
         for (n, r) in rows.iter().enumerate() {
@@ -182,6 +195,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             columns,
             dropped_cells,
             item_names,
+            declared_total,
         });
     }
     // Ownership flows down the table: parents come before children.
@@ -203,11 +217,43 @@ fn constant_unnamed_cells(page: &Page<'_>, rows: &[usize], columns: &[String]) -
     let width = cells.iter().map(Vec::len).min().unwrap_or(0);
     (0..width)
         .filter(|pos| {
-            let named = columns.get(*pos).is_some_and(|c| !c.starts_with("col"));
+            // Named by the cell's own column, wherever cells without text sit before it.
+            let named = column_name(page, columns, rows[0], cells[0][*pos])
+                .is_some_and(|c| !c.starts_with("col"));
             let first = &page.els[cells[0][*pos]].text;
             !named && cells.iter().all(|row| page.els[row[*pos]].text == *first)
         })
         .collect()
+}
+
+/// The namespace of a list's records: its region's, unless that region is named by its
+/// first heading and that heading is one record's own (the region around a list of
+/// posts named after the first post): every record, and every control in them, would
+/// then be named after that one record. Such a region is skipped for the one around it.
+pub fn records_namespace<'p>(page: &'p Page<'_>, c: usize, rows: &[usize]) -> Option<&'p str> {
+    let mut region = page.region[c];
+    while let Some(r) = region {
+        let named_by_record = crate::page::own_name(&page.els[r]).is_none()
+            && (r + 1..page.end[r].min(r + 60))
+                .find(|j| page.heading(*j))
+                .is_some_and(|h| rows.iter().any(|row| *row <= h && h < page.end[*row]));
+        if !named_by_record {
+            return page.region_name[r].as_deref();
+        }
+        region = page.region[r];
+    }
+    None
+}
+
+/// The size a virtualized list declares, when it is more than the rows it shows: the
+/// container's `aria-rowcount` (a grid counts its header rows too, as the page says),
+/// else its first row's `aria-setsize`. `-1` (unknown) and values that are no count give
+/// none.
+fn declared_total(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<usize> {
+    let count = |v: Option<&str>| v.and_then(|v| v.trim().parse::<usize>().ok());
+    let total = count(page.els[c].attr("aria-rowcount"))
+        .or_else(|| count(rows.first().and_then(|r| page.els[*r].attr("aria-setsize"))))?;
+    (total > rows.len()).then_some(total)
 }
 
 /// A declared key relative to its declared ancestors: `.emails[]` inside
@@ -231,6 +277,79 @@ pub fn resolve_declared_path(page: &Page<'_>, idx: usize, key: &str) -> String {
         }
     }
     key.trim_start_matches('.').to_owned()
+}
+
+/// An ARIA grid or table drawn with other elements than a `<table>`: its rows sit in
+/// row groups, often in wrappers a virtualizing list positions, and its header row is
+/// a row of `columnheader`s.
+fn aria_grid(e: &ElementRecord) -> bool {
+    e.tag != "table" && matches!(e.role(), "grid" | "treegrid" | "table")
+}
+
+/// The rows of an ARIA grid, wherever they sit below it (row groups, a virtualized
+/// list's wrappers), without its header rows and without the rows of a grid inside it.
+fn grid_rows(page: &Page<'_>, grid: usize, row_of: &[Option<(usize, usize)>]) -> Vec<usize> {
+    let mut rows = Vec::new();
+    let mut d = grid + 1;
+    while d < page.end[grid] {
+        let e = &page.els[d];
+        if matches!(e.role(), "grid" | "treegrid" | "table") || e.tag == "table" {
+            d = page.end[d];
+            continue;
+        }
+        if e.role() == "row" {
+            if e.visible && !page.declared_scope[d] && row_of[d].is_none() && !header_row(page, d) {
+                rows.push(d);
+            }
+            d = page.end[d];
+            continue;
+        }
+        d += 1;
+    }
+    rows
+}
+
+/// A row whose cells are all column headers.
+fn header_row(page: &Page<'_>, row: usize) -> bool {
+    let cells = page.children(row);
+    !cells.is_empty()
+        && cells
+            .iter()
+            .all(|c| page.els[*c].role() == "columnheader" || page.els[*c].tag == "th")
+}
+
+/// Records drawn as repeated frames outside list markup: siblings of one tag and one
+/// class (at least two), each holding a heading and a control (open editors, cards,
+/// panes). Each is one record, so a control every frame repeats ("Close") is one row
+/// action chosen by the record, not one action per frame.
+fn frames(page: &Page<'_>, c: usize, row_of: &[Option<(usize, usize)>]) -> Vec<usize> {
+    let kids = page.children(c);
+    let Some(&first) = kids.first() else {
+        return Vec::new();
+    };
+    let shape = |r: usize| (page.els[r].tag.as_str(), page.els[r].classes());
+    if shape(first).1.trim().is_empty() {
+        return Vec::new();
+    }
+    let rows: Vec<usize> = kids
+        .iter()
+        .copied()
+        .filter(|r| shape(*r) == shape(first))
+        .collect();
+    let framed = |r: usize| {
+        let e = &page.els[r];
+        e.visible
+            && !page.declared_scope[r]
+            && row_of[r].is_none()
+            && page
+                .descendants(r)
+                .any(|d| crate::page::is_heading(&page.els[d]))
+            && page.descendants(r).any(|d| page.control(d))
+    };
+    if rows.len() < 2 || rows.len() != kids.len() || !rows.iter().all(|r| framed(*r)) {
+        return Vec::new();
+    }
+    rows
 }
 
 fn is_list_container(e: &ElementRecord) -> bool {
@@ -335,7 +454,10 @@ fn item_state<'p>(page: &'p Page<'_>, row: usize, attr: &str) -> Option<&'p str>
     }
 }
 
-/// Column names of the table a row container belongs to, from its header cells.
+/// Column names of the table a row container belongs to, from its header row: the
+/// first row of a `<thead>`, else a first row whose cells with text are all `th`. Cells
+/// without text (a selection box's column, an actions column) are named by their
+/// position (`col1`), and do not stop the others from naming theirs.
 fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
     let table = if page.els[c].tag == "table" {
         Some(c)
@@ -343,7 +465,11 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
         page.parent[c].filter(|t| page.els[*t].tag == "table")
     };
     let Some(table) = table else {
-        return Vec::new();
+        return if aria_grid(&page.els[c]) {
+            aria_columns(page, c)
+        } else {
+            Vec::new()
+        };
     };
     for r in page.descendants(table) {
         let e = &page.els[r];
@@ -354,7 +480,13 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
                 .copied()
                 .filter(|x| matches!(page.els[*x].tag.as_str(), "th" | "td"))
                 .collect();
-            if !cells.is_empty() && cells.iter().all(|x| page.els[*x].tag == "th") {
+            let in_head = page.parent[r].is_some_and(|p| page.els[p].tag == "thead");
+            let header = in_head
+                || cells.iter().any(|x| page.els[*x].tag == "th")
+                    && cells
+                        .iter()
+                        .all(|x| page.els[*x].tag == "th" || page.els[*x].text.trim().is_empty());
+            if !cells.is_empty() && header {
                 let mut seen = HashMap::default();
                 return cells
                     .iter()
@@ -374,6 +506,30 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
         }
     }
     Vec::new()
+}
+
+/// Column names of an ARIA grid, from its first row of `columnheader`s.
+fn aria_columns(page: &Page<'_>, grid: usize) -> Vec<String> {
+    let Some(head) = page
+        .descendants(grid)
+        .find(|d| page.els[*d].role() == "row" && header_row(page, *d))
+    else {
+        return Vec::new();
+    };
+    let mut seen = HashMap::default();
+    page.children(head)
+        .iter()
+        .enumerate()
+        .map(|(n, x)| {
+            let s = slug(&page.els[*x].text);
+            let s = if s.is_empty() {
+                format!("col{}", n + 1)
+            } else {
+                s
+            };
+            unique(&mut seen, s)
+        })
+        .collect()
 }
 
 fn unique(seen: &mut HashMap<String, usize>, name: String) -> String {
@@ -434,17 +590,24 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
             return Some(RowKey::Attr { attr, field });
         }
     }
-    // A text cell whose values are all different: the first such cell.
-    let cells_of = |r: usize| text_cells(page, r);
-    let first_cells = cells_of(rows[0]);
-    for (pos, (_, name)) in first_cells.iter().enumerate().take(4) {
+    // A text cell at the same place in every row whose values are all different: the
+    // first such cell of the row with the most cells (a row whose cell is drawn as a
+    // control, a focused item's name, still has it at that place).
+    let mut template = (rows[0], text_cells(page, rows[0]));
+    for r in rows.iter().skip(1).take(20) {
+        let cells = text_cells(page, *r);
+        if cells.len() > template.1.len() {
+            template = (*r, cells);
+        }
+    }
+    let (t, cells) = template;
+    for (c, name) in cells.iter().take(4) {
+        let Some(rel) = rel_selector(page, t, *c) else {
+            continue;
+        };
         let values: Vec<String> = rows
             .iter()
-            .filter_map(|r| {
-                cells_of(*r)
-                    .get(pos)
-                    .map(|(i, _)| page.els[*i].text.clone())
-            })
+            .filter_map(|r| cell_at(page, *r, &rel).map(|i| page.els[i].text.clone()))
             .collect();
         let distinct: BTreeSet<&String> = values.iter().collect();
         if values.len() == rows.len()
@@ -453,46 +616,179 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
                 .iter()
                 .all(|v| !v.trim().is_empty() && v.len() <= 120)
         {
-            let field = columns.get(pos).cloned().unwrap_or_else(|| name.clone());
-            return Some(RowKey::Text { cell: pos, field });
+            // The record's name a person presses to open it (a listing item's name the
+            // page makes focusable or listens for clicks on) is its `name`.
+            let field = column_name(page, columns, t, *c).unwrap_or_else(|| {
+                if rows
+                    .iter()
+                    .any(|r| cell_at(page, *r, &rel).is_some_and(|i| pressed_name(page, i)))
+                {
+                    "name".to_owned()
+                } else {
+                    name.clone()
+                }
+            });
+            return Some(RowKey::Text { rel, field });
+        }
+    }
+    // No cell tells rows apart, but each row's own text does (a todo list's items,
+    // whose text is the item): the row itself is its key.
+    let own: Vec<&str> = rows.iter().map(|r| page.els[*r].text.trim()).collect();
+    let distinct: BTreeSet<&str> = own.iter().copied().collect();
+    if rows.len() >= 2
+        && distinct.len() == rows.len()
+        && own
+            .iter()
+            .all(|v| v.chars().any(char::is_alphanumeric) && v.len() <= 120)
+    {
+        return Some(RowKey::Text {
+            rel: String::new(),
+            field: "name".to_owned(),
+        });
+    }
+    None
+}
+
+/// A record's name drawn as text a person presses (a span or cell the page makes a
+/// button, focusable or clickable), not a link (which opens its own URL) nor a real
+/// button or field (an action of its own that only shows the record's name).
+pub fn pressed_name(page: &Page<'_>, i: usize) -> bool {
+    let e = &page.els[i];
+    (page.control(i) || e.clickable)
+        && !page.field(i)
+        && !matches!(
+            e.tag.as_str(),
+            "a" | "button" | "input" | "select" | "textarea"
+        )
+}
+
+/// The selector of `cell` relative to its row (what `:scope > …` finds from the row),
+/// when the cell's selector continues the row's.
+pub fn rel_selector(page: &Page<'_>, row: usize, cell: usize) -> Option<String> {
+    page.selector(cell)
+        .strip_prefix(&format!("{} > ", page.selector(row)))
+        .map(str::to_owned)
+}
+
+/// The element at `rel` below `row` (see [`rel_selector`]).
+pub fn cell_at(page: &Page<'_>, row: usize, rel: &str) -> Option<usize> {
+    // The row's own text is its key.
+    if rel.is_empty() {
+        return Some(row);
+    }
+    let want = format!("{} > {rel}", page.selector(row));
+    page.descendants(row).find(|i| page.selector(*i) == want)
+}
+
+/// The name of the table column `cell` (a `td` or `th` of `row`) stands in: by its
+/// position among the row's cells, so a leading cell that holds only a selection box
+/// (which is no text cell) shifts no value into its neighbour's column.
+fn column_name(page: &Page<'_>, columns: &[String], row: usize, cell: usize) -> Option<String> {
+    let is_cell = |i: usize| {
+        matches!(page.els[i].tag.as_str(), "td" | "th")
+            || matches!(
+                page.els[i].role(),
+                "gridcell" | "cell" | "columnheader" | "rowheader"
+            )
+    };
+    if columns.is_empty() || page.parent[cell] != Some(row) || !is_cell(cell) {
+        return None;
+    }
+    let mut k = 0;
+    for &c in page.children(row) {
+        if c == cell {
+            return columns.get(k).cloned();
+        }
+        if is_cell(c) {
+            k += 1;
         }
     }
     None
 }
 
 /// The text-bearing cells of a row, in order, with a field name for each.
+///
+/// A cell is named by its `itemprop`, else by a class that names it: one no other cell
+/// of the row carries (a class on several cells styles them, as a design system's
+/// typography class does) and that reads as a word, not a generated hash
+/// ([`crate::text::generated_name`]: `css-1o4wo1x`). Else by what it is: `link`, a
+/// semantic tag (`time`, `code`), or `text`.
 pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
     let mut seen = HashMap::default();
-    cell_elements(page, row)
-        .into_iter()
-        .map(|i| {
+    let cells = cell_elements(page, row);
+    let row_classes = page.els[row].classes();
+    let shared = |i: usize, class: &str| {
+        cells.iter().any(|o| {
+            *o != i
+                && page.els[*o]
+                    .classes()
+                    .split_whitespace()
+                    .any(|c| c == class)
+        })
+    };
+    cells
+        .iter()
+        .map(|&i| {
             let e = &page.els[i];
             let name = e
                 .attr("itemprop")
                 .map(slug)
+                .filter(|s| !s.is_empty())
                 .or_else(|| {
                     e.classes()
                         .split_whitespace()
+                        .filter(|c| !shared(i, c))
+                        .map(|c| element_part(row_classes, c))
+                        .filter(|c| !crate::text::generated_name(c))
                         .map(slug)
                         .find(|s| !s.is_empty() && s.len() <= 24)
                 })
                 .unwrap_or_else(|| {
-                    if e.tag == "a" {
-                        "link".into()
-                    } else {
-                        e.tag.clone()
+                    match e.tag.as_str() {
+                        "a" => "link",
+                        "span" | "div" | "td" | "th" | "p" | "li" | "b" | "i" | "em" | "strong"
+                        | "small" | "label" | "font" | "dd" | "dt" => "text",
+                        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => "title",
+                        other => other,
                     }
+                    .to_owned()
                 });
             (i, unique(&mut seen, name))
         })
         .collect()
 }
 
+/// A cell's class named after its row's (`item-title` in a row of class `item`,
+/// `card__price` in `card`, `listItemSize` in `listItem`: a block's element, as class
+/// naming schemes write it) names the cell by what follows: `title`, `price`, `size`.
+/// Any other class is returned whole.
+fn element_part<'c>(row_classes: &str, class: &'c str) -> &'c str {
+    for r in row_classes.split_whitespace().filter(|r| r.len() >= 3) {
+        if let Some(rest) = class.strip_prefix(r) {
+            let rest = rest.trim_start_matches(['-', '_']);
+            if rest.bytes().any(|b| b.is_ascii_alphabetic()) {
+                return rest;
+            }
+        }
+    }
+    class
+}
+
 /// The elements of [`text_cells`], without their names (what a caller comparing cells
 /// across rows needs: names cost a slug and an allocation each).
 fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
     let mut out: Vec<usize> = Vec::new();
-    let action_or_field = |d: usize| page.control(d) && page.els[d].tag != "a" || page.field(d);
+    // Links are cells (a title), and so is plain text a page listens for clicks on (a
+    // file's name that opens it): its text is the row's data whatever clicking does.
+    let plain_text = |d: usize| {
+        let e = &page.els[d];
+        e.tag == "a"
+            || (e.clickable
+                && e.role().is_empty()
+                && matches!(e.tag.as_str(), "span" | "div" | "p" | "td")
+                && page.children(d).is_empty())
+    };
+    let action_or_field = |d: usize| page.control(d) && !plain_text(d) || page.field(d);
     for i in page.descendants(row) {
         let e = &page.els[i];
         let cell = matches!(e.tag.as_str(), "td" | "th")
@@ -667,23 +963,58 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         ("aria-selected", "selected"),
         ("aria-checked", "checked"),
         ("aria-current", "current"),
+        ("aria-expanded", "expanded"),
     ] {
         if let Some(v) = e.attr(attr) {
-            push(&mut fields, name.into(), Value::Bool(v != "false"));
+            push(
+                &mut fields,
+                name.into(),
+                Value::Bool(!matches!(v.trim(), "false" | "mixed")),
+            );
         }
     }
+    // Where the row stands among all of a virtualized list's rows, as the page numbers
+    // it (1-based): its index in `objects` counts only the rows shown.
+    if let Some(n) = e
+        .attr("aria-posinset")
+        .or_else(|| e.attr("aria-rowindex"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        push(&mut fields, "position".into(), Value::from(n));
+    }
+    // A tree item's depth (1 at the top): the records of a tree are flat.
+    if let Some(n) = (e.role() == "treeitem")
+        .then(|| e.attr("aria-level"))
+        .flatten()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        push(&mut fields, "level".into(), Value::from(n));
+    }
     let cells = text_cells(page, row);
+    let key_el = match &list.key {
+        Some(RowKey::Text { rel, .. }) => cell_at(page, row, rel),
+        _ => None,
+    };
+    // The key cell is a field of every row, also where the page draws it as a control
+    // (a focused item's name), which is no text cell.
+    if let (Some(k), Some(RowKey::Text { field, .. })) = (key_el, &list.key) {
+        if !cells.iter().any(|(i, _)| *i == k) {
+            if let Some(v) = typed_value(&page.els[k].text) {
+                push(&mut fields, field.clone(), v);
+            }
+        }
+    }
     for (pos, (i, name)) in cells.iter().enumerate() {
         if list.dropped_cells.contains(&pos) {
             continue;
         }
-        let name = list
-            .columns
-            .get(pos)
-            .cloned()
-            .unwrap_or_else(|| name.clone());
+        let key_cell = key_el == Some(*i);
+        // The key cell is named as the key is, on every row.
+        let name = match (&list.key, key_cell) {
+            (Some(RowKey::Text { field, .. }), true) => field.clone(),
+            _ => column_name(page, &list.columns, row, *i).unwrap_or_else(|| name.clone()),
+        };
         if let Some(v) = typed_value(&page.els[*i].text) {
-            let key_cell = matches!(&list.key, Some(RowKey::Text { cell, .. }) if *cell == pos);
             push_from(
                 &mut fields,
                 name,
@@ -699,8 +1030,10 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             && matches!(d.input_type().as_ref(), "checkbox" | "radio")
             && !is_secret(d)
         {
+            // Named by its `name` when that names something (not a record id: "17").
             let name = d
                 .attr("name")
+                .filter(|n| crate::page::names_something(n))
                 .map(slug)
                 .filter(|s| !s.is_empty())
                 .unwrap_or_else(|| "checked".into());
@@ -719,7 +1052,9 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             }
         }
     }
-    if fields.is_empty() {
+    // A row with no text cell of its own (an option, a tree item whose text is its own)
+    // is named by its text.
+    if fields.is_empty() || (cells.is_empty() && page.children(row).is_empty()) {
         if let Some(v) = typed_value(&e.text) {
             push_from(
                 &mut fields,

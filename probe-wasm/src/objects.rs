@@ -154,7 +154,14 @@ pub fn extract(page: &Page<'_>, lists: &Lists, limits: Limits) -> Objects {
         if list.rows.len() > limits.max_list_records {
             out.truncated = true;
             out.put(format!("{}_total", list.path), Value::from(list.rows.len()));
+        } else if let Some(total) = list.declared_total {
+            // A virtualized list shows a window of its rows: how many it has in all.
+            out.put(format!("{}_total", list.path), Value::from(total));
         }
+    }
+    // Which menu is open, and whose (a record's "More" menu).
+    for (key, value) in crate::controls::open_menu_objects(page, lists) {
+        out.put(key, value);
     }
     heuristics(page, lists, &mut out);
     microdata(page, &mut out);
@@ -310,9 +317,38 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
                     Value::String(clip(&e.text, MAX_VALUE_LEN)),
                 );
             }
+            "article" => article_text(page, i, out),
+            _ if e.role() == "article" => article_text(page, i, out),
             _ => {}
         }
     }
+}
+
+/// The text of an article that is no list record (a post, a note, a record's view),
+/// readable: its paragraphs joined, bounded like any value, as `<ns>.text` (the
+/// article's name, else its region's). A list's articles carry theirs as fields.
+fn article_text(page: &Page<'_>, article: usize, out: &mut Objects) {
+    let mut text = String::new();
+    for d in page.descendants(article) {
+        let e = &page.els[d];
+        if e.tag != "p" || !e.visible || e.text.trim().is_empty() {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(e.text.trim());
+        if text.len() > MAX_VALUE_LEN * 2 {
+            break;
+        }
+    }
+    let Some(Value::String(v)) = typed_value(&text).filter(|v| v.is_string()) else {
+        return;
+    };
+    // A record view named by its own heading keeps its text under that name.
+    let ns = crate::page::own_name(&page.els[article])
+        .or_else(|| page.namespace_incl(article).map(str::to_owned));
+    out.put(page.key_under(ns.as_deref(), "text"), Value::String(v));
 }
 
 /// The tab a tablist shows, by its label: `<ns>.<tablist>.selected_tab = "Week"` (or
@@ -361,16 +397,39 @@ fn field_value(
         out.put(format!("{key}_filled"), Value::Bool(secret_filled(e)));
         return;
     }
+    // Named as its parameter is (`forms::param_name`): never by its current value, a
+    // colour, a number or a generated id; a field nothing names is named by its role
+    // ("text"), not by what it holds ("New item" would give `editor.new_item`).
+    let is_field_tag = matches!(e.tag.as_str(), "input" | "textarea" | "select");
+    let mut by_role = false;
     let name = e
         .attr("name")
-        .or_else(|| e.attr("id").filter(|id| stable_id(id)))
+        .filter(|n| crate::page::names_something(n))
+        .or_else(|| {
+            e.attr("id")
+                .filter(|id| stable_id(id) && crate::page::names_something(id))
+        })
         .map(slug)
         .filter(|s| !s.is_empty())
         .or_else(|| Some(slug(&crate::page::field_label(e))).filter(|s| !s.is_empty()))
+        .or_else(|| {
+            by_role = is_field_tag;
+            is_field_tag.then(|| crate::page::role_name(e).to_owned())
+        })
         // A switch drawn as a button may be named by its text alone.
         .or_else(|| Some(slug(&control_label(e))).filter(|s| !s.is_empty()));
     let Some(name) = name else { return };
-    let key = page.key_under(ns, &name);
+    let mut key = page.key_under(ns, &name);
+    // Fields named by their role alone are numbered as their parameters are (`text`,
+    // `text_2`): each keeps a key of its own.
+    if by_role {
+        let base = key.clone();
+        let mut n = 2;
+        while out.values.contains_key(&key) {
+            key = format!("{base}_{n}");
+            n += 1;
+        }
+    }
     match (e.tag.as_str(), e.input_type().as_ref()) {
         ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),
         ("input", "radio") => {

@@ -110,9 +110,47 @@ impl<'a> Page<'a> {
             child_start,
             child_list,
         };
+        page.demote_containers();
         page.derive_context();
         page.facts = crate::context::PageFacts::gather(&page);
         page
+    }
+
+    /// A plain element the page listens for clicks on that holds fields or several
+    /// controls of its own is a container handling its children's clicks (a dock panel,
+    /// a card list), not one more action: its children are the actions. Bottom-up, so a
+    /// container inside another counts as no control of the outer one.
+    fn demote_containers(&mut self) {
+        let n = self.els.len();
+        // Controls and fields in each element's subtree (itself excluded).
+        let mut inside = vec![0usize; n];
+        let mut fields = vec![0usize; n];
+        for i in (0..n).rev() {
+            let e = &self.els[i];
+            let plain = e.clickable
+                && !matches!(e.tag.as_str(), "button" | "summary" | "a" | "input")
+                && !matches!(
+                    e.role(),
+                    "button" | "link" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "tab"
+                );
+            if plain && self.kind[i] & CONTROL != 0 && (fields[i] > 0 || inside[i] >= 2) {
+                self.kind[i] &= !CONTROL;
+            } else if plain && self.kind[i] & CONTROL != 0 && inside[i] == 1 {
+                // A wrapper of one control (a component's host around its shadow
+                // `<button>`, a span around a link with the same words) is that control.
+                let inner = (i + 1..self.end[i]).find(|j| self.kind[*j] & CONTROL != 0);
+                if inner.is_some_and(|j| {
+                    e.tag.contains('-') || control_label(e) == control_label(&self.els[j])
+                }) {
+                    self.kind[i] &= !CONTROL;
+                }
+            }
+            let own = usize::from(self.kind[i] & (CONTROL | FIELD) != 0);
+            if let Some(p) = self.parent[i] {
+                inside[p] += inside[i] + own;
+                fields[p] += fields[i] + usize::from(self.kind[i] & FIELD != 0);
+            }
+        }
     }
 
     fn derive_context(&mut self) {
@@ -174,8 +212,26 @@ impl<'a> Page<'a> {
             // Unnamed forms and the main landmark add no useful level to a key.
             return None;
         }
+        // Its own heading, not one of a record inside it (an article's, a row's title):
+        // that would name every control of the region after the first record.
+        let in_record = |j: usize| {
+            let mut a = self.parent[j];
+            while let Some(p) = a.filter(|p| *p > i) {
+                let r = &self.els[p];
+                if matches!(r.tag.as_str(), "article" | "li" | "tr")
+                    || matches!(
+                        r.role(),
+                        "row" | "listitem" | "article" | "option" | "treeitem"
+                    )
+                {
+                    return true;
+                }
+                a = self.parent[p];
+            }
+            false
+        };
         let heading = (i + 1..self.end[i].min(i + 60))
-            .find(|j| self.heading(*j))
+            .find(|j| self.heading(*j) && !in_record(*j))
             .map(|j| slug(&self.els[j].text))
             .filter(|s| !s.is_empty());
         heading.or_else(|| match e.tag.as_str() {
@@ -371,6 +427,54 @@ pub fn stable_id(id: &str) -> bool {
     true
 }
 
+/// A select's choices as a person reads them: its options' texts when the page gave
+/// them values a person does not see (ids: "1", "2"), else their values; and the
+/// chosen one, read the same way. Empty options ("Choose…" placeholders) are left out.
+/// The dispatcher takes either form (`dispatch.js`, `fill`).
+pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
+    let parse = |name: &str| {
+        e.attr(name)
+            .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
+    };
+    let values = parse("options").unwrap_or_default();
+    // Usable when every option a person can choose (one with a value; an empty one is a
+    // "Choose…" placeholder) has a text of its own that no other has.
+    let labels = parse("option_labels").filter(|l| {
+        let chosen: Vec<&str> = l
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(t, _)| t.trim())
+            .collect();
+        let shown: std::collections::BTreeSet<&str> = chosen.iter().copied().collect();
+        l.len() == values.len()
+            && shown.len() == chosen.len()
+            && chosen.iter().all(|t| !t.is_empty())
+    });
+    let current = e.attr("value").filter(|v| !v.is_empty());
+    match labels {
+        Some(labels) => {
+            let chosen = current.and_then(|v| {
+                values
+                    .iter()
+                    .position(|x| x == v)
+                    .map(|i| labels[i].trim().to_owned())
+            });
+            let shown = values
+                .iter()
+                .zip(&labels)
+                .filter(|(v, _)| !v.is_empty())
+                .map(|(_, l)| l.trim().to_owned())
+                .collect();
+            (shown, chosen)
+        }
+        None => (
+            values.into_iter().filter(|v| !v.is_empty()).collect(),
+            current.map(str::to_owned),
+        ),
+    }
+}
+
 pub fn is_heading(e: &ElementRecord) -> bool {
     matches!(e.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") || e.role() == "heading"
 }
@@ -406,6 +510,8 @@ pub fn is_region(e: &ElementRecord) -> bool {
             "region"
                 | "main"
                 | "navigation"
+                // An `article` drawn with a div: a record view, named by its heading.
+                | "article"
                 | "dialog"
                 | "alertdialog"
                 | "form"
@@ -418,11 +524,14 @@ pub fn is_region(e: &ElementRecord) -> bool {
         )
 }
 
-/// Things a person clicks.
+/// Things a person clicks. Not the parts of an app's shell: a landmark, panel,
+/// toolbar or splitter is no action even when the page made it focusable or listens
+/// for clicks on it (to move focus, or to handle its children's clicks in one place),
+/// and a skip link only moves the reading position ([`is_skip_link`]).
 pub fn is_control(e: &ElementRecord) -> bool {
     match e.tag.as_str() {
         "button" | "summary" => true,
-        "a" => e.has("href"),
+        "a" => e.has("href") && !is_skip_link(e),
         "input" => matches!(
             e.input_type().as_ref(),
             "submit" | "button" | "reset" | "image"
@@ -431,9 +540,87 @@ pub fn is_control(e: &ElementRecord) -> bool {
             matches!(
                 e.role(),
                 "button" | "link" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "tab"
-            ) || (e.clickable && !is_field(e))
+            ) || (e.clickable && !is_field(e) && !is_structure(e))
         }
     }
+}
+
+/// Elements that structure a page rather than act: landmarks and regions, panels,
+/// toolbars, the containers of tabs, menus and lists, and splitters (`role=separator`,
+/// which a person drags to resize panes; nothing an agent's click does).
+pub fn is_structure(e: &ElementRecord) -> bool {
+    matches!(
+        e.role(),
+        "main"
+            | "region"
+            | "navigation"
+            | "complementary"
+            | "banner"
+            | "contentinfo"
+            | "search"
+            | "form"
+            | "toolbar"
+            | "tablist"
+            | "tabpanel"
+            | "menubar"
+            | "menu"
+            | "group"
+            | "separator"
+            | "application"
+            | "document"
+            | "feed"
+            | "log"
+            | "status"
+            | "dialog"
+            | "alertdialog"
+            | "list"
+            | "listbox"
+            | "grid"
+            | "tree"
+            | "treegrid"
+            | "table"
+            | "rowgroup"
+            | "presentation"
+            | "none"
+    ) || (e.role().is_empty()
+        && matches!(
+            e.tag.as_str(),
+            "html"
+                | "body"
+                | "main"
+                | "nav"
+                | "aside"
+                | "header"
+                | "footer"
+                | "section"
+                | "form"
+                | "dialog"
+                | "fieldset"
+                | "ul"
+                | "ol"
+                | "table"
+                | "tbody"
+                | "hr"
+        ))
+}
+
+/// A same-page link that only moves the reading position past the page's shell ("Skip
+/// to main content", "Jump to navigation"): keyboard users' convention, no action.
+pub fn is_skip_link(e: &ElementRecord) -> bool {
+    let same_page = e
+        .attr("href")
+        .map(str::trim)
+        .is_some_and(|h| h.len() > 1 && h.starts_with('#'));
+    if !same_page {
+        return false;
+    }
+    let label = control_label(e);
+    let first = label
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(first.as_str(), "skip" | "jump")
 }
 
 /// Things a person types into or chooses in.
@@ -554,7 +741,10 @@ fn first_of_repeats(s: &str) -> &str {
     }
 }
 
-/// The human label of a field: its `<label>`, aria-label, placeholder, name.
+/// The human label of a field: its aria-label, `<label>` (`for=`, a wrapping label,
+/// `aria-labelledby`, else a short caption just before it: `extract.js`' `labelOf`),
+/// placeholder, title, name or stable id. Never its value, and nothing that names no
+/// thing: a colour, a number, a generated id ([`names_something`]).
 pub fn field_label(e: &ElementRecord) -> String {
     let candidates = [
         e.attr("aria-label"),
@@ -562,15 +752,73 @@ pub fn field_label(e: &ElementRecord) -> String {
         e.attr("placeholder"),
         e.attr("title"),
         e.attr("name"),
-        e.attr("id"),
+        e.attr("id").filter(|id| stable_id(id)),
     ];
     candidates
         .into_iter()
         .flatten()
         .map(str::trim)
-        .find(|s| !s.is_empty())
+        .find(|s| names_something(s))
         .map(|s| clip(s, 60))
         .unwrap_or_default()
+}
+
+/// Whether a text can name a field or a parameter: it has a letter, and is not a
+/// colour (`#1f272d`, `rgb(…)`, `hsl(…)`) or a hash.
+pub fn names_something(s: &str) -> bool {
+    let t = s.trim();
+    if !t.chars().any(char::is_alphabetic) {
+        return false;
+    }
+    let lower = t.to_ascii_lowercase();
+    let hex =
+        |h: &str| matches!(h.len(), 3 | 4 | 6 | 8) && h.bytes().all(|b| b.is_ascii_hexdigit());
+    if lower.strip_prefix('#').is_some_and(hex)
+        || ["rgb(", "rgba(", "hsl(", "hsla(", "oklch(", "color("]
+            .iter()
+            .any(|p| lower.starts_with(p))
+    {
+        return false;
+    }
+    // A bare run of hex with digits in it ("1f272d", "a3f9c2e1") is a value or hash.
+    !(t.len() >= 6
+        && t.bytes().all(|b| b.is_ascii_hexdigit())
+        && t.bytes().any(|b| b.is_ascii_digit()))
+}
+
+/// What a field is, as a name for a field nothing else names: `text`, `number`,
+/// `date`, `choice`, `checked`… (its role, in the words of its type).
+pub fn role_name(e: &ElementRecord) -> &'static str {
+    match e.tag.as_str() {
+        "textarea" => return "text",
+        "select" => return "choice",
+        "input" => {
+            return match e.input_type().as_ref() {
+                "search" => "search",
+                "email" => "email",
+                "url" => "url",
+                "tel" => "phone",
+                "number" | "range" => "number",
+                "date" => "date",
+                "time" => "time",
+                "datetime-local" => "date_time",
+                "month" => "month",
+                "week" => "week",
+                "color" => "colour",
+                "checkbox" => "checked",
+                "radio" => "choice",
+                _ => "text",
+            }
+        }
+        _ => {}
+    }
+    match e.role() {
+        "combobox" | "listbox" | "radiogroup" => "choice",
+        "switch" | "checkbox" => "checked",
+        "slider" | "spinbutton" => "number",
+        "searchbox" => "search",
+        _ => "text",
+    }
 }
 
 #[cfg(test)]
@@ -792,6 +1040,27 @@ mod tests {
             "Save and save again"
         );
         assert_eq!(first_of_repeats("Send"), "Send");
+    }
+
+    #[test]
+    fn colours_numbers_and_hashes_name_nothing() {
+        for good in ["Title", "due date", "step2", "Add a tag", "2FA code"] {
+            assert!(names_something(good), "{good}");
+        }
+        for bad in [
+            "0",
+            "12",
+            "#1f272d",
+            "#FFF",
+            "rgb(31, 39, 45)",
+            "hsl(0 0% 0%)",
+            "1f272d",
+            "a3f9c2e1",
+            "",
+            " - ",
+        ] {
+            assert!(!names_something(bad), "{bad}");
+        }
     }
 
     #[test]

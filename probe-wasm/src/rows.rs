@@ -14,8 +14,8 @@ use nsp_protocol::ActionParameter;
 
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::declared::{action_name, scope_prefix, value_source};
-use crate::discover::{signature, Claims, FewValues, Found, Source};
-use crate::lists::{row_cells, text_cells, Lists, RowKey, MAX_RECORDS};
+use crate::found::{signature, Claims, FewValues, Found, Source};
+use crate::lists::{row_cells, Lists, RowKey, MAX_RECORDS};
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::{clip, humanize, name_value_pairs, slug};
 use crate::HashMap;
@@ -41,6 +41,8 @@ struct Group {
     param: String,
     controls: Vec<usize>,
     rows: Vec<usize>,
+    /// Each control's own label, for row toggles, which group by their shape alone.
+    labels: Vec<String>,
 }
 
 pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
@@ -78,12 +80,41 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 } else {
                     control_label(e)
                 };
-                let name = slug(&label);
+                // "Delete Buy milk", "Delete Call the plumber": a label naming its own
+                // row's record is the same control on every row, named by the rest.
+                let label = if toggle {
+                    label
+                } else {
+                    let own = page.els[row].text.trim();
+                    let named = row_value(page, row, &key, &param)
+                        .or_else(|| (!own.is_empty() && own.len() <= 80).then(|| own.to_owned()));
+                    without_row_key(&label, named.as_deref())
+                };
+                let name = if crate::text::live_text(&label) {
+                    // A link showing a time ("15 seconds ago") opens its row's record;
+                    // its text moves by itself and names nothing.
+                    if e.tag != "a" {
+                        continue;
+                    }
+                    format!("open_{}", list_segment(&list.path))
+                } else {
+                    // Without its counts: "Replies (3)" on one row and "Replies (5)" on
+                    // the next are one control, and its name stays when a count moves.
+                    crate::text::name_slug(&label)
+                };
                 if name.is_empty() {
                     continue;
                 }
                 gk.clear();
-                let _ = write!(gk, "{name}\u{1}{}.", e.tag);
+                // A row's selection box is one control whatever its label says of its
+                // row ('Select file "a.md"', 'Select directory "docs"'): toggles group by
+                // shape, and are named after what their labels share (`toggle_groups`).
+                if toggle {
+                    gk.push('\u{2}');
+                } else {
+                    gk.push_str(&name);
+                }
+                let _ = write!(gk, "\u{1}{}.", e.tag);
                 for (n, class) in e.classes().split_whitespace().enumerate() {
                     if n > 0 {
                         gk.push('.');
@@ -97,12 +128,13 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     None => {
                         groups.push(Group {
                             name,
-                            label,
+                            label: label.clone(),
                             list: l,
                             key: key.clone(),
                             param: param.clone(),
                             controls: Vec::new(),
                             rows: Vec::new(),
+                            labels: Vec::new(),
                         });
                         index.insert(gk.clone(), groups.len() - 1);
                         groups.len() - 1
@@ -110,10 +142,12 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 };
                 groups[g].controls.push(c);
                 groups[g].rows.push(row);
+                groups[g].labels.push(label);
             }
         }
     }
     drop(index);
+    let groups = toggle_groups(page, groups);
     let mut singles: Vec<Group> = Vec::new();
     for group in groups {
         // One control is a row action only on the one row of a list (an inbox with a
@@ -139,6 +173,327 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         }
     }
     link_lists(page, lists, singles, claims, found);
+    name_opens(page, lists, claims, found);
+    frame_actions(page, lists, claims, found);
+}
+
+/// A listing whose records are opened by pressing their names (a file browser's items,
+/// a grid's first column): the name is drawn as text the page makes pressable
+/// ([`crate::lists::pressed_name`]) in at least one row (the focused item's), and is
+/// the list's key. One `open(<key>)` at `read`, pressing the chosen row's name, not
+/// one action per record named after it (`docs`, `dentist_md`) nor none for the rows
+/// whose name is plain text. The dispatcher presses it as a person opens an item: a
+/// double-click (`| open`), which opens where a single click only selects.
+fn name_opens(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
+    for (l, list) in lists.lists.iter().enumerate() {
+        let Some(RowKey::Text { rel, field }) = &list.key else {
+            continue;
+        };
+        if list.declared || list.item_names.is_some() {
+            continue;
+        }
+        let cells: Vec<usize> = list
+            .rows
+            .iter()
+            .filter_map(|r| crate::lists::cell_at(page, *r, rel))
+            .collect();
+        if cells.len() != list.rows.len()
+            || !cells.iter().any(|c| crate::lists::pressed_name(page, *c))
+            || cells.iter().any(|c| {
+                claims.is_claimed(*c)
+                    || matches!(page.els[*c].tag.as_str(), "a" | "button" | "input")
+            })
+        {
+            continue;
+        }
+        let group = Group {
+            name: "open".into(),
+            label: "Open".into(),
+            list: l,
+            key: KeySpec::Text(rel.clone()),
+            param: field.clone(),
+            controls: cells.clone(),
+            rows: list.rows.clone(),
+            labels: Vec::new(),
+        };
+        let Some(mut action) = build(page, lists, &group) else {
+            continue;
+        };
+        // The control is the name itself, at its place in the row.
+        let rows_sel = action
+            .schema
+            .internal_target
+            .split(" | ")
+            .nth(1)
+            .unwrap_or_default()
+            .to_owned();
+        action.schema.internal_target =
+            format!("row:{rows_sel} > {rel} | {rows_sel} | text:{rel} | open");
+        action.schema.description = format!(
+            "Open one record of {} by its {}",
+            list.path,
+            humanize(field).to_lowercase()
+        );
+        action
+            .explain
+            .signals
+            .push("pressing a record's name in a listing opens it".into());
+        for c in &cells {
+            claims.claim(*c);
+        }
+        found.push(action);
+    }
+}
+
+/// Most controls one frame group may bind; a page repeating a control more often is
+/// not showing records side by side.
+const MAX_FRAMES: usize = 50;
+
+/// A control repeated once in each of several records shown side by side outside list
+/// markup (open editors, cards, panes, each with its heading and its own "Close"): one
+/// row action chosen by the record's title, not one action per frame named after
+/// whatever region holds them (`close_sidebar`, `close_sidebar_2`). The frames are found
+/// from the controls' selectors: the same path but for one step, the frame's position
+/// among its siblings; each frame's heading, at the same place in every frame and with a
+/// different text in each, is the key.
+fn frame_actions(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: HashMap<String, Vec<usize>> = HashMap::default();
+    for c in 0..page.els.len() {
+        let e = &page.els[c];
+        if !page.control(c)
+            || page.field(c)
+            || !e.visible
+            || e.disabled
+            || claims.is_claimed(c)
+            || lists.record_of(page, c).is_some()
+        {
+            continue;
+        }
+        let label = control_label(e);
+        let name = crate::text::name_slug(&label);
+        if name.is_empty() || crate::text::live_text(&label) {
+            continue;
+        }
+        let key = format!("{name}\u{1}{}\u{1}{}", e.tag, e.classes());
+        match groups.get_mut(&key) {
+            Some(g) => g.push(c),
+            None => {
+                order.push(key.clone());
+                groups.insert(key, vec![c]);
+            }
+        }
+    }
+    for key in order {
+        let controls = &groups[&key];
+        if controls.len() < 2 || controls.len() > MAX_FRAMES {
+            continue;
+        }
+        let selectors: Vec<String> = controls.iter().map(|c| page.selector(*c)).collect();
+        let Some((frames_sel, prefixes)) = frame_split(&selectors) else {
+            continue;
+        };
+        // Each frame's heading: the records next to the control in document order that
+        // sit in the same frame (an unrecorded frame's records are contiguous).
+        let mut rel: Option<String> = None;
+        let mut titles: Vec<String> = Vec::new();
+        for (c, prefix) in controls.iter().zip(&prefixes) {
+            let inside = format!("{prefix} > ");
+            let in_frame = |i: usize| page.selector(i).starts_with(&inside);
+            let mut lo = *c;
+            while lo > 0 && in_frame(lo - 1) {
+                lo -= 1;
+            }
+            let heading = (lo..page.els.len())
+                .take_while(|i| *i == *c || in_frame(*i))
+                .find(|i| crate::page::is_heading(&page.els[*i]));
+            let Some(h) = heading else {
+                titles.clear();
+                break;
+            };
+            let here = page.selector(h)[inside.len()..].to_owned();
+            if rel.as_ref().is_some_and(|r| *r != here) {
+                titles.clear();
+                break;
+            }
+            rel = Some(here);
+            let title = page.els[h].text.trim().to_owned();
+            if title.is_empty() || titles.contains(&title) {
+                titles.clear();
+                break;
+            }
+            titles.push(title);
+        }
+        let Some(rel) = rel.filter(|_| titles.len() == controls.len()) else {
+            continue;
+        };
+        let first = controls[0];
+        let e = &page.els[first];
+        let label = control_label(e);
+        let verdict = judge(page, first, kind_of(e), &label, false, false);
+        let mut values = FewValues::default();
+        for t in &titles {
+            values.push(t);
+        }
+        let params = vec![ActionParameter {
+            name: "title".into(),
+            type_name: "string".into(),
+            required: true,
+            description: "Title of the record, as its heading shows it".into(),
+            allowed_values: values.allowed(),
+            default_value: None,
+            secret: false,
+        }];
+        let mut action = Found::new(
+            crate::text::name_slug(&label),
+            Source::Row,
+            verdict,
+            format!(
+                "Press \"{}\" in one of the records shown side by side (chosen by title)",
+                clip(&label, 60)
+            ),
+        );
+        // Not a region named after one of the frames (its first heading).
+        let mut region = page.region[first];
+        while let Some(r) = region.filter(|r| {
+            crate::page::own_name(&page.els[*r]).is_none()
+                && (r + 1..page.end[*r].min(r + 60))
+                    .find(|j| page.heading(*j))
+                    .is_some_and(|h| titles.iter().any(|t| page.els[h].text.trim() == t))
+        }) {
+            region = page.region[r];
+        }
+        action.ns = region.and_then(|r| page.region_name[r].clone());
+        action.schema.signature = signature(&params, "bool");
+        action.schema.parameters = params;
+        action.schema.internal_target = format!(
+            "row:{frames_sel} {} | {frames_sel} | text:{rel}",
+            control_shape(e)
+        );
+        action.explain.signals.push(format!(
+            "the same control repeats in {} frames, each with its own heading",
+            controls.len()
+        ));
+        for c in controls {
+            action.bind(page, *c);
+            claims.claim(*c);
+        }
+        found.push(action);
+    }
+}
+
+/// The frames around controls with these selectors: when they are the same but for one
+/// step before the control's own, a `tag:nth-of-type(n)` of one tag, the frames'
+/// selector (that step without its position) and each control's frame.
+fn frame_split(selectors: &[String]) -> Option<(String, Vec<String>)> {
+    let steps: Vec<Vec<&str>> = selectors.iter().map(|s| s.split(" > ").collect()).collect();
+    let n = steps[0].len();
+    if steps.iter().any(|s| s.len() != n) {
+        return None;
+    }
+    let differ: Vec<usize> = (0..n)
+        .filter(|k| steps.iter().any(|s| s[*k] != steps[0][*k]))
+        .collect();
+    let [j] = differ[..] else {
+        return None;
+    };
+    if j + 1 >= n {
+        return None;
+    }
+    let tag = steps[0][j].split_once(":nth-of-type(")?.0;
+    if tag.is_empty()
+        || !steps.iter().all(|s| {
+            s[j].split_once(":nth-of-type(")
+                .is_some_and(|(t, _)| t == tag)
+        })
+    {
+        return None;
+    }
+    let mut frames = steps[0][..j].join(" > ");
+    if !frames.is_empty() {
+        frames.push_str(" > ");
+    }
+    frames.push_str(tag);
+    let prefixes = steps.iter().map(|s| s[..=j].join(" > ")).collect();
+    Some((frames, prefixes))
+}
+
+/// A control's tag and classes as a selector, without classes a selector cannot carry
+/// as they are.
+fn control_shape(e: &nsp_protocol::snapshot::ElementRecord) -> String {
+    let classes: Vec<String> = e
+        .classes()
+        .split_whitespace()
+        .filter(|c| {
+            c.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_')
+        })
+        .filter(|c| !c.starts_with(|ch: char| ch.is_ascii_digit()))
+        .map(|c| format!(".{c}"))
+        .collect();
+    format!("{}{}", e.tag, classes.join(""))
+}
+
+/// Row toggles grouped by shape: one per row, they are one action named after the
+/// words their labels start with in common ("Select"), else after the first label. A
+/// row with two of one shape (a "read" and a "write" box of one class) splits the group
+/// back by label.
+fn toggle_groups(page: &Page<'_>, groups: Vec<Group>) -> Vec<Group> {
+    let mut out = Vec::with_capacity(groups.len());
+    for g in groups {
+        if !row_toggle(&page.els[g.controls[0]]) || g.labels.iter().all(|l| *l == g.labels[0]) {
+            out.push(g);
+            continue;
+        }
+        let mut rows = g.rows.clone();
+        rows.sort_unstable();
+        rows.dedup();
+        if rows.len() == g.rows.len() {
+            let split: Vec<Vec<String>> = g.labels.iter().map(|l| crate::text::words(l)).collect();
+            let shared = split[0]
+                .iter()
+                .enumerate()
+                .take_while(|(k, w)| split.iter().all(|s| s.get(*k) == Some(*w)))
+                .count();
+            let label = if shared == 0 {
+                "select".to_owned()
+            } else {
+                split[0][..shared].join(" ")
+            };
+            out.push(Group {
+                name: crate::text::name_slug(&label),
+                label,
+                ..g
+            });
+            continue;
+        }
+        // Split back by label, in first-seen order.
+        let mut parts: Vec<Group> = Vec::new();
+        for k in 0..g.controls.len() {
+            let name = crate::text::name_slug(&g.labels[k]);
+            let at = match parts.iter().position(|p| p.name == name) {
+                Some(at) => at,
+                None => {
+                    parts.push(Group {
+                        name,
+                        label: g.labels[k].clone(),
+                        list: g.list,
+                        key: g.key.clone(),
+                        param: g.param.clone(),
+                        controls: Vec::new(),
+                        rows: Vec::new(),
+                        labels: Vec::new(),
+                    });
+                    parts.len() - 1
+                }
+            };
+            parts[at].controls.push(g.controls[k]);
+            parts[at].rows.push(g.rows[k]);
+            parts[at].labels.push(g.labels[k].clone());
+        }
+        out.extend(parts);
+    }
+    out
 }
 
 /// Links of the same shape on the rows of one list, each to a different place (search
@@ -167,14 +522,7 @@ fn link_lists(
             }
             None => {
                 order.push(key.clone());
-                // Named after the list, skipping generic segments: folders.items → folders.
-                let path = &lists.lists[g.list].path;
-                let segment = path
-                    .rsplit('.')
-                    .map(|s| s.split('[').next().unwrap_or(s))
-                    .find(|s| !matches!(*s, "items" | "rows"))
-                    .unwrap_or("items");
-                let name = format!("open_{}", slug(segment));
+                let name = format!("open_{}", list_segment(&lists.lists[g.list].path));
                 merged.insert(
                     key,
                     Group {
@@ -185,6 +533,7 @@ fn link_lists(
                         param: "title".into(),
                         controls: vec![c],
                         rows: vec![g.rows[0]],
+                        labels: Vec::new(),
                     },
                 );
             }
@@ -206,6 +555,17 @@ fn link_lists(
     }
 }
 
+/// What a list is called in an action's name: the last segment of its path that is not
+/// generic (`folders.items` → `folders`).
+fn list_segment(path: &str) -> String {
+    let segment = path
+        .rsplit('.')
+        .map(|s| s.split('[').next().unwrap_or(s))
+        .find(|s| !matches!(*s, "items" | "rows"))
+        .unwrap_or("items");
+    slug(segment)
+}
+
 /// How rows of list `l` are keyed, and the parameter's name.
 fn key_for(page: &Page<'_>, lists: &Lists, l: usize, row: usize) -> (KeySpec, String) {
     if let Some(r) = page.row[row].filter(|r| *r == row || page.ancestors(row).any(|a| a == *r)) {
@@ -218,18 +578,7 @@ fn key_for(page: &Page<'_>, lists: &Lists, l: usize, row: usize) -> (KeySpec, St
     let list = &lists.lists[l];
     match &list.key {
         Some(RowKey::Attr { attr, field }) => (KeySpec::Attr(attr.clone()), field.clone()),
-        Some(RowKey::Text { cell, field }) => {
-            let cells = text_cells(page, row);
-            let rel = cells.get(*cell).and_then(|(c, _)| {
-                page.selector(*c)
-                    .strip_prefix(&format!("{} > ", page.selector(row)))
-                    .map(str::to_owned)
-            });
-            match rel {
-                Some(rel) => (KeySpec::Text(rel), field.clone()),
-                None => (KeySpec::Index, "index".into()),
-            }
-        }
+        Some(RowKey::Text { rel, field }) => (KeySpec::Text(rel.clone()), field.clone()),
         None => (KeySpec::Index, "index".into()),
     }
 }
@@ -240,25 +589,26 @@ fn row_toggle(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
     (e.tag == "input" && e.input_type() == "checkbox") || matches!(e.role(), "switch" | "checkbox")
 }
 
-/// A row toggle's label: its own, else its first class ("toggle"), which is how such
-/// boxes are told apart from the row's other controls.
+/// A row toggle's label: its own, else its first class that is not generated
+/// ("toggle"), which is how such boxes are told apart from the row's other controls,
+/// else "select".
 fn toggle_label(e: &nsp_protocol::snapshot::ElementRecord) -> String {
     let own = crate::page::field_label(e);
     if !own.is_empty() && own != "on" {
         return own;
     }
+    // A generated class (`css-1o4wo1x`) names nothing; a row's box with no name of its
+    // own selects its row.
     e.classes()
         .split_whitespace()
-        .next()
-        .unwrap_or("")
+        .find(|c| !crate::text::generated_name(c))
+        .unwrap_or("select")
         .to_owned()
 }
 
-fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
-    let first = group.controls[0];
-    let e = &page.els[first];
-    let list = &lists.lists[group.list];
-    let kind = if row_toggle(e) {
+/// What kind of control a row action presses.
+fn kind_of(e: &nsp_protocol::snapshot::ElementRecord) -> Kind {
+    if row_toggle(e) {
         Kind::Toggle
     } else if e.tag == "a"
         && e.attr("href")
@@ -269,7 +619,81 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         Kind::Clickable
     } else {
         Kind::Button
-    };
+    }
+}
+
+/// The tier and confidence of a row action pressing controls like `first`, labelled
+/// `label`. `words_are_data`: the label names a record, not what pressing does (links
+/// chosen by their text); `positional`: rows are chosen by their position.
+fn judge(
+    page: &Page<'_>,
+    first: usize,
+    kind: Kind,
+    label: &str,
+    words_are_data: bool,
+    positional: bool,
+) -> crate::classify::Verdict {
+    judge_as(
+        page,
+        first,
+        kind,
+        if words_are_data { "" } else { label },
+        words_are_data,
+        positional,
+    )
+}
+
+/// [`judge`] with the label given as it is; `words_are_data`: the control's own texts
+/// name a record, and are left out of the evidence.
+fn judge_as(
+    page: &Page<'_>,
+    first: usize,
+    kind: Kind,
+    label: &str,
+    words_are_data: bool,
+    positional: bool,
+) -> crate::classify::Verdict {
+    let e = &page.els[first];
+    let mut ev = Evidence::on_page(kind, label, page, first);
+    if words_are_data {
+        // Nor do its other texts (a title repeating the record's name).
+        ev.shown.clear();
+        ev.visible = "";
+    }
+    ev.positional = positional;
+    ev.href = e.attr("href");
+    ev.danger = is_danger_class(e.classes());
+    ev.confirms =
+        e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
+    // `on_page` has judged it already (`controls::opens_popup`).
+    ev.opens_popup = ev.opens_popup || e.has("aria-haspopup") || e.has("aria-expanded");
+    ev.data_method = e
+        .attr("data-method")
+        .map(str::trim)
+        .filter(|m| !m.eq_ignore_ascii_case("get"));
+    let lowered;
+    if let Some(m) = ev.data_method {
+        lowered = m.to_ascii_lowercase();
+        ev.data_method = Some(&lowered);
+    }
+    // A row's button that submits a form of its own (a "Delete" posted per row): the
+    // form's method and address are evidence, as for any form.
+    let facts;
+    if crate::forms::is_submit(e) {
+        if let Some(form) = page.ancestors(first).find(|&a| page.els[a].tag == "form") {
+            facts = crate::forms::form_facts(page, form, &[], false, false);
+            ev.form = Some(&facts);
+            ev.kind = Kind::Submit;
+        }
+    }
+    classify(&ev)
+}
+
+fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
+    let first = group.controls[0];
+    let e = &page.els[first];
+    let list = &lists.lists[group.list];
+    let kind = kind_of(e);
     let first_label = if kind == Kind::Toggle {
         toggle_label(e)
     } else {
@@ -283,65 +707,65 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     // Links chosen by their own text: each row's text names a record ("Book flights"),
     // not what following the link does.
     let words_are_data = group.key == KeySpec::Label;
-    let mut ev = Evidence::on_page(kind, if words_are_data { "" } else { label }, page, first);
-    if words_are_data {
-        // Nor do its other texts (a title repeating the record's name).
-        ev.shown.clear();
-        ev.visible = "";
-    }
-    ev.positional = group.key == KeySpec::Index;
-    ev.href = e.attr("href");
-    ev.danger = is_danger_class(e.classes());
-    ev.confirms =
-        e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
-    ev.opens_popup = e.has("aria-haspopup") || e.has("aria-expanded");
-    ev.data_method = e
-        .attr("data-method")
-        .map(str::trim)
-        .filter(|m| !m.eq_ignore_ascii_case("get"));
-    let lowered;
-    if let Some(m) = ev.data_method {
-        lowered = m.to_ascii_lowercase();
-        ev.data_method = Some(&lowered);
-    }
-    let verdict = classify(&ev);
+    // The control is the row's key itself (a record's name pressed to open it): its
+    // text is the record's, and the action is what the group's label says.
+    let is_key = matches!(&group.key, KeySpec::Text(rel)
+        if page.selector(first) == format!("{} > {rel}", page.selector(group.rows[0])));
+    // The same control on every row: one that says it opens a menu (`aria-haspopup`,
+    // `aria-expanded`) says it for all, and the action is judged by it.
+    let judged = group
+        .controls
+        .iter()
+        .copied()
+        .find(|&c| crate::controls::opens_popup(&page.els[c]))
+        .unwrap_or(first);
+    let verdict = if is_key {
+        judge_as(page, first, kind, label, true, false)
+    } else {
+        judge(
+            page,
+            judged,
+            kind_of(&page.els[judged]),
+            label,
+            words_are_data,
+            group.key == KeySpec::Index,
+        )
+    };
 
     let first_selector = page.selector(first);
     let scope = scope_prefix(&first_selector);
     let row_tag = &page.els[group.rows[0]].tag;
-    let control_shape = {
-        let classes: Vec<String> = e
-            .classes()
-            .split_whitespace()
-            .filter(|c| {
-                c.chars()
-                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_')
-            })
-            .filter(|c| !c.starts_with(|ch: char| ch.is_ascii_digit()))
-            .map(|c| format!(".{c}"))
-            .collect();
-        format!("{}{}", e.tag, classes.join(""))
+    let control_shape = control_shape(e);
+    // The rows as children of their container: the dispatcher takes a control's row as
+    // its nearest ancestor matching the rows' selector, and a bare `div` would be any
+    // wrapper around the control inside the row.
+    let in_container = || {
+        let container = page.parent[group.rows[0]]
+            .map(|c| page.selector(c))
+            .unwrap_or_default();
+        if container.is_empty() {
+            row_tag.clone()
+        } else {
+            format!("{container} > {row_tag}")
+        }
     };
+    // `li` and `tr` rows are found by their tag alone: the nearest one around a control
+    // is its row (a control of a nested list belongs to that list's rows).
+    let by_tag = matches!(row_tag.as_str(), "li" | "tr");
     let (row_sel, key_spec) = match &group.key {
         KeySpec::Param => ("[data-nsp-param]".to_owned(), "param".to_owned()),
         KeySpec::Attr(attr) => (format!("{row_tag}[{attr}]"), format!("@{attr}")),
-        KeySpec::Text(rel) => (row_tag.clone(), format!("text:{rel}")),
-        KeySpec::Label => (row_tag.clone(), "label".to_owned()),
-        KeySpec::Index => {
-            let container = page.parent[group.rows[0]]
-                .map(|c| page.selector(c))
-                .unwrap_or_default();
-            let rows = if container.is_empty() {
-                row_tag.clone()
-            } else {
-                format!("{container} > {row_tag}")
-            };
-            (rows, "index".to_owned())
-        }
+        KeySpec::Text(rel) if by_tag => (row_tag.clone(), format!("text:{rel}")),
+        KeySpec::Text(rel) => (in_container(), format!("text:{rel}")),
+        KeySpec::Label if by_tag => (row_tag.clone(), "label".to_owned()),
+        KeySpec::Label => (in_container(), "label".to_owned()),
+        KeySpec::Index => (in_container(), "index".to_owned()),
     };
     let rows_selector = match &group.key {
-        KeySpec::Index => row_sel,
-        _ => format!("{scope}{row_sel}"),
+        KeySpec::Param | KeySpec::Attr(_) => format!("{scope}{row_sel}"),
+        KeySpec::Text(_) | KeySpec::Label if by_tag => format!("{scope}{row_sel}"),
+        // A full selector already, from the document or shadow root it starts in.
+        _ => row_sel,
     };
     let target = format!("row:{rows_selector} {control_shape} | {rows_selector} | {key_spec}");
 
@@ -424,7 +848,9 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         )
     };
     let mut action = Found::new(group.name.clone(), Source::Row, verdict, description);
-    action.ns = page.namespace(group.rows[0]).map(str::to_owned);
+    // The records' namespace: never a region named after one of the records.
+    let container = page.parent[group.rows[0]].unwrap_or(group.rows[0]);
+    action.ns = crate::lists::records_namespace(page, container, &list.rows).map(str::to_owned);
     action.schema.signature = signature(&params, "bool");
     action.schema.parameters = params;
     action.schema.internal_target = target;
@@ -493,6 +919,47 @@ fn cells_by_row(
         .collect()
 }
 
+/// `label` without the record name `key` it repeats ("Delete Buy milk" on the row of
+/// "Buy milk" → "Delete"), when words are left; else `label` as it is.
+fn without_row_key(label: &str, key: Option<&str>) -> String {
+    let Some(key) = key
+        .map(str::trim)
+        .filter(|k| k.chars().any(char::is_alphanumeric))
+    else {
+        return label.to_owned();
+    };
+    let lower = label.to_lowercase();
+    let k = key.to_lowercase();
+    if lower.len() != label.len() {
+        return label.to_owned();
+    }
+    // As whole words only: "a" is no part of "Archive".
+    let bounded = |at: usize| {
+        let before = lower[..at].chars().next_back();
+        let after = lower[at + k.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    };
+    let Some(at) = lower
+        .match_indices(&k)
+        .map(|(i, _)| i)
+        .find(|&i| bounded(i))
+    else {
+        return label.to_owned();
+    };
+    let rest = format!("{} {}", &label[..at], &label[at + k.len()..]);
+    let rest = rest
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_owned();
+    if rest.chars().any(char::is_alphabetic) {
+        rest
+    } else {
+        label.to_owned()
+    }
+}
+
 /// The value that selects `row` for parameter `pname`.
 fn row_value(page: &Page<'_>, row: usize, key: &KeySpec, pname: &str) -> Option<String> {
     match key {
@@ -505,15 +972,29 @@ fn row_value(page: &Page<'_>, row: usize, key: &KeySpec, pname: &str) -> Option<
         }
         KeySpec::Attr(attr) => page.els[row].attr(attr).map(str::to_owned),
         KeySpec::Text(rel) => {
-            let want = format!("{} > {rel}", page.selector(row));
-            page.descendants(row)
-                .find(|i| page.selector(*i) == want)
-                .map(|i| page.els[i].text.trim().to_owned())
+            crate::lists::cell_at(page, row, rel).map(|i| page.els[i].text.trim().to_owned())
         }
         KeySpec::Label => page
             .descendants(row)
             .find(|i| page.control(*i) && page.els[*i].tag == "a")
             .map(|i| control_label(&page.els[i])),
         KeySpec::Index => None,
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::without_row_key;
+
+    #[test]
+    fn a_label_loses_its_rows_name_only_as_whole_words() {
+        assert_eq!(
+            without_row_key("Delete Buy milk", Some("Buy milk")),
+            "Delete"
+        );
+        assert_eq!(without_row_key("Archive", Some("a")), "Archive");
+        assert_eq!(without_row_key("Buy milk", Some("Buy milk")), "Buy milk");
+        assert_eq!(without_row_key("Edit \"Notes\"", Some("notes")), "Edit");
+        assert_eq!(without_row_key("Delete", None), "Delete");
     }
 }

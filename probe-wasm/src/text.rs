@@ -17,9 +17,19 @@ pub fn slug(text: &str) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(text.len().min(MAX_NAME_LEN + 1));
     let mut prev_lower = false;
     let mut chars = 0usize;
-    for &b in text.as_bytes() {
+    let bytes = text.as_bytes();
+    let mut skip = 0usize;
+    for (at, &b) in bytes.iter().enumerate() {
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
         if b & 0xC0 == 0x80 {
             continue;
+        }
+        if b == b'#' {
+            // A colour value (`#1f272d`) names nothing: left out, even glued to a word.
+            skip = colour_len(&bytes[at + 1..]);
         }
         chars += 1;
         if chars > 4 * MAX_NAME_LEN {
@@ -50,6 +60,91 @@ pub fn slug(text: &str) -> String {
     }
     // Only ASCII was pushed.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// The length of a hex colour at the start of `rest` (what follows a `#`): 3, 4, 6 or 8
+/// hex digits with at least one letter among them (`#123` is a number), ending the
+/// text or followed by something else than a hex digit; 0 when there is none. A run of
+/// more than 8 hex digits is an id, not a colour.
+fn colour_len(rest: &[u8]) -> usize {
+    let run = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    let len = match run {
+        3 | 4 | 6 | 8 => run,
+        // Glued to a word that starts with a hex letter (`#1f272dbeige`): the colour's
+        // usual six.
+        7 | 9..
+            if rest[6..]
+                .iter()
+                .take_while(|b| b.is_ascii_hexdigit())
+                .count()
+                < 3 =>
+        {
+            6
+        }
+        _ => 0,
+    };
+    if len > 0 && rest[..len].iter().any(|b| b.is_ascii_alphabetic()) {
+        len
+    } else {
+        0
+    }
+}
+
+/// Whether a class or attribute value was made by a tool rather than written as a
+/// name: it holds a digit (`css-1o4wo1x`, `jsx-123`, `col-md-6`), or a part of it
+/// switches from lower to upper case twice (`sc-bdVaJa`). Such values change from build
+/// to build and say nothing of what they mark, so no key or name is built from them.
+pub fn generated_name(value: &str) -> bool {
+    if value.bytes().any(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    value.split(['-', '_']).any(|part| {
+        let b = part.as_bytes();
+        b.windows(2)
+            .filter(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+            .count()
+            >= 2
+    })
+}
+
+/// Whether a label is a live value rather than a name: a relative or clock time ("15
+/// seconds ago", "in 3 hours", "just now", "14:05", "2d") or a date ("2024-03-01", "Mar
+/// 5"). It changes by itself from capture to capture, so it names no action.
+pub fn live_text(label: &str) -> bool {
+    const UNITS: &str = " s sec secs second seconds m min mins minute minutes h hr hrs hour \
+        hours d day days w wk wks week weeks mo month months y yr yrs year years ";
+    const MONTHS: &str = " jan feb mar apr may jun jul aug sep sept oct nov dec january \
+        february march april june july august september october november december ";
+    const FILLER: &str = " ago in about over almost a an few just now at yesterday today am pm \
+        on updated edited created posted ";
+    let w = words(label);
+    if w.is_empty() || w.len() > 6 {
+        return false;
+    }
+    let unit = |x: &str| UNITS.contains(&format!(" {x} "));
+    let month = |x: &str| MONTHS.contains(&format!(" {x} "));
+    let number = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    // "15s", "3h", "2d": a number glued to a unit.
+    let glued = |x: &str| {
+        let digits = x.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && digits < x.len() && unit(&x[digits..])
+    };
+    let clock = label
+        .as_bytes()
+        .windows(3)
+        .any(|t| t[0].is_ascii_digit() && t[1] == b':' && t[2].is_ascii_digit());
+    // Every word is a time word, and one of them says the value moves.
+    let all_time = w.iter().all(|x| {
+        number(x) || unit(x) || month(x) || glued(x) || FILLER.contains(&format!(" {x} "))
+    });
+    let moving = clock
+        || w.iter().any(|x| {
+            matches!(x.as_str(), "ago" | "now" | "yesterday")
+                || glued(x)
+                || (number(x) && w.iter().any(|y| unit(y) || month(y)))
+                || (number(x) && x.len() == 4 && w.len() >= 3)
+        });
+    all_time && moving
 }
 
 /// An action name from a control's label: its slug without number tokens, so "Cart (3)"
@@ -217,13 +312,38 @@ pub fn words(text: &str) -> Vec<String> {
 /// allowed), everything else a bounded string. `None` for empty text.
 pub fn typed_value(text: &str) -> Option<serde_json::Value> {
     let text = text.trim();
-    if text.is_empty() {
+    if text.is_empty() || is_code(text) {
         return None;
     }
     if let Some(n) = parse_number(text) {
         return Some(n);
     }
     Some(serde_json::Value::String(clip(text, MAX_VALUE_LEN)))
+}
+
+/// Whether display text is style rules or script (`.pane { display: flex; }`, a
+/// `<div>` a page keeps its CSS in): a block in braces holding a `;`, or a `:` after
+/// something that reads as a selector (`.a{color:red}`). Prose seldom has braces, and a
+/// JSON value (`{"a": 1}`) has no selector before them; style and script are no value
+/// for an agent, and no key is made of them.
+pub fn is_code(text: &str) -> bool {
+    let Some(open) = text.find('{') else {
+        return false;
+    };
+    let Some(close) = text[open..].find('}') else {
+        return false;
+    };
+    let inside = &text[open..open + close];
+    if inside.contains(';') {
+        return true;
+    }
+    // The rule's prelude: what follows the previous block (`.pane`, `@media (…)`).
+    let before = text[..open].rsplit('}').next().unwrap_or("").trim();
+    let selector = before.starts_with(|c: char| {
+        c.is_ascii_alphabetic() || matches!(c, '.' | '#' | '@' | '*' | '[' | ':')
+    }) && before
+        .ends_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, ']' | ')' | '*'));
+    selector && inside.contains(':')
 }
 
 /// "3", "-4.5", "1,234" → numbers; "3 unread", "$4", "1.2.3" → not.
@@ -369,6 +489,81 @@ mod tests {
             ("Unknown", "unknown"),
         ] {
             assert_eq!(state_name(label), name, "{label}");
+        }
+    }
+
+    #[test]
+    fn style_and_script_are_code_and_data_is_not() {
+        for code in [
+            ".pane { display: flex; }",
+            ".a{color:red}",
+            "@media (max-width: 600px) { .x { top: 0 } }",
+            "function f() { return 1; }",
+        ] {
+            assert!(is_code(code), "{code}");
+        }
+        for data in [
+            "{\"status\": \"ok\"}",
+            "Saved {just now}",
+            "Use {name} for the user's name",
+            "Ratio 3:1",
+        ] {
+            assert!(!is_code(data), "{data}");
+        }
+    }
+
+    #[test]
+    fn colours_never_name_anything() {
+        assert_eq!(slug("#1f272dsaffron otter"), "saffron_otter");
+        assert_eq!(slug("Accent #fff"), "accent");
+        assert_eq!(slug("#1F272D"), "");
+        // Numbers after a hash are numbers: an issue stays named.
+        assert_eq!(slug("Issue #123"), "issue_123");
+        assert_eq!(slug("#1234567890ab"), "1234567890ab");
+    }
+
+    #[test]
+    fn generated_classes_are_not_names() {
+        for generated in ["css-1o4wo1x", "sc-bdVaJa", "jsx-123", "col-md-6", "kVbLuW"] {
+            assert!(generated_name(generated), "{generated}");
+        }
+        for word in [
+            "subject",
+            "ticket-title",
+            "row_select",
+            "userName",
+            "status",
+        ] {
+            assert!(!generated_name(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn live_values_are_not_names() {
+        for live in [
+            "15 seconds ago",
+            "a minute ago",
+            "in 3 hours",
+            "just now",
+            "2d",
+            "14:05",
+            "Yesterday at 9:30 PM",
+            "2024-03-01",
+            "Mar 5",
+            "Updated 3 hours ago",
+        ] {
+            assert!(live_text(live), "{live}");
+        }
+        for name in [
+            "Archive",
+            "Today",
+            "Last 7 days",
+            "2",
+            "Page 3",
+            "Move to Inbox",
+            "Schedule send",
+        ] {
+            assert!(!live_text(name), "{name}");
         }
     }
 

@@ -701,3 +701,7 @@ pub mod dispatch {
 /// Perceivability, hover reveals, and the gate's `expect`.
 #[path = "browser/perceive.rs"]
 pub mod perceive;
+
+/// App shells, menus, dialogs and unnamed fields (issue 20).
+#[path = "browser/shell.rs"]
+pub mod shell;

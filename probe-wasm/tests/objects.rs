@@ -13,7 +13,7 @@ use nsp_protocol::{PageCapture, ProbeTier};
 use serde_json::{json, Value};
 
 mod support;
-use support::el;
+use support::{el, el_at};
 
 fn snap(elements: Vec<ElementRecord>) -> PageSnapshot {
     PageSnapshot {
@@ -421,4 +421,516 @@ fn the_probe_takes_its_caps_from_its_configuration() {
     assert!(Probe::from_config(r#"{"tier":"wasm_in_page","max_objects":"many"}"#).is_err());
     // The old configuration, the tier alone, still works.
     assert!(Probe::from_config(r#"{"tier":"wasm_extension"}"#).is_ok());
+}
+
+/// A table whose header row is `td` cells with an empty first and last one, a leading
+/// selection-box column and a status that is the same on every row.
+fn pages_table() -> PageSnapshot {
+    let mut els = vec![
+        el("table", None, "", &[("id", "page-table")]),
+        el("thead", Some(0), "", &[]),
+        el("tr", Some(1), "", &[]),
+        el("td", Some(2), "", &[]),
+        el("input", Some(3), "", &[("type", "checkbox")]),
+        el("th", Some(2), "Title", &[]),
+        el("th", Some(2), "Status", &[]),
+        el("td", Some(2), "", &[]),
+        el("tbody", Some(0), "", &[]),
+    ];
+    for (title, id) in [("About us", "0"), ("Pricing", "1")] {
+        let tr = els.len() as u32;
+        els.push(el("tr", Some(8), "", &[]));
+        els.push(el("td", Some(tr), "", &[]));
+        els.push(el(
+            "input",
+            Some(tr + 1),
+            "",
+            &[("type", "checkbox"), ("value", id)],
+        ));
+        els.push(el("td", Some(tr), title, &[]));
+        els.push(el("td", Some(tr), "Live", &[]));
+        els.push(el("td", Some(tr), "", &[]));
+        els.push(el("button", Some(tr + 5), "Unpublish", &[]));
+    }
+    snap(els)
+}
+
+#[test]
+fn a_selection_column_shifts_no_value_and_a_named_constant_column_stays() {
+    let o = objects(&pages_table());
+    assert_eq!(o["page_table[0].title"], json!("About us"), "{o:#?}");
+    assert_eq!(o["page_table[1].title"], json!("Pricing"), "{o:#?}");
+    assert_eq!(o["page_table[0].status"], json!("Live"), "{o:#?}");
+    assert_eq!(o["page_table[1].status"], json!("Live"), "{o:#?}");
+}
+
+#[test]
+fn style_rules_are_never_a_value() {
+    let o = objects(&snap(vec![
+        el("main", None, "", &[]),
+        el(
+            "div",
+            Some(0),
+            ".pane { display: flex; } .title { color: #1f272d; }",
+            &[("id", "styleArea")],
+        ),
+        el("div", Some(0), "Saved {just now}", &[("id", "note-state")]),
+    ]));
+    assert!(!o.contains_key("style_area"), "{o:#?}");
+    // Braces alone in prose are text.
+    assert_eq!(o["note_state"], json!("Saved {just now}"), "{o:#?}");
+}
+
+/// An ARIA grid whose rows sit in row groups: a header row of `columnheader`s names the
+/// columns and is no record; rows carry their selection.
+#[test]
+fn an_aria_grid_is_records_named_by_its_column_headers() {
+    let mut els = vec![
+        el("div", None, "", &[("role", "grid"), ("aria-label", "Runs")]),
+        el("div", Some(0), "", &[("role", "rowgroup")]),
+        el("div", Some(1), "", &[("role", "row")]),
+        el("span", Some(2), "Run", &[("role", "columnheader")]),
+        el("span", Some(2), "State", &[("role", "columnheader")]),
+        el("div", Some(0), "", &[("role", "rowgroup")]),
+    ];
+    for (run, state, selected) in [
+        ("build-41", "passed", "false"),
+        ("build-42", "failed", "true"),
+    ] {
+        let row = els.len() as u32;
+        els.push(el(
+            "div",
+            Some(5),
+            "",
+            &[("role", "row"), ("aria-selected", selected)],
+        ));
+        els.push(el("span", Some(row), run, &[("role", "gridcell")]));
+        els.push(el("span", Some(row), state, &[("role", "gridcell")]));
+    }
+    let o = objects(&snap(els));
+    assert_eq!(o["runs[0].run"], json!("build-41"), "{o:#?}");
+    assert_eq!(o["runs[1].state"], json!("failed"), "{o:#?}");
+    assert_eq!(o["runs[1].selected"], json!(true), "{o:#?}");
+    assert_eq!(o["runs[0].selected"], json!(false), "{o:#?}");
+    assert!(
+        o.keys()
+            .all(|k| !k.contains("columnheader") && !k.starts_with("items")),
+        "{o:#?}"
+    );
+}
+
+/// A record's view (one article, not a list of them): its text is readable, bounded.
+#[test]
+fn an_articles_text_is_readable_and_bounded() {
+    let long = "word ".repeat(200);
+    let o = objects(&snap(vec![
+        el("main", None, "", &[]),
+        el("article", Some(0), "", &[("aria-label", "Note")]),
+        el("h2", Some(1), "groceries.txt", &[]),
+        el("p", Some(1), "Milk, eggs and bread.", &[]),
+        el("p", Some(1), &long, &[]),
+    ]));
+    let text = o["note.text"].as_str().expect("the note's text");
+    assert!(
+        text.starts_with("Milk, eggs and bread. word word"),
+        "{text}"
+    );
+    assert!(text.chars().count() <= 201, "{}", text.len());
+}
+
+/// A file listing: each row's selection box is labelled after its row ('Select file
+/// "a.md"'), the first row's name is drawn as a control (the focused item), every row
+/// says the same relative time as a link, and the cells carry generated classes.
+fn listing() -> PageSnapshot {
+    let mut els = vec![el("ul", None, "", &[("aria-label", "Files")])];
+    for (n, (kind, name)) in [("directory", "docs"), ("file", "a.md"), ("file", "b.txt")]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(0),
+            &format!("li:nth-of-type({})", n + 1),
+            "",
+            &[],
+        ));
+        els.push(el_at(
+            "input",
+            Some(li),
+            "input:nth-of-type(1)",
+            "",
+            &[
+                ("type", "checkbox"),
+                ("aria-label", &format!("Select {kind} \"{name}\"")),
+                ("class", "css-9x1kq2"),
+            ],
+        ));
+        let mut attrs = vec![("class", "css-4hf7a1")];
+        if n == 0 {
+            attrs.push(("role", "button"));
+        }
+        els.push(el_at("span", Some(li), "span:nth-of-type(1)", name, &attrs));
+        els.push(el_at(
+            "a",
+            Some(li),
+            "a:nth-of-type(1)",
+            "15 seconds ago",
+            &[("href", &format!("/files/{name}")), ("class", "css-4hf7a1")],
+        ));
+    }
+    for e in els.iter_mut().skip(1) {
+        e.relative = true;
+    }
+    snap(els)
+}
+
+#[test]
+fn row_boxes_are_one_action_keyed_by_the_visible_name_never_by_a_class_or_a_time() {
+    let c = analyze_snapshot(&listing(), ProbeTier::WasmInPage);
+    let names: Vec<&String> = c.actions.keys().collect();
+    let select = &c.actions["select"];
+    let [param] = &select.parameters[..] else {
+        panic!("{select:#?}")
+    };
+    assert_eq!(
+        param.allowed_values,
+        Some(vec![json!("docs"), json!("a.md"), json!("b.txt")]),
+        "{select:#?}"
+    );
+    assert!(!param.name.contains("css"), "{}", param.name);
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("ago") && !n.contains("css") && !n.contains("select_")),
+        "{names:?}"
+    );
+    let o = &c.objects;
+    assert_eq!(
+        o[&format!("files[0].{}", param.name)],
+        json!("docs"),
+        "{o:#?}"
+    );
+    assert!(o.keys().all(|k| !k.contains("css")), "{o:#?}");
+}
+
+/// Recorded frames side by side (sections of one class, each with a heading and its own
+/// "Close"): records, and one `close` chosen by the record's title.
+#[test]
+fn sibling_frames_are_records_and_their_repeated_control_is_one_action() {
+    let mut els = vec![el("main", None, "", &[])];
+    for (n, title) in ["notes.md", "todo.md"].into_iter().enumerate() {
+        let s = els.len() as u32;
+        els.push(el_at(
+            "section",
+            Some(0),
+            &format!("section:nth-of-type({})", n + 1),
+            "",
+            &[("class", "pane")],
+        ));
+        els.push(el_at("h2", Some(s), "h2:nth-of-type(1)", title, &[]));
+        els.push(el_at(
+            "button",
+            Some(s),
+            "button:nth-of-type(1)",
+            "",
+            &[("aria-label", "Close"), ("type", "button")],
+        ));
+    }
+    for e in els.iter_mut().skip(1) {
+        e.relative = true;
+    }
+    let c = analyze_snapshot(&snap(els), ProbeTier::WasmInPage);
+    let names: Vec<&String> = c
+        .actions
+        .keys()
+        .filter(|n| n.starts_with("close"))
+        .collect();
+    assert_eq!(names, ["close"], "{:#?}", c.actions);
+    let close = &c.actions["close"];
+    assert_eq!(
+        close.parameters[0].allowed_values,
+        Some(vec![json!("notes.md"), json!("todo.md")]),
+        "{close:#?}"
+    );
+}
+
+/// An unnamed section holding a list of posts is named by its first heading, which is
+/// the first post's own: the posts' records and row actions are not named after it.
+#[test]
+fn records_are_not_named_after_one_of_them() {
+    let mut els = vec![
+        el("section", None, "", &[]),
+        el_at("ul", Some(0), "ul:nth-of-type(1)", "", &[]),
+    ];
+    for (n, title) in ["Alpha release", "Beta feedback"].into_iter().enumerate() {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(1),
+            &format!("li:nth-of-type({})", n + 1),
+            "",
+            &[],
+        ));
+        els.push(el_at("h3", Some(li), "h3:nth-of-type(1)", title, &[]));
+        els.push(el_at(
+            "button",
+            Some(li),
+            "button:nth-of-type(1)",
+            "More",
+            &[("type", "button"), ("aria-haspopup", "menu")],
+        ));
+    }
+    for e in els.iter_mut().skip(1) {
+        e.relative = true;
+    }
+    let c = analyze_snapshot(&snap(els), ProbeTier::WasmInPage);
+    let keys: Vec<&String> = c.objects.keys().collect();
+    assert!(keys.iter().all(|k| !k.starts_with("alpha")), "{keys:?}");
+    assert_eq!(
+        c.objects["items[1].title"],
+        json!("Beta feedback"),
+        "{keys:?}"
+    );
+}
+
+/// A listing whose items are opened by pressing their names (the focused item's name
+/// drawn as a button, the others as plain text): one `open(name)` at `read`, pressing
+/// the chosen row's name as a person opens an item, not one action per record named
+/// after it; the records carry that name as `name`.
+#[test]
+fn a_listings_names_open_their_records_as_one_read_row_action() {
+    let c = analyze_snapshot(&listing(), ProbeTier::WasmInPage);
+    let open = c
+        .actions
+        .get("open")
+        .unwrap_or_else(|| panic!("{:#?}", c.actions));
+    assert_eq!(open.reversibility.as_str(), "read", "{open:#?}");
+    assert!(open.confidence >= 0.8, "{open:#?}");
+    let [param] = &open.parameters[..] else {
+        panic!("{open:#?}")
+    };
+    assert_eq!(param.name, "name");
+    assert_eq!(
+        param.allowed_values,
+        Some(vec![json!("docs"), json!("a.md"), json!("b.txt")])
+    );
+    // The control is the name itself, in the chosen row, pressed as an item is opened.
+    let parts: Vec<&str> = open.internal_target.split(" | ").collect();
+    assert_eq!(parts.len(), 4, "{}", open.internal_target);
+    assert!(parts[0].ends_with("li > span:nth-of-type(1)"), "{parts:?}");
+    assert_eq!(parts[2], "text:span:nth-of-type(1)");
+    assert_eq!(parts[3], "open");
+    assert!(!c.actions.contains_key("docs"), "{:#?}", c.actions.keys());
+    assert_eq!(
+        c.objects["files[1].name"],
+        json!("a.md"),
+        "{:#?}",
+        c.objects
+    );
+    assert_eq!(
+        c.objects["files[0].name"],
+        json!("docs"),
+        "{:#?}",
+        c.objects
+    );
+    // The selection boxes are chosen by the same parameter.
+    assert_eq!(c.actions["select"].parameters[0].name, "name");
+}
+
+/// Cells whose classes extend their row's (`entry-size` in a row of class `entry`, as
+/// class naming schemes write a block's elements) are named by the part after it; a
+/// class made of a design system's whole name is not a field name.
+#[test]
+fn cells_named_after_their_row_class_are_named_by_their_own_part() {
+    let mut els = vec![el("ul", None, "", &[("aria-label", "Files")])];
+    for (n, (name, size)) in [("a.md", "27 B"), ("b.txt", "18 B")]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(0),
+            &format!("li:nth-of-type({})", n + 1),
+            "",
+            &[("class", "ui-Listing-item")],
+        ));
+        els.push(el_at(
+            "span",
+            Some(li),
+            "span:nth-of-type(1)",
+            name,
+            &[("class", "ui-Listing-itemText")],
+        ));
+        els.push(el_at(
+            "span",
+            Some(li),
+            "span:nth-of-type(2)",
+            size,
+            &[("class", "ui-Listing-itemFileSize")],
+        ));
+    }
+    for e in els.iter_mut().skip(1) {
+        e.relative = true;
+    }
+    let o = objects(&snap(els));
+    assert_eq!(o["files[1].file_size"], json!("18 B"), "{o:#?}");
+    assert_eq!(o["files[0].text"], json!("a.md"), "{o:#?}");
+    assert!(o.keys().all(|k| !k.contains("listing")), "{o:#?}");
+}
+
+/// One record's view drawn as a `div role=article` (an open note), with a "close" like
+/// the sidebar's: the record's control is named after its own record, its text is
+/// readable under the record's name.
+#[test]
+fn a_record_views_control_and_text_are_named_after_its_own_record() {
+    let c = analyze_snapshot(
+        &snap(vec![
+            el(
+                "div",
+                None,
+                "",
+                &[("role", "region"), ("aria-label", "Sidebar")],
+            ),
+            el(
+                "button",
+                Some(0),
+                "",
+                &[("aria-label", "close"), ("title", "Close this note")],
+            ),
+            el("main", None, "", &[]),
+            el(
+                "div",
+                Some(2),
+                "",
+                &[("role", "article"), ("class", "frame")],
+            ),
+            el(
+                "button",
+                Some(3),
+                "",
+                &[("aria-label", "close"), ("title", "Close this note")],
+            ),
+            el("h2", Some(3), "Groceries", &[]),
+            el("p", Some(3), "Milk, eggs, bread and coffee.", &[]),
+        ]),
+        ProbeTier::WasmInPage,
+    );
+    let names: Vec<&String> = c
+        .actions
+        .keys()
+        .filter(|n| n.starts_with("close"))
+        .collect();
+    assert_eq!(names, ["close", "close_groceries"], "{:#?}", c.actions);
+    // The record's own button, not the sidebar's.
+    assert!(c.actions["close_groceries"]
+        .internal_target
+        .ends_with("button:nth-of-type(4)"));
+    assert!(c.actions["close"]
+        .internal_target
+        .ends_with("button:nth-of-type(1)"));
+    assert_eq!(
+        c.objects["groceries.text"],
+        json!("Milk, eggs, bread and coffee."),
+        "{:#?}",
+        c.objects
+    );
+}
+
+/// A link with no text named by its image (the extractor records the image's alt as
+/// the link's label): `open_<alt>` at `read`, not left out as unnamed.
+#[test]
+fn an_image_only_link_is_named_by_its_image() {
+    let mut logo = el("a", Some(0), "", &[("href", "https://example.org/")]);
+    logo.label = "Example Powered".into();
+    let c = analyze_snapshot(
+        &snap(vec![el("footer", None, "", &[]), logo]),
+        ProbeTier::WasmInPage,
+    );
+    let open = c
+        .actions
+        .get("open_example_powered")
+        .unwrap_or_else(|| panic!("{:#?}", c.actions));
+    assert_eq!(open.reversibility.as_str(), "read");
+}
+
+/// The extractor's side of the rule above: a link or button with no text takes its
+/// image's alt (else its title) as the label the probe reads and the dispatcher checks;
+/// a text or an aria-label still wins.
+#[test]
+fn extract_js_names_an_image_only_link_by_its_image() {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/extract.js");
+    let program = format!(
+        r#"require({script:?});
+        const img = (attrs) => ({{ getAttribute: (n) => (n in attrs ? attrs[n] : null) }});
+        const link = (tag, text, attrs, inner) => ({{
+          localName: tag, textContent: text, firstChild: text ? {{ nodeType: 3, data: text, nextSibling: null }} : null,
+          childElementCount: inner ? 1 : 0,
+          getAttribute: (n) => (n in attrs ? attrs[n] : null), hasAttribute: (n) => n in attrs,
+          querySelector: () => inner,
+        }});
+        console.log(JSON.stringify([
+          NspExtract.controlLabel(link("a", "", {{ href: "/" }}, img({{ alt: "Trac Powered" }}))),
+          NspExtract.controlLabel(link("a", "", {{ href: "/" }}, img({{ title: "Source code" }}))),
+          NspExtract.controlLabel(link("button", "", {{}}, img({{ alt: "Search" }}))),
+          NspExtract.controlLabel(link("a", "Home", {{ href: "/" }}, img({{ alt: "Logo" }}))),
+          NspExtract.controlLabel(link("a", "", {{ href: "/", "aria-label": "Start" }}, img({{ alt: "Logo" }}))),
+          NspExtract.controlLabel(link("a", "", {{ href: "/", title: "Docs" }}, null)),
+          NspExtract.controlLabel(link("a", "", {{ href: "", title: "Create a new calendar" }}, img({{ alt: "\u2795" }}))),
+          NspExtract.controlLabel(link("a", "", {{ href: "/" }}, img({{ alt: "\u2795", title: "New" }}))),
+        ]));"#,
+        script = script.display().to_string()
+    );
+    let out = std::process::Command::new("node")
+        .args(["-e", &program])
+        .output()
+        .expect("node (cargo xtask test installs Node.js)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let labels: Vec<String> = serde_json::from_slice(&out.stdout).expect("JSON from node");
+    assert_eq!(
+        labels,
+        [
+            "Trac Powered",
+            "Source code",
+            "Search",
+            "Home",
+            "Start",
+            "Docs",
+            "Create a new calendar",
+            "New"
+        ]
+    );
+}
+
+/// A field nothing names (no name, id, label, placeholder or title) is keyed by its
+/// role, never by what it holds; an id that names nothing ("0") is no key either.
+#[test]
+fn an_unnamed_fields_key_is_its_role_never_its_value() {
+    let o = objects(&snap(vec![
+        el("section", None, "", &[("aria-label", "Editor")]),
+        el(
+            "input",
+            Some(0),
+            "",
+            &[("type", "text"), ("value", "New item")],
+        ),
+        el(
+            "textarea",
+            Some(0),
+            "",
+            &[("id", "0"), ("value", "Body text")],
+        ),
+    ]));
+    assert_eq!(o["editor.text"], json!("New item"), "{o:#?}");
+    assert!(
+        o.keys()
+            .all(|k| !k.contains("new_item") && !k.ends_with(".0")),
+        "{o:#?}"
+    );
+    assert_eq!(o["editor.text_2"], json!("Body text"), "{o:#?}");
 }

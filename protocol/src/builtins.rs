@@ -21,6 +21,13 @@ pub const NAMES: &[&str] = &[
 /// Builtins that write: a verify expression is always required.
 pub const SAFETY_REQUIRED: &[&str] = &["click", "type", "clear", "press_key", "navigate"];
 
+/// Builtins whose effect does not depend on the page they run on, so the gate holds
+/// them to their own confidence only, not to the lower of theirs and the page's:
+/// `navigate` loads the URL the agent names, whatever the page it leaves says. An agent
+/// must be able to leave a page the probe does not understand. Every other builtin aims
+/// at an element of the page, and is only as sure as the page is understood.
+pub const PAGE_INDEPENDENT: &[&str] = &["navigate"];
+
 fn param(name: &str, type_name: &str, required: bool, description: &str) -> ActionParameter {
     ActionParameter {
         name: name.into(),

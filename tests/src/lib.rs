@@ -5,6 +5,7 @@
 //! that need the browser rather than nspd's view of it.
 
 pub mod faults;
+pub mod flows;
 pub mod hostile;
 pub mod real_apps;
 pub mod webdriver;

@@ -1,7 +1,11 @@
 //! Real open-source web apps for the real-app corpus and the end-to-end tests: Django's
 //! admin, Flask-Admin (Flask-SQLAlchemy on sqlite), Datasette, Radicale's web UI, a
 //! React TodoMVC and a React support form (framework-controlled inputs), both bundled
-//! here with esbuild. Each runs from the registries' packages
+//! here with esbuild, Jupyter Notebook 7 (file browser and editor on a temp root dir) and
+//! TiddlyWiki 5 (its Node.js server on a fresh wiki folder), Trac (tracker and wiki) and
+//! I Hate Money (shared budgets), each launched by its `fixtures/real/<app>/serve.py`.
+//! Each runs from the
+//! registries' packages
 //! (`cargo xtask test` installs them under `target/real-apps/`) with its own backend on
 //! a free 127.0.0.1 port and a fresh temporary database; the database is the ground
 //! truth. Dropping a [`RealApp`] kills its process group.
@@ -100,6 +104,19 @@ pub enum AppKind {
     TodoMvc,
     /// `fixtures/real/react_form`: a controlled input, a contenteditable and a listbox.
     ReactForm,
+    /// Jupyter Notebook 7's file browser and text editor on a temp root dir (its files
+    /// are the ground truth; no kernels).
+    Notebook,
+    /// TiddlyWiki 5's Node.js server on a fresh wiki folder (its `.tid` files are the
+    /// ground truth): icon buttons with only a title or aria-label.
+    TiddlyWiki,
+    /// Trac 1.6, a server-rendered issue tracker and wiki (`fixtures/real/trac`): folded
+    /// sections, a formatting toolbar, GET forms that open pages, a delete confirmation
+    /// page. Its sqlite database (`env/db/trac.db`) is the ground truth.
+    Trac,
+    /// I Hate Money 7, a shared-budget app (`fixtures/real/ihatemoney`): participants,
+    /// bills, an in-place "Are you sure?" delete. Its sqlite database is the ground truth.
+    IHateMoney,
 }
 
 impl AppKind {
@@ -111,6 +128,10 @@ impl AppKind {
             AppKind::Radicale => "radicale",
             AppKind::TodoMvc => "todomvc",
             AppKind::ReactForm => "react-form",
+            AppKind::Notebook => "notebook",
+            AppKind::TiddlyWiki => "tiddlywiki",
+            AppKind::Trac => "trac",
+            AppKind::IHateMoney => "ihatemoney",
         }
     }
 
@@ -122,6 +143,10 @@ impl AppKind {
             "radicale" => AppKind::Radicale,
             "todomvc" => AppKind::TodoMvc,
             "react-form" => AppKind::ReactForm,
+            "notebook" => AppKind::Notebook,
+            "tiddlywiki" => AppKind::TiddlyWiki,
+            "trac" => AppKind::Trac,
+            "ihatemoney" => AppKind::IHateMoney,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -161,6 +186,11 @@ impl RealApp {
             AppKind::Radicale => dir.path().join("collections"),
             // Datasette names the database after the file: /library.
             AppKind::Datasette => dir.path().join("library.db"),
+            // The notebook server's root dir; the wiki's tiddlers folder.
+            AppKind::Notebook => dir.path().join("root"),
+            AppKind::TiddlyWiki => dir.path().join("wiki/tiddlers"),
+            // The environment `serve.py` creates: `env/db/trac.db`.
+            AppKind::Trac => dir.path().join("env/db/trac.db"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -266,6 +296,86 @@ impl RealApp {
                     .arg(&bundle);
                 ready_path = "/api/tickets";
             }
+            AppKind::Notebook => {
+                seed_notebook_root(&db)?;
+                // Jupyter's config, data, runtime and checkpoint dirs in the temp dir:
+                // nothing read from or written to the home directory, and saving a file
+                // leaves no `.ipynb_checkpoints` in the root.
+                let jupyter = dir.path().join("jupyter");
+                for sub in ["config", "data", "runtime", "checkpoints"] {
+                    std::fs::create_dir_all(jupyter.join(sub))?;
+                }
+                cmd = Command::new(&python);
+                cmd.args(["-m", "notebook"])
+                    .arg(format!(
+                        "--config={}",
+                        real.join("notebook/jupyter_server_config.py").display()
+                    ))
+                    .arg(format!("--ServerApp.port={port}"))
+                    .arg("--ServerApp.port_retries=0")
+                    .arg(format!("--ServerApp.root_dir={}", db.display()))
+                    .arg(format!(
+                        "--FileCheckpoints.root_dir={}",
+                        jupyter.join("checkpoints").display()
+                    ))
+                    .env("JUPYTER_CONFIG_DIR", jupyter.join("config"))
+                    .env("JUPYTER_DATA_DIR", jupyter.join("data"))
+                    .env("JUPYTER_RUNTIME_DIR", jupyter.join("runtime"))
+                    .env("JUPYTER_PLATFORM_DIRS", "1")
+                    .env("IPYTHONDIR", jupyter.join("ipython"))
+                    .env_remove("JUPYTER_CONFIG_PATH")
+                    .env_remove("JUPYTER_PATH");
+                ready_path = "/tree";
+            }
+            AppKind::TiddlyWiki => {
+                let tiddlywiki = real_node_modules()?.join("tiddlywiki/tiddlywiki.js");
+                let wiki = dir.path().join("wiki");
+                let out = Command::new("node")
+                    .arg(&tiddlywiki)
+                    .arg(&wiki)
+                    .args(["--init", "server"])
+                    .output()
+                    .context("running node (TiddlyWiki's --init)")?;
+                if !out.status.success() {
+                    bail!(
+                        "tiddlywiki --init failed: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+                std::fs::create_dir_all(&db)?;
+                let seeds = real.join("tiddlywiki/tiddlers");
+                for entry in std::fs::read_dir(&seeds)
+                    .with_context(|| format!("reading {}", seeds.display()))?
+                {
+                    let path = entry?.path();
+                    if path.extension().is_some_and(|e| e == "tid") {
+                        std::fs::copy(&path, db.join(path.file_name().unwrap_or_default()))?;
+                    }
+                }
+                cmd = Command::new("node");
+                cmd.arg(&tiddlywiki)
+                    .arg(&wiki)
+                    .arg("--listen")
+                    .arg("host=127.0.0.1")
+                    .arg(format!("port={port}"));
+                ready_path = "/status";
+            }
+            AppKind::Trac => {
+                // serve.py creates and seeds the environment, then runs tracd.
+                cmd = Command::new(&python);
+                cmd.arg(real.join("trac/serve.py"))
+                    .arg(port.to_string())
+                    .arg(dir.path().join("env"));
+                ready_path = "/ticket/1";
+            }
+            AppKind::IHateMoney => {
+                // serve.py migrates and seeds the database, then serves the app.
+                cmd = Command::new(&python);
+                cmd.arg(real.join("ihatemoney/serve.py"))
+                    .arg(port.to_string())
+                    .arg(&db);
+                ready_path = "/healthcheck";
+            }
         }
         RealApp::spawn(kind, cmd, port, db, python, dir, ready_path)
     }
@@ -360,6 +470,107 @@ impl RealApp {
     pub fn data_dir(&self) -> &Path {
         self.dir.path()
     }
+
+    /// Notebook: every file and folder under the server's root dir, by its path
+    /// relative to the root (`/`-separated), with a file's text (`None` for a folder).
+    pub fn files(&self) -> Result<std::collections::BTreeMap<String, Option<String>>> {
+        fn walk(
+            root: &Path,
+            dir: &Path,
+            out: &mut std::collections::BTreeMap<String, Option<String>>,
+        ) -> Result<()> {
+            for entry in std::fs::read_dir(dir)? {
+                let path = entry?.path();
+                let rel = path
+                    .strip_prefix(root)?
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if path.is_dir() {
+                    out.insert(rel, None);
+                    walk(root, &path, out)?;
+                } else {
+                    let bytes = std::fs::read(&path)?;
+                    out.insert(rel, Some(String::from_utf8_lossy(&bytes).into_owned()));
+                }
+            }
+            Ok(())
+        }
+        let mut out = std::collections::BTreeMap::new();
+        walk(&self.db, &self.db, &mut out)?;
+        Ok(out)
+    }
+
+    /// TiddlyWiki: the wiki's own tiddlers as its server wrote them to `.tid` files,
+    /// by title, without system tiddlers (`$:/…`) and drafts (`draft.of`).
+    pub fn tiddlers(&self) -> Result<std::collections::BTreeMap<String, Tiddler>> {
+        let mut out = std::collections::BTreeMap::new();
+        for entry in std::fs::read_dir(&self.db)? {
+            let path = entry?.path();
+            if path.extension().is_none_or(|e| e != "tid") {
+                continue;
+            }
+            let tiddler = Tiddler::parse(&std::fs::read_to_string(&path)?);
+            if tiddler.title.starts_with("$:/") || tiddler.fields.contains_key("draft.of") {
+                continue;
+            }
+            out.insert(tiddler.title.clone(), tiddler);
+        }
+        Ok(out)
+    }
+}
+
+/// One tiddler read from a `.tid` file: header fields, then a blank line, then the text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tiddler {
+    pub title: String,
+    /// Every header field but `title` (tags, type, created, modified, …).
+    pub fields: std::collections::BTreeMap<String, String>,
+    pub text: String,
+}
+
+impl Tiddler {
+    pub fn parse(file: &str) -> Tiddler {
+        let (head, text) = file.split_once("\n\n").unwrap_or((file, ""));
+        let mut fields = std::collections::BTreeMap::new();
+        for line in head.lines() {
+            if let Some((k, v)) = line.split_once(": ") {
+                fields.insert(k.trim().to_owned(), v.to_owned());
+            }
+        }
+        Tiddler {
+            title: fields.remove("title").unwrap_or_default(),
+            fields,
+            text: text.trim_end_matches('\n').to_owned(),
+        }
+    }
+
+    /// The `tags` field (`[[two words]]` kept whole).
+    pub fn tags(&self) -> Vec<String> {
+        let mut tags = Vec::new();
+        let mut rest = self.fields.get("tags").map(String::as_str).unwrap_or("");
+        while let Some(c) = rest.trim_start().chars().next() {
+            rest = rest.trim_start();
+            if c == '[' && rest.starts_with("[[") {
+                let end = rest.find("]]").unwrap_or(rest.len());
+                tags.push(rest[2..end].to_owned());
+                rest = rest.get(end + 2..).unwrap_or("");
+            } else {
+                let end = rest.find(' ').unwrap_or(rest.len());
+                tags.push(rest[..end].to_owned());
+                rest = &rest[end..];
+            }
+        }
+        tags
+    }
+}
+
+/// The Notebook's root dir at the start: two text files and a folder with one more.
+fn seed_notebook_root(root: &Path) -> Result<()> {
+    std::fs::create_dir_all(root.join("docs"))?;
+    std::fs::write(root.join("groceries.txt"), "Milk, eggs, bread\n")?;
+    std::fs::write(root.join("dentist.md"), "# Dentist\n\nTuesday at 9:30\n")?;
+    std::fs::write(root.join("docs/book-club.txt"), "Read chapter 4\n")?;
+    Ok(())
 }
 
 impl Drop for RealApp {
@@ -391,4 +602,45 @@ fn http_status(port: u16, path: &str) -> Option<u16> {
     let mut head = [0u8; 12];
     stream.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
+}
+
+impl RealApp {
+    /// Radicale only: the collections in its storage folder (the ground truth of its web
+    /// UI), as `(user, displayname, description)` sorted, read from each collection's
+    /// `.Radicale.props` (JSON; the description is the address book's or calendar's).
+    pub fn radicale_collections(&self) -> Result<Vec<(String, String, String)>> {
+        let root = self.db.join("collection-root");
+        let mut out = Vec::new();
+        let Ok(users) = std::fs::read_dir(&root) else {
+            return Ok(out);
+        };
+        for user in users.flatten().filter(|e| e.path().is_dir()) {
+            for coll in std::fs::read_dir(user.path())?.flatten().filter(|e| {
+                // Radicale keeps its caches in hidden folders beside the collections.
+                e.path().is_dir() && !e.file_name().to_string_lossy().starts_with('.')
+            }) {
+                let props: Value = std::fs::read_to_string(coll.path().join(".Radicale.props"))
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or(Value::Null);
+                let text = |k: &str| props[k].as_str().unwrap_or_default().to_owned();
+                let description = [
+                    "CR:addressbook-description",
+                    "C:calendar-description",
+                    "D:description",
+                ]
+                .iter()
+                .map(|k| text(k))
+                .find(|d| !d.is_empty())
+                .unwrap_or_default();
+                out.push((
+                    user.file_name().to_string_lossy().into_owned(),
+                    text("D:displayname"),
+                    description,
+                ));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
 }

@@ -25,8 +25,9 @@ const CAPTURE_TARGETS: [(u64, f64); 2] = [(600, 5.0), (5000, 15.0)];
 const INCREMENTAL_TARGET_MS: f64 = 2.0;
 const SPEEDUP_TARGET: f64 = 3.0;
 const SIZE_RATIO_TARGET: f64 = 3.0;
-/// The issue says 150 KB; checked as 150,000 bytes, the stricter reading.
-const WASM_GZ_TARGET: u64 = 150_000;
+/// 250 KB gzipped since issue 20 (150 KB before; the cost that matters is per page),
+/// checked as 250,000 bytes, the stricter reading.
+const WASM_GZ_TARGET: u64 = 250_000;
 /// Issue 19: the dispatcher's actionability checks may add at most this to a dispatched
 /// click at p50.
 const CLICK_CHECKS_TARGET_MS: f64 = 0.2;
@@ -203,7 +204,7 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
     );
     let _ = writeln!(
         md,
-        "| wasm ≤ 150 KB gzipped | {:.1} KB ({:.1} KiB) | {} |",
+        "| wasm ≤ 250 KB gzipped | {:.1} KB ({:.1} KiB) | {} |",
         gz as f64 / 1000.0,
         gz as f64 / 1024.0,
         mark(gz <= WASM_GZ_TARGET)
@@ -241,7 +242,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| wasm ≤ 150 KB gzipped | 140.0 KB (136.7 KiB) | met |"),
+            md.contains("| wasm ≤ 250 KB gzipped | 140.0 KB (136.7 KiB) | met |"),
             "{md}"
         );
     }

@@ -11,9 +11,14 @@ use anyhow::{Context, Result};
 
 use crate::tools::{self, Tools};
 
-/// Where the built extension lands.
+/// Where the built extension lands: `target/dist/extension`, or `$NSP_DIST_DIR` (so
+/// several checkouts of work in progress can each build their own copy from one tree
+/// without removing a folder another's browser is loading).
 pub fn extension_dir(root: &Path) -> PathBuf {
-    root.join("target/dist/extension")
+    match std::env::var_os("NSP_DIST_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => root.join("target/dist/extension"),
+    }
 }
 
 pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
@@ -92,7 +97,7 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
         fs::rename(&optimised, &bg)?;
     }
 
-    let zip_path = root.join("target/dist/nsp-extension.zip");
+    let zip_path = out.with_file_name("nsp-extension.zip");
     write_zip(&out, &zip_path)?;
 
     let raw = fs::metadata(&bg)?.len();

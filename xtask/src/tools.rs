@@ -368,11 +368,24 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     "flask-sqlalchemy==3.1.1",
     "datasette==0.65.5",
     "radicale==3.9.0",
+    // Jupyter Notebook 7: its file browser and text editor (no kernels needed).
+    "notebook==7.6.5",
+    // Trac: a server-rendered issue tracker and wiki (sqlite); fixtures/real/trac.
+    "trac==1.6",
+    // I Hate Money: a shared-budget app (Flask, sqlite); fixtures/real/ihatemoney.
+    // (An Otter Wiki pins SQLAlchemy 2.0.36, which I Hate Money's ~=2.0.45 excludes.)
+    "ihatemoney==7.2.1",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
 /// npm package of its own).
-pub const REAL_APPS_NPM: &[&str] = &["react@19.3.1", "react-dom@19.3.1", "esbuild@0.28.2"];
+pub const REAL_APPS_NPM: &[&str] = &[
+    "react@19.3.1",
+    "react-dom@19.3.1",
+    "esbuild@0.28.2",
+    // TiddlyWiki 5's Node.js server.
+    "tiddlywiki@5.4.0",
+];
 
 /// Where the real apps are installed.
 #[derive(Debug, Clone)]

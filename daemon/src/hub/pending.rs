@@ -55,6 +55,9 @@ struct Waiter<T> {
     /// Set when `conn` closed and the request may still be answered: from then on the
     /// answer may come from a new connection of the same browser session.
     orphaned: bool,
+    /// Set when the document the request went to started unloading: the next
+    /// document's first capture answers it instead (captures only).
+    document_gone: bool,
     pid: u64,
     reply: oneshot::Sender<T>,
 }
@@ -111,6 +114,7 @@ impl<T> Pending<T> {
                 conn,
                 instance_id,
                 orphaned: false,
+                document_gone: false,
                 pid,
                 reply,
             },
@@ -173,6 +177,40 @@ impl<T> Pending<T> {
         }
     }
 
+    /// Tab `pid`'s document is unloading (a navigation): what was asked of it will be
+    /// answered by the next document, if at all.
+    pub(super) fn document_gone(&mut self, pid: u64) {
+        for w in self.waiting.values_mut().filter(|w| w.pid == pid) {
+            w.document_gone = true;
+        }
+    }
+
+    /// Delivers `value()` to every request of tab `pid` whose document unloaded, from
+    /// the connection it went out on (or its session after a reconnect).
+    pub(super) fn answer_new_document(
+        &mut self,
+        pid: u64,
+        conn: ConnId,
+        instance: Option<&str>,
+        value: impl Fn() -> T,
+    ) {
+        let ids: Vec<String> = self
+            .waiting
+            .iter()
+            .filter(|(_, w)| {
+                w.pid == pid
+                    && w.document_gone
+                    && (w.conn == conn || (w.orphaned && instance == Some(&w.instance_id)))
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            if let Some(w) = self.waiting.remove(&id) {
+                let _ = w.reply.send(value());
+            }
+        }
+    }
+
     /// The tab went away: its requests are given up.
     pub(super) fn tab_closed(&mut self, pid: u64) {
         self.waiting.retain(|_, w| w.pid != pid);
@@ -199,7 +237,15 @@ impl Hub {
                 .get(&conn)
                 .map(|c| (c.tx.clone(), c.instance_id.clone()))
                 .ok_or(WaitError::Detached)?;
-            let rx = table(&mut inner).insert(id.clone(), conn, instance_id, pid);
+            // A tab between documents (a navigation under way: its page said it is
+            // going, the next one has not reported) will not answer from the old
+            // document: the next one's first capture is the answer.
+            let between = tab.status == nsp_protocol::ProbeStatus::Detecting;
+            let pending = table(&mut inner);
+            let rx = pending.insert(id.clone(), conn, instance_id, pid);
+            if between {
+                pending.document_gone(pid);
+            }
             (tx, rx, tab_id)
         };
         if tx.send(message(tab_id)).await.is_err() {
@@ -368,6 +414,26 @@ mod tests {
         assert_eq!(table.answer("c", 3, Some("other"), 5), Delivery::NotAsked);
         assert_eq!(table.answer("c", 4, Some("s"), 6), Delivery::Delivered);
         assert_eq!(rx.try_recv(), Ok(6));
+    }
+
+    /// A capture asked of a document that then navigated away is answered by the next
+    /// document's first capture, from the same connection only; other tabs' requests
+    /// and requests of a document still there are left waiting.
+    #[test]
+    fn a_navigation_hands_a_capture_request_to_the_next_document() {
+        let mut table: Pending<u8> = Pending::default();
+        let mut gone = table.insert("a".into(), 1, "s".into(), 7);
+        let mut other_tab = table.insert("b".into(), 1, "s".into(), 8);
+        table.answer_new_document(7, 1, Some("s"), || 1);
+        assert!(gone.try_recv().is_err(), "not before the document went");
+        table.document_gone(7);
+        table.answer_new_document(7, 2, Some("other"), || 2);
+        assert!(gone.try_recv().is_err(), "not from another connection");
+        table.answer_new_document(7, 1, Some("s"), || 3);
+        assert_eq!(gone.try_recv(), Ok(3));
+        assert!(other_tab.try_recv().is_err());
+        assert_eq!(table.answer("b", 1, Some("s"), 4), Delivery::Delivered);
+        assert_eq!(other_tab.try_recv(), Ok(4));
     }
 
     /// Without grace a closed connection's requests are given up at once; with grace

@@ -361,6 +361,15 @@ impl Hub {
             }
             None => TabEventKind::Status,
         };
+        if report.status == ProbeStatus::Detecting {
+            // A navigation: the document asked for a fresh capture is gone, and the
+            // next one's first capture is as fresh as any answer could be.
+            inner.captures.document_gone(pid);
+        } else if matches!(event, TabEventKind::Captured { .. }) {
+            inner
+                .captures
+                .answer_new_document(pid, conn, Some(&instance_id), || ());
+        }
         if let Some(request_id) = report.request_id {
             // The answer to a fresh-capture request (or a late one nobody waits for).
             inner

@@ -1,0 +1,208 @@
+//! NAMES' rules on live DOM, in headless Chromium (`wasm-pack test --headless --chrome`):
+//! the real extraction script, the probe and the dispatcher on small pages of our own.
+//! An image-only link is named by its image; style text is no page text; a listing's
+//! names open their records (a click selects, a double-click opens); a form's submit
+//! button is pressed with its own click listeners; a menu item the page removes on
+//! mouseup has acted.
+
+#![cfg(target_arch = "wasm32")]
+
+use serde_json::{json, Value};
+use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const EXTRACT_JS: &str = include_str!("../../extension/extract.js");
+const BRIDGE_JS: &str = include_str!("../../extension/bridge.js");
+const DISPATCH_JS: &str = include_str!("../../extension/dispatch.js");
+const PAGE_WORLD_JS: &str = include_str!("../../extension/page-world.js");
+const PAGE_CHANNEL_JS: &str = include_str!("../../extension/page-channel.js");
+
+fn eval(src: &str) -> JsValue {
+    js_sys::eval(src).unwrap_or_else(|e| panic!("eval failed: {e:?}\n{src}"))
+}
+
+fn eval_string(src: &str) -> String {
+    eval(src)
+        .as_string()
+        .unwrap_or_else(|| panic!("not a string: {src}"))
+}
+
+/// Loads the extension's page scripts once, as classic scripts, as the manifest does.
+fn load_scripts() {
+    if eval("typeof NspExtract").as_string().as_deref() == Some("object") {
+        return;
+    }
+    for src in [
+        PAGE_WORLD_JS,
+        PAGE_CHANNEL_JS,
+        EXTRACT_JS,
+        BRIDGE_JS,
+        DISPATCH_JS,
+    ] {
+        let src = serde_json::to_string(src).unwrap();
+        eval(&format!(
+            "(() => {{ const s = document.createElement('script'); s.textContent = {src}; document.head.appendChild(s); }})()"
+        ));
+    }
+}
+
+/// Replaces the fixture's DOM (a #fixture container in the body).
+fn mount(html: &str) {
+    load_scripts();
+    let html = serde_json::to_string(html).unwrap();
+    eval(&format!(
+        "(() => {{ let f = document.getElementById('fixture'); if (!f) {{ f = document.createElement('div'); f.id = 'fixture'; document.body.append(f); }} f.innerHTML = {html}; }})()"
+    ));
+}
+
+/// The snapshot of the current document, as the extension takes it.
+fn snapshot() -> String {
+    eval_string(
+        "(() => { globalThis.__ex = new NspExtract.Extractor(document); \
+         const b = globalThis.__b || (globalThis.__b = NspBridge.create({})); \
+         return JSON.stringify(b.snapshot(globalThis.__ex)); })()",
+    )
+}
+
+/// The capture of the current document, as the probe reads the snapshot.
+fn capture() -> Value {
+    let snapshot = snapshot();
+    let mut probe = nsp_probe::Probe::new(r#"{"tier": "wasm_in_page"}"#).expect("probe");
+    serde_json::from_str(&probe.analyze(&snapshot).expect("capture")).expect("JSON")
+}
+
+async fn run(action: &str, params: &str, capture: &Value) -> Value {
+    let capture = serde_json::to_string(capture).unwrap();
+    let promise: js_sys::Promise = eval(&format!(
+        "NspDispatch.run({{action: {action:?}, parameters: {params}, accept_confirm: false}}, {capture}, globalThis.__b, () => {{}})"
+    ))
+    .into();
+    match JsFuture::from(promise).await {
+        Ok(out) => {
+            serde_json::from_str(&js_sys::JSON::stringify(&out).unwrap().as_string().unwrap())
+                .unwrap()
+        }
+        Err(e) => {
+            let text = js_sys::JSON::stringify(&e)
+                .ok()
+                .and_then(|s| s.as_string())
+                .unwrap_or_default();
+            json!({"error": text, "message": format!("{e:?}")})
+        }
+    }
+}
+
+fn text_of(id: &str) -> String {
+    eval_string(&format!("document.getElementById({id:?}).textContent"))
+}
+
+#[wasm_bindgen_test]
+fn an_image_only_link_is_named_by_its_image_and_style_text_is_no_text() {
+    mount(
+        r#"<div id="styleArea"><style>.pane { display: flex; }</style></div>
+           <footer><a id="powered" href="https://example.org/"><img alt="Example Powered" width="40" height="20" src="data:,"></a>
+           <a id="docs" href="https://example.org/docs"><img title="Documentation" width="20" height="20" src="data:,"></a></footer>"#,
+    );
+    // The record of the style's wrapper carries no CSS as its text.
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let wrapper = snap["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|r| r[5]["id"] == "styleArea")
+        .unwrap_or_else(|| panic!("{snap:#}"));
+    assert_eq!(wrapper[4], "", "{wrapper}");
+    let c = capture();
+    let open = &c["actions"]["open_example_powered"];
+    assert_eq!(open["reversibility"], "read", "{:#}", c["actions"]);
+    assert_eq!(c["actions"]["open_documentation"]["reversibility"], "read");
+    // The dispatcher checks the label the probe bound: the same on both sides.
+    let bound = c["explain"]["open_example_powered"]["elements"][0]["text"].clone();
+    assert_eq!(
+        bound,
+        json!(eval_string(
+            "NspExtract.explainLabel(document.getElementById('powered'))"
+        ))
+    );
+    let objects = c["objects"].as_object().expect("objects");
+    assert!(
+        objects
+            .values()
+            .all(|v| !v.to_string().contains("display: flex")),
+        "{objects:#?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_listings_name_opens_its_record_with_a_double_click() {
+    mount(
+        r#"<div id="listing"><ul>
+             <li class="entry"><span class="entry-name" role="button" tabindex="0">docs</span><span class="entry-size">-</span></li>
+             <li class="entry"><span class="entry-name">a.md</span><span class="entry-size">27 B</span></li>
+             <li class="entry"><span class="entry-name">b.txt</span><span class="entry-size">18 B</span></li>
+           </ul><p id="opened"></p><p id="selected"></p></div>"#,
+    );
+    // A file browser: one listener for the whole listing; a click selects, a
+    // double-click opens.
+    eval(
+        "(() => { const l = document.getElementById('listing'); \
+         const name = (e) => { const li = e.target.closest('li'); return li ? li.querySelector('.entry-name').textContent : null; }; \
+         l.addEventListener('click', (e) => { const n = name(e); if (n) document.getElementById('selected').textContent = n; }); \
+         l.addEventListener('dblclick', (e) => { const n = name(e); if (n) document.getElementById('opened').textContent = n; }); })()",
+    );
+    let c = capture();
+    let open = &c["actions"]["open"];
+    assert_eq!(open["reversibility"], "read", "{:#}", c["actions"]);
+    assert_eq!(open["parameters"][0]["name"], "name", "{open:#}");
+    assert!(c["actions"].get("docs").is_none(), "{:#}", c["actions"]);
+    let out = run("open", r#"{"name": "b.txt"}"#, &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}));
+    assert_eq!(text_of("selected"), "b.txt");
+    assert_eq!(text_of("opened"), "b.txt");
+}
+
+#[wasm_bindgen_test]
+async fn a_submit_buttons_click_listener_runs_and_a_menu_item_gone_on_mouseup_acted() {
+    mount(
+        r#"<form id="make" aria-label="New collection"><label>Title <input name="title"></label>
+             <button type="submit" id="create">Create</button></form>
+           <ul role="menu" id="menu" aria-label="New"><li role="menuitem" tabindex="-1" id="folder">New Folder</li></ul>
+           <p id="log"></p>"#,
+    );
+    // The app does its work in the button's click handler and cancels the native
+    // submit; the menu runs its item on mouseup and closes.
+    eval(
+        "(() => { document.getElementById('create').addEventListener('click', (e) => { e.preventDefault(); \
+           document.getElementById('log').textContent = 'created ' + document.querySelector('[name=title]').value; }); \
+         document.getElementById('make').addEventListener('submit', (e) => { e.preventDefault(); document.getElementById('log').textContent = 'native submit'; }); \
+         const item = document.getElementById('folder'); \
+         item.addEventListener('mouseup', () => { document.getElementById('log').textContent = 'folder'; document.getElementById('menu').remove(); }); })()",
+    );
+    let c = capture();
+    let create = c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .find(|(_, a)| {
+            a["parameters"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p["name"] == "title"))
+        })
+        .map(|(n, _)| n.clone())
+        .unwrap_or_else(|| panic!("{:#}", c["actions"]));
+    let out = run(&create, r#"{"title": "Work"}"#, &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}), "{create}");
+    assert_eq!(text_of("log"), "created Work");
+
+    let out = run("new_folder", "{}", &c).await;
+    assert_eq!(
+        out,
+        json!({"status": "done", "value": true}),
+        "{:#}",
+        c["actions"]
+    );
+    assert_eq!(text_of("log"), "folder");
+}

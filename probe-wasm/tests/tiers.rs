@@ -1,0 +1,991 @@
+//! Tier rules of issue 20, each on a small generic page of its own (hand-built
+//! snapshots, as the extraction records them): what a control does is read from its
+//! structure and its words, never from a site's names.
+//!
+//! - compose evidence needs a field of recipients' addresses *and* a send verb;
+//! - saving, confirming or discarding an edit of a record is reversible;
+//! - a GET form opens a page, whatever its label;
+//! - "New" makes an item (a write), it does not only open an editor;
+//! - a plain add form saves at a confidence the gate lets through;
+//! - a button that opens a dialog is a read;
+//! - an undoing verb counts only in the same group of controls;
+//! - a "Yes, <verb>" confirmation page is as sure as its verb;
+//! - a view toggle ("Hide sidebar") and a formatting button change nothing stored;
+//! - every button of an editor's formatting toolbar edits the text, by structure;
+//! - a helper that changes a form's fields without sending it ("Everyone", "Format",
+//!   "Delete <field>") is a reversible write, like typing;
+//! - a menu button or disclosure reads, in a row too, with or without ARIA;
+//! - "Submit" of a form editing a record that exists saves the edit;
+//! - a form with no button does what its one field's name says ("New todo");
+//! - a "Reactivate" on another row of the list undoes "Deactivate".
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use nsp_probe::analyze_snapshot;
+use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
+use nsp_protocol::{ActionSchema, PageCapture, ProbeTier, Reversibility};
+
+mod support;
+use support::el;
+
+use Reversibility::{IrreversibleWrite as I, Read as R, ReversibleWrite as W};
+
+fn page(url: &str, title: &str, elements: Vec<ElementRecord>) -> PageCapture {
+    let snap = PageSnapshot {
+        url: url.into(),
+        title: title.into(),
+        site_name: Some("Demo".into()),
+        elements,
+        ..PageSnapshot::default()
+    };
+    analyze_snapshot(&snap, ProbeTier::WasmInPage)
+}
+
+/// The action bound to the control whose label is `label`, with its name.
+fn action<'a>(capture: &'a PageCapture, label: &str) -> (&'a str, &'a ActionSchema) {
+    let name = capture
+        .explain
+        .iter()
+        .find(|(_, ex)| ex.elements.first().is_some_and(|e| e.text == label))
+        .map(|(name, _)| name.as_str())
+        .unwrap_or_else(|| {
+            panic!(
+                "no action bound to \"{label}\" in {:?}",
+                capture.actions.keys().collect::<Vec<_>>()
+            )
+        });
+    (name, &capture.actions[name])
+}
+
+fn tier(capture: &PageCapture, label: &str) -> (Reversibility, f64) {
+    let (name, a) = action(capture, label);
+    let v = (a.reversibility, a.confidence);
+    eprintln!(
+        "{label}: {name} {} {} {:.3} {:?}",
+        a.signature,
+        v.0.as_str(),
+        v.1,
+        capture.explain[name].signals
+    );
+    v
+}
+
+fn labelled(tag: &str, parent: u32, label: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    let mut e = el(tag, Some(parent), "", attrs);
+    e.label = label.into();
+    e
+}
+
+#[test]
+fn a_cc_box_beside_a_text_is_a_record_not_a_message() {
+    for cc_type in ["text", "email"] {
+        let c = page(
+            "http://127.0.0.1:1/tickets/new",
+            "New ticket",
+            vec![
+                el("main", None, "", &[]),
+                el("h1", Some(0), "New ticket", &[]),
+                el(
+                    "form",
+                    Some(0),
+                    "",
+                    &[("method", "post"), ("action", "/tickets")],
+                ),
+                labelled(
+                    "input",
+                    2,
+                    "Summary",
+                    &[("type", "text"), ("name", "summary")],
+                ),
+                labelled("input", 2, "CC", &[("type", cc_type), ("name", "cc")]),
+                labelled("textarea", 2, "Description", &[("name", "description")]),
+                el("button", Some(2), "Create ticket", &[("type", "submit")]),
+            ],
+        );
+        let (t, conf) = tier(&c, "Create ticket");
+        assert_eq!(t, W, "cc type={cc_type}");
+        assert!(conf >= 0.80, "cc type={cc_type}: {conf}");
+    }
+
+    // Recipients' addresses, a message and a send verb: a message, irreversible.
+    let c = page(
+        "http://127.0.0.1:1/mail/compose",
+        "Compose",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "form",
+                Some(0),
+                "",
+                &[("method", "post"), ("action", "/mail")],
+            ),
+            labelled("input", 1, "To", &[("type", "email"), ("name", "to")]),
+            labelled(
+                "input",
+                1,
+                "Subject",
+                &[("type", "text"), ("name", "subject")],
+            ),
+            labelled("textarea", 1, "Message", &[("name", "body")]),
+            el("button", Some(1), "Send", &[("type", "submit")]),
+        ],
+    );
+    let (t, conf) = tier(&c, "Send");
+    assert_eq!(t, I);
+    assert!(conf >= 0.95, "{conf}");
+    let (name, _) = action(&c, "Send");
+    assert!(c.explain[name]
+        .signals
+        .iter()
+        .any(|s| s.starts_with("compose (+")));
+}
+
+#[test]
+fn saving_confirming_or_discarding_an_edit_is_reversible() {
+    // An edit form of an existing record.
+    let c = page(
+        "http://127.0.0.1:1/items/7/edit",
+        "Edit item",
+        vec![
+            el("main", None, "", &[]),
+            el("h1", Some(0), "Edit item", &[]),
+            el(
+                "form",
+                Some(0),
+                "",
+                &[("method", "post"), ("action", "/items/7")],
+            ),
+            labelled(
+                "input",
+                2,
+                "Title",
+                &[("type", "text"), ("name", "title"), ("value", "Groceries")],
+            ),
+            labelled("textarea", 2, "Text", &[("name", "text")]),
+            el("button", Some(2), "Confirm changes", &[("type", "submit")]),
+            el(
+                "button",
+                Some(2),
+                "Discard changes",
+                &[("type", "submit"), ("name", "discard")],
+            ),
+        ],
+    );
+    for label in ["Confirm changes", "Discard changes"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+
+    // An editor without a form: its own buttons beside the fields.
+    let c = page(
+        "http://127.0.0.1:1/notes#groceries",
+        "Notes",
+        vec![
+            el("main", None, "", &[]),
+            el("section", Some(0), "", &[("aria-label", "Editor")]),
+            el(
+                "button",
+                Some(1),
+                "",
+                &[
+                    ("type", "button"),
+                    ("aria-label", "Confirm changes to this note"),
+                ],
+            ),
+            el(
+                "button",
+                Some(1),
+                "",
+                &[
+                    ("type", "button"),
+                    ("aria-label", "Discard changes to this note"),
+                ],
+            ),
+            labelled(
+                "input",
+                1,
+                "Title",
+                &[("type", "text"), ("value", "Groceries")],
+            ),
+            labelled("textarea", 1, "Text", &[]),
+        ],
+    );
+    for label in [
+        "Confirm changes to this note",
+        "Discard changes to this note",
+    ] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+
+    // "Save and publish" is not only a save: the stricter word keeps it irreversible.
+    let c = page(
+        "http://127.0.0.1:1/posts/new",
+        "New post",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "form",
+                Some(0),
+                "",
+                &[("method", "post"), ("action", "/posts")],
+            ),
+            labelled("input", 1, "Title", &[("type", "text"), ("name", "title")]),
+            el("button", Some(1), "Save and publish", &[("type", "submit")]),
+        ],
+    );
+    assert_eq!(tier(&c, "Save and publish").0, I);
+}
+
+#[test]
+fn a_get_form_opens_a_page_whatever_its_label() {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("h1", Some(0), "Meeting notes", &[]),
+        el("div", Some(0), "", &[("class", "page-actions")]),
+    ];
+    for (label, action) in [
+        ("Delete page", "delete"),
+        ("Rename page", "rename"),
+        ("Attach file", "attach"),
+        ("Reply", "reply"),
+    ] {
+        let form = els.len() as u32;
+        els.push(el(
+            "form",
+            Some(2),
+            "",
+            &[("method", "get"), ("action", "/wiki/MeetingNotes")],
+        ));
+        els.push(el(
+            "input",
+            Some(form),
+            "",
+            &[("type", "hidden"), ("name", "action"), ("value", action)],
+        ));
+        els.push(el(
+            "input",
+            Some(form),
+            "",
+            &[("type", "submit"), ("value", label)],
+        ));
+    }
+    let c = page("http://127.0.0.1:1/wiki/MeetingNotes", "Meeting notes", els);
+    for label in ["Delete page", "Rename page", "Attach file", "Reply"] {
+        assert_eq!(tier(&c, label).0, R, "{label}");
+    }
+
+    // The same "Delete page" posting: it acts.
+    let c = page(
+        "http://127.0.0.1:1/wiki/MeetingNotes",
+        "Meeting notes",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "form",
+                Some(0),
+                "",
+                &[("method", "post"), ("action", "/wiki/MeetingNotes")],
+            ),
+            el(
+                "input",
+                Some(1),
+                "",
+                &[("type", "hidden"), ("name", "action"), ("value", "delete")],
+            ),
+            el(
+                "input",
+                Some(1),
+                "",
+                &[("type", "submit"), ("value", "Delete page")],
+            ),
+        ],
+    );
+    assert_eq!(tier(&c, "Delete page").0, I);
+}
+
+#[test]
+fn new_makes_an_item_and_a_dialog_opener_reads() {
+    let c = page(
+        "http://127.0.0.1:1/notes",
+        "Notes",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "div",
+                Some(0),
+                "",
+                &[("role", "toolbar"), ("aria-label", "Notes")],
+            ),
+            el("button", Some(1), "New", &[("type", "button")]),
+            el(
+                "button",
+                Some(1),
+                "Create",
+                &[("type", "button"), ("aria-haspopup", "dialog")],
+            ),
+            el(
+                "button",
+                Some(1),
+                "Add",
+                &[("type", "button"), ("aria-controls", "add-dialog")],
+            ),
+            el(
+                "div",
+                Some(0),
+                "",
+                &[
+                    ("role", "dialog"),
+                    ("id", "add-dialog"),
+                    ("aria-label", "Add a note"),
+                ],
+            ),
+        ],
+    );
+    let (t, _) = tier(&c, "New");
+    assert_eq!(t, W, "a new item exists once \"New\" is pressed");
+
+    // Beside a data grid's search box (no `<form>`): the box holds a query, not what
+    // "Create" would save; the button opens an editor.
+    let mut search = el(
+        "input",
+        Some(1),
+        "",
+        &[("type", "search"), ("placeholder", "Search items")],
+    );
+    search.label = String::new();
+    let c2 = page(
+        "http://127.0.0.1:1/items",
+        "Items",
+        vec![
+            el("main", None, "", &[]),
+            el("div", Some(0), "", &[("class", "grid-toolbar")]),
+            search,
+            el("button", Some(1), "Create", &[("type", "button")]),
+        ],
+    );
+    assert_eq!(tier(&c2, "Create").0, R);
+    for label in ["Create", "Add"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, R, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+}
+
+#[test]
+fn a_plain_add_form_saves_above_the_reversible_floor() {
+    // A title, a number, a select and the button; posted, or sent by the page's script
+    // (no method).
+    for (method, button) in [(Some("post"), "Create"), (None, "Save"), (None, "Add")] {
+        let mut form_attrs = vec![("action", "")];
+        if let Some(m) = method {
+            form_attrs.push(("method", m));
+        }
+        let c = page(
+            "http://127.0.0.1:1/admin/item/new/",
+            "Item - Admin",
+            vec![
+                el("main", None, "", &[]),
+                el("form", Some(0), "", &form_attrs),
+                labelled("input", 1, "Title", &[("type", "text"), ("name", "title")]),
+                labelled(
+                    "input",
+                    1,
+                    "Quantity",
+                    &[("type", "number"), ("name", "qty")],
+                ),
+                labelled(
+                    "select",
+                    1,
+                    "Status",
+                    &[("name", "status"), ("options", "[\"open\",\"closed\"]")],
+                ),
+                el(
+                    "input",
+                    Some(1),
+                    "",
+                    &[("type", "submit"), ("value", button)],
+                ),
+                el("a", Some(1), "Cancel", &[("href", "/admin/item/")]),
+            ],
+        );
+        let (t, conf) = tier(&c, button);
+        assert_eq!(t, W, "{button}");
+        assert!(conf >= 0.80, "{button} ({method:?}): {conf}");
+    }
+}
+
+#[test]
+fn an_undoing_verb_counts_only_in_the_same_group() {
+    // A side panel's "Close" does not make the header's "Open menu" undoable.
+    let c = page(
+        "http://127.0.0.1:1/app",
+        "App",
+        vec![
+            el("header", None, "", &[]),
+            el("button", Some(0), "Open menu", &[("type", "button")]),
+            el("aside", None, "", &[("aria-label", "Details")]),
+            el("button", Some(2), "Close", &[("type", "button")]),
+        ],
+    );
+    let (name, _) = action(&c, "Open menu");
+    assert!(
+        !c.explain[name]
+            .signals
+            .iter()
+            .any(|s| s.starts_with("inverse_pair")),
+        "{:?}",
+        c.explain[name].signals
+    );
+    assert_ne!(tier(&c, "Open menu").0, W);
+
+    // In one toolbar, the pair counts.
+    let c = page(
+        "http://127.0.0.1:1/thread/4",
+        "Thread",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "div",
+                Some(0),
+                "",
+                &[("role", "toolbar"), ("aria-label", "Thread")],
+            ),
+            el("button", Some(1), "Mute", &[("type", "button")]),
+            el("button", Some(1), "Unmute", &[("type", "button")]),
+        ],
+    );
+    let (name, _) = action(&c, "Mute");
+    assert!(c.explain[name]
+        .signals
+        .iter()
+        .any(|s| s.starts_with("inverse_pair")));
+}
+
+#[test]
+fn a_yes_verb_confirmation_page_is_as_sure_as_its_verb() {
+    let c = page(
+        "http://127.0.0.1:1/pages/7/publish",
+        "Publish page",
+        vec![
+            el("main", None, "", &[]),
+            el("h1", Some(0), "Publish \"Roadmap\"?", &[]),
+            el(
+                "p",
+                Some(0),
+                "Everyone with the link will see this page.",
+                &[],
+            ),
+            el("form", Some(0), "", &[("method", "post"), ("action", "")]),
+            el(
+                "input",
+                Some(3),
+                "",
+                &[("type", "hidden"), ("name", "csrf"), ("value", "x")],
+            ),
+            el("button", Some(3), "Yes, publish", &[("type", "submit")]),
+            el("a", Some(3), "Cancel", &[("href", "/pages/7")]),
+        ],
+    );
+    let (t, conf) = tier(&c, "Yes, publish");
+    assert_eq!(t, I);
+    assert!(conf >= 0.95, "{conf}");
+
+    // A reversible verb stays reversible, and sure.
+    let c = page(
+        "http://127.0.0.1:1/pages/7/archive",
+        "Archive page",
+        vec![
+            el("main", None, "", &[]),
+            el("form", Some(0), "", &[("method", "post"), ("action", "")]),
+            el("button", Some(1), "Yes, archive", &[("type", "submit")]),
+            el("a", Some(1), "Cancel", &[("href", "/pages/7")]),
+        ],
+    );
+    let (t, conf) = tier(&c, "Yes, archive");
+    assert_eq!(t, W);
+    assert!(conf >= 0.80, "{conf}");
+}
+
+#[test]
+fn view_toggles_and_formatting_buttons_store_nothing() {
+    let c = page(
+        "http://127.0.0.1:1/notes/3",
+        "Notes",
+        vec![
+            el(
+                "button",
+                None,
+                "",
+                &[("type", "button"), ("aria-label", "Hide sidebar")],
+            ),
+            el("main", None, "", &[]),
+            el(
+                "div",
+                Some(1),
+                "",
+                &[("aria-label", "Editor"), ("role", "region")],
+            ),
+            el(
+                "button",
+                Some(2),
+                "",
+                &[("type", "button"), ("title", "Bold")],
+            ),
+            el(
+                "button",
+                Some(2),
+                "",
+                &[("type", "button"), ("title", "Wrap selection in brackets")],
+            ),
+            labelled("textarea", 2, "Text", &[]),
+        ],
+    );
+    let (t, _) = tier(&c, "Hide sidebar");
+    assert_eq!(t, R);
+    for label in ["Bold", "Wrap selection in brackets"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+    // Read from the label's words, it is no read when the visible text says otherwise.
+    let c = page(
+        "http://127.0.0.1:1/bank",
+        "Bank",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "button",
+                Some(0),
+                "Wire all funds to savings",
+                &[("type", "button"), ("aria-label", "Hide sidebar")],
+            ),
+        ],
+    );
+    assert_ne!(tier(&c, "Hide sidebar").0, R);
+}
+
+fn hidden(mut e: ElementRecord) -> ElementRecord {
+    e.visible = false;
+    e
+}
+
+fn signals<'a>(capture: &'a PageCapture, label: &str) -> &'a [String] {
+    let (name, _) = action(capture, label);
+    &capture.explain[name].signals
+}
+
+#[test]
+fn every_button_of_an_editors_formatting_toolbar_edits_the_text() {
+    // A wiki's toolbar: `href="#"` links with only a title, most of them without a
+    // formatting word, beside the text area of a comment form.
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el(
+            "form",
+            Some(0),
+            "",
+            &[("method", "post"), ("action", "/ticket/3")],
+        ),
+        el("fieldset", Some(1), "", &[]),
+    ];
+    for title in [
+        "Bold text: **Example**",
+        "Horizontal rule: ----",
+        "Link: [http://www.example.com/ Example]",
+        "Image: [[Image()]]",
+        "Line break",
+    ] {
+        els.push(el("a", Some(2), "", &[("href", "#"), ("title", title)]));
+    }
+    els.push(labelled("textarea", 2, "Comment", &[("name", "comment")]));
+    els.push(el(
+        "input",
+        Some(1),
+        "",
+        &[("type", "submit"), ("value", "Submit changes")],
+    ));
+    let c = page("http://127.0.0.1:1/ticket/3", "Ticket 3", els);
+    for label in [
+        "Bold text: **Example**",
+        "Horizontal rule: ----",
+        "Link: [http://www.example.com/ Example]",
+        "Image: [[Image()]]",
+        "Line break",
+    ] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+
+    // An editor's frame with icon buttons: a deletion among them is still a deletion,
+    // a menu button still opens its menu.
+    let c = page(
+        "http://127.0.0.1:1/notes#groceries",
+        "Notes",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "div",
+                Some(0),
+                "",
+                &[("role", "region"), ("aria-label", "Editor")],
+            ),
+            el("button", Some(1), "", &[("title", "Bold")]),
+            el("button", Some(1), "", &[("title", "Strikethrough")]),
+            el("button", Some(1), "", &[("title", "Quote")]),
+            el("button", Some(1), "", &[("title", "Delete this note")]),
+            el(
+                "button",
+                Some(1),
+                "",
+                &[("title", "Insert picture"), ("aria-expanded", "false")],
+            ),
+            labelled("textarea", 1, "Text", &[]),
+        ],
+    );
+    assert_eq!(tier(&c, "Quote").0, W);
+    assert_eq!(tier(&c, "Delete this note").0, I);
+    assert_eq!(tier(&c, "Insert picture").0, R);
+
+    // A post's buttons beside a reply box are no toolbar: nothing formats there.
+    let c = page(
+        "http://127.0.0.1:1/feed",
+        "Feed",
+        vec![
+            el("main", None, "", &[]),
+            el("article", Some(0), "", &[]),
+            el("p", Some(1), "Shipping today!", &[]),
+            el("button", Some(1), "Repost", &[("type", "button")]),
+            el("button", Some(1), "Boost", &[("type", "button")]),
+            el("button", Some(1), "Star", &[("type", "button")]),
+            labelled("textarea", 1, "Reply", &[]),
+        ],
+    );
+    for label in ["Repost", "Boost"] {
+        assert!(
+            !signals(&c, label)
+                .iter()
+                .any(|s| s.starts_with("formats_text")),
+            "{label}"
+        );
+        assert_eq!(tier(&c, label).0, I, "{label}");
+    }
+}
+
+#[test]
+fn helpers_that_change_a_forms_fields_are_reversible_writes() {
+    // "Everyone" / "No one" tick the boxes of the form; nothing is sent until Save.
+    let c = page(
+        "http://127.0.0.1:1/bills/new",
+        "New bill",
+        vec![
+            el("main", None, "", &[]),
+            el("form", Some(0), "", &[("method", "post"), ("action", "")]),
+            labelled("input", 1, "What?", &[("type", "text"), ("name", "what")]),
+            el("div", Some(1), "", &[]),
+            el("a", Some(3), "Everyone", &[("href", "#")]),
+            el("a", Some(3), "No one", &[("href", "#")]),
+            labelled(
+                "input",
+                3,
+                "Ana",
+                &[("type", "checkbox"), ("name", "for"), ("value", "1")],
+            ),
+            labelled(
+                "input",
+                3,
+                "Ben",
+                &[("type", "checkbox"), ("name", "for"), ("value", "2")],
+            ),
+            el(
+                "input",
+                Some(1),
+                "",
+                &[("type", "submit"), ("value", "Add")],
+            ),
+        ],
+    );
+    for label in ["Everyone", "No one"] {
+        let (t, _) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(signals(&c, label)
+            .iter()
+            .any(|s| s.starts_with("fills_form")));
+    }
+
+    // "Format" reformats the query in the box; "Run" sends it.
+    let c = page(
+        "http://127.0.0.1:1/db",
+        "Query",
+        vec![
+            el("main", None, "", &[]),
+            el("form", Some(0), "", &[("method", "get"), ("action", "/db")]),
+            labelled("textarea", 1, "Query", &[("name", "sql")]),
+            el("button", Some(1), "Format query", &[("type", "button")]),
+            el(
+                "input",
+                Some(1),
+                "",
+                &[("type", "submit"), ("value", "Run")],
+            ),
+        ],
+    );
+    assert_eq!(tier(&c, "Format query").0, W);
+
+    // "Delete <field>" beside the field it names empties it; "Delete this note" does not
+    // name a field.
+    let mut type_box = el(
+        "input",
+        Some(1),
+        "",
+        &[("type", "text"), ("placeholder", "content type")],
+    );
+    type_box.label = String::new();
+    let c = page(
+        "http://127.0.0.1:1/notes#draft",
+        "Notes",
+        vec![
+            el("main", None, "", &[]),
+            el("div", Some(0), "", &[]),
+            type_box,
+            el(
+                "button",
+                Some(1),
+                "",
+                &[
+                    ("aria-label", "delete content type"),
+                    ("title", "Delete content type"),
+                ],
+            ),
+            el("button", Some(1), "", &[("title", "Delete this note")]),
+        ],
+    );
+    let (t, conf) = tier(&c, "delete content type");
+    assert_eq!(t, W);
+    assert!(conf >= 0.80, "{conf}");
+    assert_eq!(tier(&c, "Delete this note").0, I);
+}
+
+#[test]
+fn menu_buttons_and_disclosures_read_wherever_they_are() {
+    // A nav of dropdowns, one with ARIA and one without: the same control on every
+    // row, one row action, and a read (the one that says it opens a menu says it for
+    // all).
+    let c = page(
+        "http://127.0.0.1:1/admin/contacts/",
+        "Contacts",
+        vec![
+            el("main", None, "", &[]),
+            el("ul", Some(0), "", &[]),
+            el("li", Some(1), "", &[]),
+            el(
+                "a",
+                Some(2),
+                "Add filter",
+                &[("href", "javascript:void(0)")],
+            ),
+            hidden(el("a", Some(2), "City", &[("href", "javascript:void(0)")])),
+            el("li", Some(1), "", &[]),
+            el(
+                "a",
+                Some(5),
+                "With selected",
+                &[
+                    ("href", "javascript:void(0)"),
+                    ("role", "button"),
+                    ("aria-haspopup", "true"),
+                    ("aria-expanded", "false"),
+                ],
+            ),
+            hidden(el(
+                "a",
+                Some(5),
+                "Delete",
+                &[("href", "javascript:void(0)")],
+            )),
+        ],
+    );
+    let (name, a) = action(&c, "Add filter");
+    eprintln!("{name}: {:?}", c.explain[name].signals);
+    assert_eq!(a.reversibility, R);
+    assert!(c.explain[name]
+        .signals
+        .iter()
+        .any(|s| s.starts_with("opens_popup")));
+
+    // A hidden button beside a visible one is no menu: a state swaps them.
+    let c = page(
+        "http://127.0.0.1:1/builds/311",
+        "Build",
+        vec![
+            el("main", None, "", &[]),
+            el("section", Some(0), "", &[("aria-label", "Build")]),
+            el("button", Some(1), "Cancel build", &[("type", "button")]),
+            hidden(el("button", Some(1), "Retry build", &[("type", "button")])),
+        ],
+    );
+    assert_eq!(tier(&c, "Cancel build").0, I);
+
+    // A view toggle with a pressed state and a menu toggle: their verbs show or hide.
+    let c = page(
+        "http://127.0.0.1:1/files",
+        "Files",
+        vec![
+            el("main", None, "", &[]),
+            el("div", Some(0), "", &[("role", "toolbar")]),
+            el(
+                "button",
+                Some(1),
+                "",
+                &[
+                    ("aria-label", "Toggle file filter"),
+                    ("aria-pressed", "false"),
+                ],
+            ),
+            el(
+                "button",
+                Some(1),
+                "",
+                &[
+                    ("aria-label", "Toggle navigation"),
+                    ("aria-expanded", "false"),
+                ],
+            ),
+        ],
+    );
+    for label in ["Toggle file filter", "Toggle navigation"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, R, "{label}");
+        assert!(conf >= 0.95, "{label}: {conf}");
+    }
+}
+
+#[test]
+fn submit_of_a_form_editing_a_record_saves_the_edit() {
+    let form = |url: &str, legend: &str, value: &str| {
+        page(
+            url,
+            "Bills",
+            vec![
+                el("main", None, "", &[]),
+                el("form", Some(0), "", &[("method", "post")]),
+                el("fieldset", Some(1), "", &[]),
+                el("legend", Some(2), legend, &[]),
+                labelled(
+                    "input",
+                    2,
+                    "What?",
+                    &[("type", "text"), ("name", "what"), ("value", value)],
+                ),
+                labelled(
+                    "input",
+                    2,
+                    "How much?",
+                    &[("type", "text"), ("name", "amount"), ("value", value)],
+                ),
+                el(
+                    "input",
+                    Some(1),
+                    "",
+                    &[("type", "submit"), ("value", "Submit")],
+                ),
+            ],
+        )
+    };
+    let c = form(
+        "http://127.0.0.1:1/demo/edit/1",
+        "Edit this bill",
+        "Groceries",
+    );
+    let (t, conf) = tier(&c, "Submit");
+    assert_eq!(t, W);
+    assert!(conf >= 0.80, "{conf}");
+    // A new record's form: "Submit" says nothing more, and stays strict.
+    let c = form("http://127.0.0.1:1/demo/add", "Add a bill", "");
+    assert_eq!(tier(&c, "Submit").0, I);
+}
+
+#[test]
+fn a_form_with_no_button_does_what_its_one_field_says() {
+    let mut entry = el(
+        "input",
+        Some(2),
+        "",
+        &[
+            ("aria-label", "New todo"),
+            ("placeholder", "What needs to be done?"),
+        ],
+    );
+    entry.label = String::new();
+    let c = page(
+        "http://127.0.0.1:1/todos",
+        "Todos",
+        vec![
+            el("main", None, "", &[]),
+            el("header", Some(0), "", &[]),
+            el("form", Some(1), "", &[]),
+            entry,
+        ],
+    );
+    let (name, a) = c
+        .actions
+        .iter()
+        .find(|(_, a)| a.internal_target.ends_with("form:nth-of-type(2)"))
+        .unwrap_or_else(|| {
+            panic!(
+                "no form action in {:?}",
+                c.actions.keys().collect::<Vec<_>>()
+            )
+        });
+    eprintln!("{name}: {:?}", c.explain[name].signals);
+    assert_eq!(a.reversibility, W);
+}
+
+#[test]
+fn a_reactivate_on_another_row_undoes_deactivate() {
+    let list = |second: &str| {
+        let mut els = vec![el("main", None, "", &[]), el("table", Some(0), "", &[])];
+        for (i, label) in ["Deactivate", second].into_iter().enumerate() {
+            let row = els.len() as u32;
+            els.push(el("tr", Some(1), "", &[("id", &format!("member-{i}"))]));
+            els.push(el("td", Some(row), &format!("Member {i}"), &[]));
+            let cell = els.len() as u32;
+            els.push(el("td", Some(row), "", &[]));
+            let form = els.len() as u32;
+            els.push(el(
+                "form",
+                Some(cell),
+                "",
+                &[
+                    ("method", "post"),
+                    // Deactivation posted to a deletion route: strict alone.
+                    ("action", &format!("/members/{i}/delete")),
+                ],
+            ));
+            els.push(el("button", Some(form), label, &[("type", "submit")]));
+        }
+        page("http://127.0.0.1:1/members", "Members", els)
+    };
+    let c = list("Reactivate");
+    let (name, a) = c
+        .explain
+        .iter()
+        .find(|(_, ex)| ex.elements.first().is_some_and(|e| e.text == "Deactivate"))
+        .map(|(n, _)| (n, &c.actions[n]))
+        .expect("deactivate");
+    eprintln!("{name}: {:?}", c.explain[name].signals);
+    assert_eq!(a.reversibility, W);
+    assert!(c.explain[name]
+        .signals
+        .iter()
+        .any(|s| s.starts_with("inverse_pair")));
+    // Alone on the page, "Deactivate" stays strict.
+    let c = list("Deactivate");
+    assert!(c
+        .actions
+        .values()
+        .all(|a| a.reversibility != W || a.internal_target.starts_with("builtin:")));
+}
