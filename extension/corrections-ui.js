@@ -8,7 +8,9 @@
 // the extension's own pages and forwards them to nspd; nothing here talks to a page.
 // Page text is inserted with textContent only: it is data, never markup.
 
-const TIERS = ["read", "reversible_write", "irreversible_write"];
+// Generated from the Rust side by `cargo xtask dist` (protocol/src/contract.rs).
+import { TIERS } from "./contract.js";
+
 const REFRESH_MS = 2000;
 
 function el(tag, props, ...children) {

@@ -10,8 +10,10 @@
 (() => {
   if (globalThis.NspDelta) return;
 
-  // Removed first, then changed: a key in both ends up with its new value. The daemon
-  // (daemon/src/tabs.rs, Hub::tab_delta) applies a delta in this same order, and
+  // A delta is nsp_protocol::channel::TabDelta; protocol/tests/extension_contract.rs
+  // checks that every field of it is applied here. Removed first, then changed: a key in
+  // both ends up with its new value. The daemon (Hub::tab_delta,
+  // daemon/src/core/hub/registry.rs) applies a delta in this same order, and
   // daemon/tests/delta_order.rs checks the two agree.
   function apply(cap, delta) {
     for (const k of delta.removed || []) delete cap.objects[k];

@@ -18,12 +18,15 @@
 (() => {
   if (globalThis.NspDispatch) return;
 
+  // A content script cannot import the generated contract.js, so these three copy the
+  // protocol's lists (nsp_protocol::builtins::NAMES, channel::DispatchFailure,
+  // Reversibility); protocol/tests/extension_contract.rs fails when they disagree.
   const BUILTINS = new Set(["click", "type", "clear", "focus", "scroll", "press_key", "navigate", "read_text"]);
-  const READ_TEXT_LIMIT = 10000;
-  const FIELD_TAGS = new Set(["input", "select", "textarea"]);
   // The protocol's DispatchFailure codes a page-side step may report.
   const FAILURE_CODES = new Set(["target_not_found", "target_changed", "target_hidden", "threw", "bad_parameters", "unsupported", "dialog_declined"]);
   const TIER_RANK = { read: 0, reversible_write: 1, irreversible_write: 2 };
+  const READ_TEXT_LIMIT = 10000;
+  const FIELD_TAGS = new Set(["input", "select", "textarea"]);
 
   class Failure extends Error {
     constructor(code, message) {
@@ -898,5 +901,7 @@
     return dialogs && dialogs.length ? ` (the page also showed: ${JSON.stringify(dialogs.map((d) => d.message))})` : "";
   }
 
-  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, actionable, describe, Failure };
+  // `contract`: the copies above, for the test that ties them to the protocol.
+  const contract = Object.freeze({ builtins: [...BUILTINS], failureCodes: [...FAILURE_CODES], tierRank: TIER_RANK });
+  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, actionable, describe, Failure, contract };
 })();

@@ -51,6 +51,8 @@
     // Where a row of a virtualized list stands among all its rows, and how many there are;
     // a tree item's depth.
     "aria-rowindex", "aria-rowcount", "aria-posinset", "aria-setsize", "aria-level",
+    // A dialog that keeps the rest of the page out of reach while it is open.
+    "aria-modal",
   ]);
   // Attributes that make an otherwise plain element worth recording.
   const MARKS = new Set([
@@ -66,7 +68,7 @@
   // Text that asks for confirmation or warns of a permanent effect: evidence for the
   // classifier even in a plain paragraph (a confirmation page's question sits outside
   // its form). Kept in step with WARNINGS and QUESTIONS in probe-wasm/src/context.rs.
-  const CUE_TEXT = /are you sure|do you really want|confirm that you want|you are about to|please confirm|can(?:not|'t|\u2019t| not) be (?:undone|reversed|recovered)|not be able to recover|permanently|irreversible|will be (?:deleted|removed|lost)|related (?:items|objects)|(?:all|following) related|this action is final/i;
+  const CUE_TEXT = /are you sure|do you really want|confirm that you want|you are about to|please confirm|can(?:not|'t|\u2019t| not) be (?:undone|reversed|recovered)|not be able to recover|permanently|irreversible|will be (?:deleted|removed|lost)|related (?:items|objects)|(?:all|following) related|this action is final|(?:type|enter)\b[^.!?]{0,120}(?:below|to confirm)/i;
   const CUE_TAGS = new Set(["p", "div", "span", "strong", "em", "b", "small"]);
   const CLICKY_CLASS = /(^|[\s_-])(btn|button|clickable|link|action|icon-button)([\s_-]|$)/i;
   const CLICKY_STYLE = /cursor\s*:\s*pointer/i;

@@ -11,11 +11,12 @@
 // person: `event.isTrusted`); a script's synthetic click on a button does nothing.
 
 // Generated from the Rust side by `cargo xtask dist` (protocol/src/contract.rs).
-import { FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE } from "./contract.js";
+import { FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE, TIERS } from "./contract.js";
 
 const $ = (id) => document.getElementById(id);
-const TIER_NAMES = { read: "read", reversible_write: "reversible write", irreversible_write: "irreversible write" };
-const TIERS = ["irreversible_write", "reversible_write", "read"];
+const TIER_NAMES = Object.fromEntries(TIERS.map((tier) => [tier, tier.replace("_", " ")]));
+// The popup lists the most consequential actions first.
+const TIERS_MOST_FIRST = [...TIERS].reverse();
 
 let port = null;
 let last = null;           // the last status pushed
@@ -103,7 +104,7 @@ function renderTabActions(tab) {
   box.append(head);
   const actions = tab.action_list || [];
   if (!actions.length) box.append(el("p", "No actions found on this page.", "muted"));
-  for (const tier of TIERS) {
+  for (const tier of TIERS_MOST_FIRST) {
     const ofTier = actions.filter((a) => a.tier === tier);
     if (!ofTier.length) continue;
     const group = el("div", null, `tier-group ${tier}`);

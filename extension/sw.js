@@ -15,7 +15,7 @@
 import initProbe, { Probe } from "./probe/nsp_probe.js";
 import "./delta.js";
 // Generated from the Rust side by `cargo xtask dist` (protocol/src/contract.rs).
-import { CHANNEL_VERSION, DEFAULT_DAEMON_URL, FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE } from "./contract.js";
+import { CHANNEL_VERSION, DEFAULT_DAEMON_URL, FLOOR_IRREVERSIBLE_WRITE, FLOOR_REVERSIBLE_WRITE, TIERS } from "./contract.js";
 
 const KEEPALIVE_MS = 20_000;
 const BACKOFF_MIN_MS = 500;
@@ -492,8 +492,6 @@ function originOf(url) {
 
 // --- corrections from the extension's own pages -------------------------------------------
 
-const TIERS = ["read", "reversible_write", "irreversible_write"];
-
 // What the popup's corrections list needs: every stored correction, and each tab's
 // actions (builtins left out) to correct.
 function correctionsStatus() {
@@ -670,7 +668,7 @@ function saveRecent() {
 
 function summarize(tabId, state) {
   const cap = state && state.capture;
-  const byTier = { read: 0, reversible_write: 0, irreversible_write: 0 };
+  const byTier = Object.fromEntries(TIERS.map((tier) => [tier, 0]));
   let actions = 0;
   if (cap) {
     for (const a of Object.values(cap.actions || {})) {

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
-use nsp_daemon::auth::AgentKey;
-use nsp_daemon::config::{default_data_dir, Settings};
+use nsp_daemon::core::auth::AgentKey;
+use nsp_daemon::core::config::{default_data_dir, Settings};
 use nsp_daemon::launch::{Browser, LaunchOptions};
 use nsp_daemon::server::Server;
 
@@ -320,7 +320,7 @@ const FOLLOW_POLL: std::time::Duration = std::time::Duration::from_millis(200);
 fn audit(args: AuditArgs) -> anyhow::Result<()> {
     use std::io::{BufRead, Seek};
     let dir = args.data_dir.unwrap_or_else(default_data_dir);
-    let path = dir.join(nsp_daemon::audit::AUDIT_FILE);
+    let path = dir.join(nsp_daemon::core::audit::AUDIT_FILE);
     let mut out = std::io::stdout().lock();
     // Without --follow a missing log is an error; with it, the log may appear later.
     let mut offset = 0u64;
@@ -340,7 +340,7 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
                     break;
                 }
                 offset += n as u64;
-                last.push_back(nsp_daemon::audit::format_line(line.trim_end()));
+                last.push_back(nsp_daemon::core::audit::format_line(line.trim_end()));
                 if args.tail.is_some_and(|t| last.len() > t) {
                     last.pop_front();
                 }
@@ -382,14 +382,18 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
         pending.push_str(&chunk);
         while let Some(end) = pending.find('\n') {
             let line: String = pending.drain(..=end).collect();
-            writeln!(out, "{}", nsp_daemon::audit::format_line(line.trim_end()))?;
+            writeln!(
+                out,
+                "{}",
+                nsp_daemon::core::audit::format_line(line.trim_end())
+            )?;
         }
         out.flush()?;
     }
 }
 
 fn corrections(args: CorrectionsArgs) -> anyhow::Result<()> {
-    use nsp_daemon::corrections::Corrections;
+    use nsp_daemon::core::corrections::Corrections;
     let dir = args.data_dir.unwrap_or_else(default_data_dir);
     let store = Corrections::open(&dir)?;
     match args.command {
@@ -440,7 +444,7 @@ fn corrections(args: CorrectionsArgs) -> anyhow::Result<()> {
                 rec.insert("by".into(), "person (nspd corrections remove)".into());
                 rec.insert("id".into(), id.clone().into());
                 if let Err(e) =
-                    nsp_daemon::audit::AuditLog::open(&dir).and_then(|a| a.record(rec, true))
+                    nsp_daemon::core::audit::AuditLog::open(&dir).and_then(|a| a.record(rec, true))
                 {
                     eprintln!("removed {id}, but the audit log could not record it: {e}");
                 }
@@ -540,7 +544,7 @@ const INSPECT_POLL: std::time::Duration = std::time::Duration::from_millis(100);
 /// Stage "browser start" / "extension connect": waits for the extension in the browser
 /// to connect to this nspd; fails early if the browser exits first.
 async fn wait_connected(
-    hub: &nsp_daemon::hub::Hub,
+    hub: &nsp_daemon::core::hub::Hub,
     browser: &mut Browser,
     timeout: std::time::Duration,
 ) -> anyhow::Result<()> {
@@ -568,7 +572,7 @@ async fn wait_connected(
 /// the timeout, takes the newest capture there is (with a warning) or fails with the
 /// tab's status.
 async fn wait_settled(
-    hub: &nsp_daemon::hub::Hub,
+    hub: &nsp_daemon::core::hub::Hub,
     browser: &mut Browser,
     url: &str,
     timeout: std::time::Duration,
@@ -646,13 +650,13 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
     };
     let env = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
-    let file = nsp_daemon::config::load(&config_path, explicit, env)?;
+    let file = nsp_daemon::core::config::load(&config_path, explicit, env)?;
     // Nobody sits in front of a headless browser: unless nspd.toml says otherwise, a
     // request under a confidence floor is refused rather than held for a person.
     let ask_unset = file.gate.ask_person.is_none();
     let mut settings = Settings::from_config(file, data_dir);
     if ask_unset && args.headless {
-        settings.ask_person = nsp_daemon::config::AskPerson::Never;
+        settings.ask_person = nsp_daemon::core::config::AskPerson::Never;
     }
     if let Some(host) = args.host {
         settings.host = host;
@@ -664,7 +668,7 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
         settings.mcp_enabled = true;
         settings.mcp_port = Some(port);
     }
-    let url_file = settings.data_dir.join(nsp_daemon::mcp::URL_FILE);
+    let url_file = settings.data_dir.join(nsp_daemon::door::mcp::URL_FILE);
     let extension_dir = match args.extension {
         Some(dir) => Some(dir),
         None if args.launch => Some(default_extension_dir()?),
@@ -678,9 +682,13 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
         IpAddr::V4(ip) => ip.to_string(),
     };
     let base = format!("http://{host}:{}", addr.port());
-    let mcp_url = server
-        .mcp_addr()
-        .map(|a| format!("http://{host}:{}{}", a.port(), nsp_daemon::mcp::MCP_PATH));
+    let mcp_url = server.mcp_addr().map(|a| {
+        format!(
+            "http://{host}:{}{}",
+            a.port(),
+            nsp_daemon::door::mcp::MCP_PATH
+        )
+    });
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "nspd listening on {base}")?;
@@ -745,7 +753,7 @@ fn mcp_stdio(args: McpArgs) -> anyhow::Result<()> {
     let url = match args.url {
         Some(url) => url,
         None => {
-            let file = dir.join(nsp_daemon::mcp::URL_FILE);
+            let file = dir.join(nsp_daemon::door::mcp::URL_FILE);
             std::fs::read_to_string(&file)
                 .with_context(|| {
                     format!(
@@ -757,7 +765,7 @@ fn mcp_stdio(args: McpArgs) -> anyhow::Result<()> {
                 .to_owned()
         }
     };
-    let key_file = dir.join(nsp_daemon::auth::KEY_FILE);
+    let key_file = dir.join(nsp_daemon::core::auth::KEY_FILE);
     if !key_file.is_file() {
         anyhow::bail!(
             "no agent key at {}: start nspd with this data dir first",
@@ -770,11 +778,11 @@ fn mcp_stdio(args: McpArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let target = nsp_daemon::mcp_stdio::Target {
+    let target = nsp_daemon::door::mcp::stdio::Target {
         url,
         key: key.reveal().to_owned(),
     };
-    runtime.block_on(nsp_daemon::mcp_stdio::run(
+    runtime.block_on(nsp_daemon::door::mcp::stdio::run(
         target,
         tokio::io::stdin(),
         tokio::io::stdout(),
@@ -792,7 +800,7 @@ fn mcp_config(client: McpClient, data_dir: Option<PathBuf>) -> anyhow::Result<()
 /// The snippet for `client`: it runs the stdio bridge, which reads the key from the
 /// data dir, so the key itself is in no client's configuration.
 fn mcp_snippet(client: McpClient, exe: &Path, dir: &Path) -> String {
-    let key_file = dir.join(nsp_daemon::auth::KEY_FILE);
+    let key_file = dir.join(nsp_daemon::core::auth::KEY_FILE);
     let args = ["mcp", "--stdio", "--data-dir", &dir.display().to_string()]
         .map(String::from)
         .to_vec();

@@ -10,11 +10,11 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
-use crate::app::AppState;
-use crate::auth::{AgentKey, KeyError};
-use crate::config::Settings;
-use crate::http::handle;
-use crate::hub::Hub;
+use crate::core::app::AppState;
+use crate::core::auth::{AgentKey, KeyError};
+use crate::core::config::Settings;
+use crate::core::hub::Hub;
+use crate::door::http::handle;
 
 /// How long a client may take to send its request headers (slowloris defence).
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,7 +34,7 @@ pub enum StartError {
     #[error(transparent)]
     Key(#[from] KeyError),
     #[error(transparent)]
-    Corrections(#[from] crate::corrections::StoreError),
+    Corrections(#[from] crate::core::corrections::StoreError),
     #[error("cannot open the audit log {path}: {source}")]
     Audit {
         path: std::path::PathBuf,
@@ -110,22 +110,22 @@ impl Server {
             }
             None => (None, None),
         };
-        let audit = crate::audit::AuditLog::open(&settings.data_dir).map_err(|source| {
+        let audit = crate::core::audit::AuditLog::open(&settings.data_dir).map_err(|source| {
             StartError::Audit {
-                path: settings.data_dir.join(crate::audit::AUDIT_FILE),
+                path: settings.data_dir.join(crate::core::audit::AUDIT_FILE),
                 source,
             }
         })?;
-        let corrections = crate::corrections::Corrections::open(&settings.data_dir)?;
+        let corrections = crate::core::corrections::Corrections::open(&settings.data_dir)?;
         corrections.watch_file();
         let state = Arc::new(AppState {
             hub: Hub::with_max_tabs(settings.max_tabs),
             key_id: key.id(),
             key,
             local_addr,
-            audit,
-            idempotency: crate::idempotency::Store::default(),
-            limits: crate::ratelimit::Limits::new(
+            audit: Arc::new(audit),
+            idempotency: crate::core::idempotency::Store::default(),
+            limits: crate::core::ratelimit::Limits::new(
                 settings.actions_per_sec,
                 settings.state_reads_per_sec,
             ),
@@ -168,7 +168,7 @@ impl Server {
         let mut shutdown = std::pin::pin!(shutdown);
         let mcp_stop = tokio_util::sync::CancellationToken::new();
         let mcp = self.mcp.map(|listener| {
-            tokio::spawn(crate::mcp::serve(
+            tokio::spawn(crate::door::mcp::serve(
                 self.state.clone(),
                 listener,
                 mcp_stop.clone(),

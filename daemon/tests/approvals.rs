@@ -8,7 +8,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use nsp_daemon::config::{AskPerson, FileConfig};
+use nsp_daemon::core::config::{AskPerson, FileConfig};
 use nsp_protocol::approval::{ApprovalClosedReason, ApprovalDecision};
 use serde_json::{json, Value};
 use support::*;

@@ -287,7 +287,7 @@ async fn corrections_survive_a_restart_and_reach_a_new_connection() {
     let data = dir.path().join("data");
     std::fs::create_dir_all(&data).expect("dir");
     // Written by another process (the CLI's code), before nspd starts.
-    let store = nsp_daemon::corrections::Corrections::open(&data).expect("open");
+    let store = nsp_daemon::core::corrections::Corrections::open(&data).expect("open");
     let c = store
         .add_trusted(ORIGIN, "send_email", CorrectionSource::Person)
         .expect("add");

@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 use std::process::Command;
 
-use nsp_daemon::hub::{Delta, Hub, TabReport};
+use nsp_daemon::core::hub::{Hub, TabReport};
+use nsp_protocol::channel::TabDelta;
 use nsp_protocol::{PageCapture, ProbeStatus};
 use serde_json::{json, Value};
 
@@ -41,10 +42,10 @@ fn daemon_objects() -> BTreeMap<String, Value> {
         )
         .expect("tab");
     let d = delta_json();
-    let delta = Delta {
+    let delta = TabDelta {
         changed: serde_json::from_value(d["changed"].clone()).expect("changed"),
         removed: serde_json::from_value(d["removed"].clone()).expect("removed"),
-        ..Delta::default()
+        ..TabDelta::default()
     };
     hub.tab_delta(conn, 1, delta).expect("applied");
     hub.state(pid).expect("state").objects

@@ -7,7 +7,7 @@ mod support;
 
 use std::net::IpAddr;
 
-use nsp_daemon::config::Settings;
+use nsp_daemon::core::config::Settings;
 use nsp_daemon::server::{Server, StartError};
 use support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

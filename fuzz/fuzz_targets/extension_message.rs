@@ -1,5 +1,5 @@
 //! Fuzz target: arbitrary bytes as one text frame on the extension channel, decoded the
-//! way `daemon/src/channel.rs` decodes it (`ExtensionMessage` from JSON). Decoding must
+//! way `daemon/src/door/channel.rs` decodes it (`ExtensionMessage` from JSON). Decoding must
 //! never panic, and whatever decodes must encode and decode back to a message of the
 //! same kind (the service worker and nspd share these types; a message nspd accepts but
 //! cannot write back would be a contract only one side keeps).

@@ -9,7 +9,7 @@
 
 use nsp_protocol::Reversibility;
 
-use crate::classify::{from_words, is_dismiss, WordVerdict};
+use crate::classify::{from_words, is_dismiss};
 use crate::page::{control_label, ElementRecordExt, Page};
 use crate::text::words;
 
@@ -122,28 +122,7 @@ const BACK: &[&[&str]] = &[
     &["keep"],
 ];
 
-/// Page-wide facts, gathered once per analysis.
-#[derive(Debug, Clone, Default)]
-pub struct PageFacts {
-    /// A visible question asking for confirmation, clipped.
-    pub question: Option<String>,
-    /// Visible elements whose text warns of a permanent effect, with the phrase.
-    pub warnings: Vec<(usize, &'static str)>,
-    /// A visible control that backs out (Cancel, "No, take me back").
-    pub back: bool,
-    /// A visible control labelled "Undo".
-    pub undo: bool,
-    /// A visible link or control naming a trash, bin or archive destination.
-    pub trash: bool,
-    /// The URL path segment that names a committing step.
-    pub path_cue: Option<&'static str>,
-    /// What the title and first heading's words say.
-    pub heading: Option<WordVerdict>,
-    /// Explicit, visible forms that submit with POST (or another writing method).
-    pub write_forms: Vec<usize>,
-    /// First words of every visible control's label (lowercase).
-    pub verbs: crate::HashMap<String, usize>,
-}
+pub use crate::facts::PageFacts;
 
 impl PageFacts {
     pub fn gather(page: &Page<'_>) -> PageFacts {
@@ -315,21 +294,26 @@ fn path_cue(url: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    /// The extractor records a plain paragraph only when its `CUE_TEXT` matches, so every
-    /// question and warning the probe looks for must match it: both lists, one check,
-    /// with the extractor's own regular expression run by node.
-    #[test]
-    fn the_extractor_keeps_every_phrase_the_probe_looks_for() {
+    /// `extract.js`' `CUE_TEXT` regular expression, as JavaScript source.
+    fn cue_text() -> String {
         let source = std::fs::read_to_string(crate::node::extension_script("extract.js"))
             .expect("extension/extract.js");
         let line = source
             .lines()
             .find(|l| l.trim_start().starts_with("const CUE_TEXT = /"))
             .expect("CUE_TEXT in extract.js");
-        let regex = line
-            .trim()
+        line.trim()
             .trim_start_matches("const CUE_TEXT = ")
-            .trim_end_matches(';');
+            .trim_end_matches(';')
+            .to_owned()
+    }
+
+    /// The extractor records a plain paragraph only when its `CUE_TEXT` matches, so every
+    /// question and warning the probe looks for must match it: both lists, one check,
+    /// with the extractor's own regular expression run by node.
+    #[test]
+    fn the_extractor_keeps_every_phrase_the_probe_looks_for() {
+        let regex = cue_text();
         let phrases: Vec<&str> = QUESTIONS.iter().chain(WARNINGS).copied().collect();
         let script = format!(
             "const re = {regex}; const missed = {}.filter((p) => !re.test('x ' + p + ' x')); \
@@ -342,6 +326,30 @@ mod tests {
             missed.is_empty(),
             "extract.js's CUE_TEXT does not keep {missed:?}"
         );
+    }
+
+    /// An unnamed field's parameter quotes the text before it (`Page::text_before`), which
+    /// the extractor records only when `CUE_TEXT` matches: instructions to type something
+    /// must, ordinary paragraphs must not.
+    #[test]
+    fn the_extractor_keeps_instructions_to_type() {
+        let regex = cue_text();
+        let kept = [
+            "To delete the collection Family please enter the phrase DELETE in the box below:",
+            "Please type the name of the project to confirm.",
+        ];
+        let left = [
+            "Welcome back! Here are your latest notes.",
+            "Type: Address book",
+        ];
+        let script = format!(
+            "const re = {regex}; process.stdout.write(JSON.stringify([{}.map((p) => re.test(p)), {}.map((p) => re.test(p))]));",
+            serde_json::to_string(&kept).expect("json"),
+            serde_json::to_string(&left).expect("json"),
+        );
+        let got: (Vec<bool>, Vec<bool>) =
+            serde_json::from_value(crate::node::run_json(&script)).expect("node's answer");
+        assert_eq!(got, (vec![true, true], vec![false, false]));
     }
 
     #[test]

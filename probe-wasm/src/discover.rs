@@ -49,7 +49,9 @@ pub fn analyze_with_reuse(
     limits: Limits,
     fixes: &[crate::corrections::Fix],
 ) -> (PageCapture, Reuse) {
-    let page = Page::new(snapshot);
+    let mut page = Page::new(snapshot);
+    page.facts = crate::context::PageFacts::gather(&page);
+    let page = page;
     let lists = lists::find(&page);
     let mut claims = Claims::new(snapshot.elements.len());
     let mut found = Vec::new();
@@ -58,7 +60,12 @@ pub fn analyze_with_reuse(
     rows::discover(&page, &lists, &mut claims, &mut found);
     forms::discover_implicit(&page, &lists, &mut claims, &mut found);
     controls::discover(&page, &mut claims, &mut found);
-    settle_names(&mut found);
+    if page.modal.is_some() {
+        // Builders that do not ask `Page::control` (forms by their tags, rows by their
+        // lists) may still have found something behind the dialog.
+        found.retain(|f| f.bound.is_empty() || f.bound.iter().any(|&b| !page.outside_modal(b)));
+    }
+    settle_names(&page, &mut found);
     // The person's (and agents') corrections name actions as agents see them, and count
     // for coverage like declarations.
     crate::corrections::apply(fixes, &mut found);
@@ -140,11 +147,17 @@ pub fn analyze_with_reuse(
 }
 
 /// Gives every action a unique, stable name: the first claimant (most trusted source,
-/// then document order) keeps the plain name, later ones are qualified by namespace,
-/// then numbered.
-fn settle_names(found: &mut [Found]) {
-    // Stable sort: within a source, document order is kept.
-    found.sort_by_key(|f| f.source);
+/// a real control before an element the page only listens on, then document order)
+/// keeps the plain name, later ones are qualified by namespace, then numbered.
+fn settle_names(page: &Page<'_>, found: &mut [Found]) {
+    // Stable sort: within a source and a kind, document order is kept.
+    found.sort_by_key(|f| {
+        let plain = f
+            .bound
+            .first()
+            .is_some_and(|&b| crate::page::plain_clickable(&page.els[b]));
+        (f.source, plain)
+    });
     let mut taken: HashMap<String, usize> = builtins::NAMES
         .iter()
         .map(|n| ((*n).to_owned(), 0))

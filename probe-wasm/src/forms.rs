@@ -303,7 +303,36 @@ pub fn form_facts(
         implicit,
         has_other_submit,
         edits_record: edits_record(page, form, fields),
+        stores_record: headed_as_storing(page, form),
     }
+}
+
+/// Whether form `form`'s own heading, or the title of the dialog it sits in, opens with
+/// a verb that stores a record ([`FormFacts::stores_record`]). The dialog's title: the
+/// element its `aria-labelledby` names, else its first heading.
+fn headed_as_storing(page: &Page<'_>, form: usize) -> bool {
+    let heading = |i: usize| {
+        matches!(
+            page.els[i].tag.as_str(),
+            "legend" | "h1" | "h2" | "h3" | "h4"
+        ) || page.els[i].role() == "heading"
+    };
+    if let Some(i) = page.descendants(form).find(|&i| heading(i)) {
+        return crate::classify::names_storing(&page.els[i].text);
+    }
+    let Some(dialog) = page
+        .ancestors(form)
+        .find(|a| crate::page::is_dialog(&page.els[*a]))
+    else {
+        return false;
+    };
+    let labelled = page.els[dialog].attr("aria-labelledby").and_then(|id| {
+        page.descendants(dialog)
+            .find(|&i| page.els[i].attr("id") == Some(id))
+    });
+    labelled
+        .or_else(|| page.descendants(dialog).find(|&i| heading(i)))
+        .is_some_and(|i| crate::classify::names_storing(&page.els[i].text))
 }
 
 /// Whether form `form` edits a record that exists ([`FormFacts::edits_record`]).
@@ -579,6 +608,8 @@ pub fn field_params(
     let mut targets = BTreeMap::new();
     let mut groups: HashMap<String, Vec<usize>> = HashMap::default();
     let mut order: Vec<String> = Vec::new();
+    // Parameters named by what their field is, for want of anything naming them.
+    let mut unnamed: Vec<String> = Vec::new();
     for &i in fields {
         let e = &page.els[i];
         if !e.visible || e.disabled || (e.tag == "input" && e.input_type() == "file") {
@@ -595,6 +626,7 @@ pub fn field_params(
                 name = format!("{base}_{n}");
                 n += 1;
             }
+            unnamed.push(name.clone());
         }
         if !groups.contains_key(&name) {
             order.push(name.clone());
@@ -738,7 +770,22 @@ pub fn field_params(
             } else {
                 label
             };
-            clip(&format!("{label}: {hint}"), 160)
+            match unnamed
+                .contains(&name)
+                .then(|| page.text_before(members[0]))
+                .flatten()
+            {
+                // Nothing names the field: what the page says right before it is what
+                // a person reads to know what to type ("enter the phrase DELETE").
+                Some(before) => clip(
+                    &format!(
+                        "{label}: {hint}; the page says before it: \"{}\"",
+                        clip(before, 160)
+                    ),
+                    240,
+                ),
+                None => clip(&format!("{label}: {hint}"), 160),
+            }
         });
         targets.insert(name.clone(), page.selector(members[0]));
         params.push(ActionParameter {

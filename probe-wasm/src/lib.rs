@@ -18,6 +18,7 @@ mod controls;
 mod corrections;
 mod declared;
 pub mod discover;
+mod facts;
 mod forms;
 pub mod found;
 mod lists;
@@ -27,12 +28,13 @@ mod objects;
 mod page;
 mod rows;
 pub mod text;
+mod words;
 
 use std::collections::BTreeMap;
 
+use nsp_protocol::channel::TabDelta;
 use nsp_protocol::snapshot::{PageSnapshot, SnapshotPatch};
-use nsp_protocol::{ActionExplain, ActionSchema, Context, PageCapture, ProbeMetadata, ProbeTier};
-use serde::{Deserialize, Serialize};
+use nsp_protocol::{PageCapture, ProbeMetadata, ProbeTier};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
@@ -284,25 +286,9 @@ fn stamp(meta: &mut ProbeMetadata, started: f64) {
     meta.capture_latency_ms = round4(meta.capture_latency_ms);
 }
 
-/// The body of a `tab_delta` message (see `nsp_protocol::channel::ExtensionMessage`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Delta {
-    pub changed: BTreeMap<String, Value>,
-    pub removed: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub actions: Option<BTreeMap<String, ActionSchema>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub context: Option<Context>,
-    pub probe_metadata: ProbeMetadata,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub explain: Option<BTreeMap<String, ActionExplain>>,
-}
-
 /// What differs between two captures, or `None` when nothing an agent sees changed
 /// (latencies alone do not make a new capture).
-pub fn diff(prev: &PageCapture, next: &PageCapture) -> Option<Delta> {
+pub fn diff(prev: &PageCapture, next: &PageCapture) -> Option<TabDelta> {
     let mut changed = BTreeMap::new();
     for (k, v) in &next.objects {
         if prev.objects.get(k) != Some(v) {
@@ -330,13 +316,13 @@ pub fn diff(prev: &PageCapture, next: &PageCapture) -> Option<Delta> {
     {
         return None;
     }
-    Some(Delta {
+    Some(TabDelta {
         changed,
         removed,
         actions: (actions_changed || explain_changed).then(|| next.actions.clone()),
         confidence: confidence_changed.then_some(next.confidence),
         context: context_changed.then(|| next.context.clone()),
-        probe_metadata: next.probe_metadata.clone(),
+        probe_metadata: Some(next.probe_metadata.clone()),
         explain: (actions_changed || explain_changed).then(|| next.explain.clone()),
     })
 }

@@ -32,6 +32,9 @@ pub struct Page<'a> {
     pub region_name: Vec<Option<String>>,
     /// Inside a `<dialog>` or `role=dialog`.
     pub in_dialog: Vec<bool>,
+    /// The open modal dialog ([`is_modal`]), if any: while it is open a person can
+    /// reach nothing outside it, so nothing outside it is a control or a field.
+    pub modal: Option<usize>,
     /// Nearest ancestor-or-self that declares row parameters (`data-nsp-param="a=1"`).
     pub row: Vec<Option<usize>>,
     /// Nearest ancestor that is a declared list record (`data-nsp-key="x[]"`).
@@ -40,7 +43,8 @@ pub struct Page<'a> {
     /// heuristics leave such subtrees alone.
     pub declared_scope: Vec<bool>,
     /// What the page as a whole says (context for the classifier), gathered once.
-    pub facts: crate::context::PageFacts,
+    /// Filled in by the analysis (`context.rs`) once the page is built.
+    pub facts: crate::facts::PageFacts,
     /// What each element is (`CONTROL`, `FIELD`, `REGION`, `HEADING` bits), decided once:
     /// the passes ask about every element many times, and each answer reads attributes.
     kind: Vec<u8>,
@@ -103,16 +107,18 @@ impl<'a> Page<'a> {
             region: vec![None; n],
             region_name: vec![None; n],
             in_dialog: vec![false; n],
+            modal: None,
             row: vec![None; n],
             record: vec![None; n],
             declared_scope: vec![false; n],
-            facts: crate::context::PageFacts::default(),
+            facts: crate::facts::PageFacts::default(),
             child_start,
             child_list,
         };
         page.demote_containers();
+        page.demote_control_parts();
+        page.demote_outside_modal();
         page.derive_context();
-        page.facts = crate::context::PageFacts::gather(&page);
         page
     }
 
@@ -127,12 +133,7 @@ impl<'a> Page<'a> {
         let mut fields = vec![0usize; n];
         for i in (0..n).rev() {
             let e = &self.els[i];
-            let plain = e.clickable
-                && !matches!(e.tag.as_str(), "button" | "summary" | "a" | "input")
-                && !matches!(
-                    e.role(),
-                    "button" | "link" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "tab"
-                );
+            let plain = plain_clickable(e);
             if plain && self.kind[i] & CONTROL != 0 && (fields[i] > 0 || inside[i] >= 2) {
                 self.kind[i] &= !CONTROL;
             } else if plain && self.kind[i] & CONTROL != 0 && inside[i] == 1 {
@@ -151,6 +152,48 @@ impl<'a> Page<'a> {
                 fields[p] += fields[i] + usize::from(self.kind[i] & FIELD != 0);
             }
         }
+    }
+
+    /// A plain element with a click handler inside a real control (the text or icon
+    /// `span` of a `<button>`, often carrying the button's class) is part of that
+    /// control: a click on it is a click on the control, which is the action.
+    fn demote_control_parts(&mut self) {
+        let n = self.els.len();
+        // Whether each element sits inside a real control. Parents come before their
+        // children.
+        let mut in_control = vec![false; n];
+        for i in 0..n {
+            let inside = self.parent[i].is_some_and(|p| {
+                in_control[p] || (self.kind[p] & CONTROL != 0 && !plain_clickable(&self.els[p]))
+            });
+            in_control[i] = inside;
+            if inside && plain_clickable(&self.els[i]) {
+                self.kind[i] &= !CONTROL;
+            }
+        }
+    }
+
+    /// While a modal dialog is open (the last visible one, the one on top), what lies
+    /// outside it is inert for a person: no control, no field. A page that shows such a
+    /// dialog to hide its controls only makes the probe offer less.
+    fn demote_outside_modal(&mut self) {
+        let Some(m) = (0..self.els.len())
+            .rev()
+            .find(|&i| self.els[i].visible && is_modal(&self.els[i]))
+        else {
+            return;
+        };
+        self.modal = Some(m);
+        for i in 0..self.els.len() {
+            if self.outside_modal(i) {
+                self.kind[i] &= !(CONTROL | FIELD);
+            }
+        }
+    }
+
+    /// Whether element `i` lies outside the open modal dialog (false when none is open).
+    pub fn outside_modal(&self, i: usize) -> bool {
+        self.modal.is_some_and(|m| i < m || i >= self.end[m])
     }
 
     fn derive_context(&mut self) {
@@ -291,6 +334,22 @@ impl<'a> Page<'a> {
             }
         }
         out
+    }
+
+    /// What the page says just before field `i`: the text of the element recorded right
+    /// before it among its parent's children (a paragraph asking to "enter the phrase
+    /// DELETE in the box below:"), when that is visible text holding no control or field.
+    pub fn text_before(&self, i: usize) -> Option<&str> {
+        let p = self.parent[i]?;
+        let kids = self.children(p);
+        let at = kids.iter().position(|&k| k == i)?;
+        let prev = *kids[..at].last()?;
+        let e = &self.els[prev];
+        let holds_control = std::iter::once(prev)
+            .chain(self.descendants(prev))
+            .any(|j| self.control(j) || self.field(j));
+        let t = e.text.trim();
+        (e.visible && !holds_control && !t.is_empty()).then_some(t)
     }
 
     pub fn children(&self, i: usize) -> &[usize] {
@@ -475,6 +534,12 @@ pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
     }
 }
 
+/// A modal dialog: a `<dialog>`, `role=dialog` or `role=alertdialog` that says
+/// `aria-modal="true"`.
+pub fn is_modal(e: &ElementRecord) -> bool {
+    is_dialog(e) && e.attr("aria-modal").is_some_and(|v| v.trim() == "true")
+}
+
 pub fn is_heading(e: &ElementRecord) -> bool {
     matches!(e.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6") || e.role() == "heading"
 }
@@ -528,6 +593,17 @@ pub fn is_region(e: &ElementRecord) -> bool {
 /// toolbar or splitter is no action even when the page made it focusable or listens
 /// for clicks on it (to move focus, or to handle its children's clicks in one place),
 /// and a skip link only moves the reading position ([`is_skip_link`]).
+/// A control only by the page listening for its clicks: no button, link, summary or
+/// input, and no role of one.
+pub fn plain_clickable(e: &ElementRecord) -> bool {
+    e.clickable
+        && !matches!(e.tag.as_str(), "button" | "summary" | "a" | "input")
+        && !matches!(
+            e.role(),
+            "button" | "link" | "menuitem" | "menuitemcheckbox" | "menuitemradio" | "tab"
+        )
+}
+
 pub fn is_control(e: &ElementRecord) -> bool {
     match e.tag.as_str() {
         "button" | "summary" => true,

@@ -481,13 +481,72 @@ fn a_dialogs_confirm_button_outside_its_form_carries_the_fields() {
         assert_ne!(a.internal_target, "dom:#e3", "the portal: {}", dump(&c));
         assert_ne!(a.internal_target, "dom:#e6", "the form: {}", dump(&c));
     }
-    // The button that opens the dialog only opens it.
+    // Behind the open modal dialog, the page is out of a person's reach: the button
+    // that opened it is not offered until it closes.
+    assert!(!c.actions.contains_key("new_project"), "{}", dump(&c));
+    // The same dialog, not modal: the button that opens it only opens it.
+    let mut s = modal_with_the_confirm_button_outside_its_form();
+    s.elements[4].attrs.remove("aria-modal");
+    let c = analyze(&s);
     assert_eq!(
         c.actions["new_project"].reversibility,
         Reversibility::Read,
         "{}",
         dump(&c)
     );
+    assert_eq!(
+        c.actions["create"].internal_target,
+        "dom:#e11",
+        "{}",
+        dump(&c)
+    );
+}
+
+/// A modal dialog asking to confirm a deletion over a toolbar with its own "Delete":
+/// only the dialog's controls are offered (the toolbar is behind it), so its "Delete"
+/// is plain `delete`; the toolbar does not count against the page's confidence.
+#[test]
+fn behind_an_open_modal_dialog_nothing_is_offered() {
+    let page = |modal: bool| {
+        let mut dialog = vec![("class", "dialog")];
+        if modal {
+            dialog.push(("aria-modal", "true"));
+        }
+        snap(numbered(vec![
+            e("body", None, "", &[]),                                       // 0
+            e("div", Some(0), "", &[("role", "toolbar")]),                  // 1
+            e("button", Some(1), "Delete", &[("type", "button")]),          // 2
+            e("button", Some(1), "Rename", &[("type", "button")]),          // 3
+            e("dialog", Some(0), "", &dialog),                              // 4
+            clickable(e("div", Some(4), "Delete", &[("class", "header")])), // 5
+            e(
+                "span",
+                Some(4),
+                "Are you sure you want to permanently delete notes.txt?",
+                &[],
+            ), // 6
+            e("button", Some(4), "Cancel", &[("type", "button")]),          // 7
+            e("button", Some(4), "Delete", &[("type", "button")]),          // 8
+        ]))
+    };
+    let c = analyze(&page(true));
+    // The header the page listens on (for dragging) says "Delete" too: the real button
+    // keeps the plain name.
+    assert_eq!(names(&c), ["cancel", "delete", "delete_2"], "{}", dump(&c));
+    assert_eq!(
+        c.actions["delete"].internal_target,
+        "dom:#e8",
+        "{}",
+        dump(&c)
+    );
+    assert_eq!(
+        c.actions["delete"].reversibility,
+        Reversibility::IrreversibleWrite
+    );
+    assert!(c.confidence >= 0.95, "{}", dump(&c));
+    // Not modal: the toolbar is there too.
+    let c = analyze(&page(false));
+    assert!(c.actions.contains_key("rename"), "{}", dump(&c));
 }
 
 /// The same shape for a dangerous confirmation: a "type the name to confirm" field in
@@ -560,6 +619,38 @@ fn a_component_host_around_its_button_is_one_action() {
     assert_eq!(c.actions["rename"].internal_target, "dom:#e3");
 }
 
+/// The text `span` inside a menu's buttons, styled with the button's class (so it looks
+/// clickable), is part of its button: one action per button, bound to the button, at
+/// the button's confidence (no "plain element" doubt).
+#[test]
+fn a_clickable_part_of_a_button_is_that_button() {
+    let mut els = vec![
+        e("body", None, "", &[]),
+        e("div", Some(0), "", &[("role", "menu")]),
+    ];
+    for (i, label) in ["Delete", "Rename"].iter().enumerate() {
+        let button = 2 + 2 * i as u32;
+        els.push(e(
+            "button",
+            Some(1),
+            label,
+            &[("class", "menu-btn"), ("title", label)],
+        ));
+        els.push(clickable(e(
+            "span",
+            Some(button),
+            &label.to_ascii_lowercase(),
+            &[("class", "menu-btn-text")],
+        )));
+    }
+    let c = analyze(&snap(numbered(els)));
+    assert_eq!(names(&c), ["delete", "rename"], "{}", dump(&c));
+    let delete = &c.actions["delete"];
+    assert_eq!(delete.internal_target, "dom:#e2", "{}", dump(&c));
+    assert_eq!(delete.reversibility, Reversibility::IrreversibleWrite);
+    assert!(delete.confidence >= 0.95, "{}", dump(&c));
+}
+
 /// A link that says how long ago something happened is named by where it leads: its
 /// words change by themselves from capture to capture, its name must not.
 #[test]
@@ -620,6 +711,43 @@ fn a_field_less_forms_buttons_carry_the_fields_beside_it() {
         1,
         "the phrase box is Delete's parameter: {:?}",
         delete.parameters
+    );
+}
+
+/// The same scene as a page shows it: nothing names the phrase box (no label, no
+/// placeholder, no name), and the question is a paragraph before it. The parameter is
+/// named by what the box is, and its description quotes what the page asks to type.
+#[test]
+fn an_unnamed_boxs_parameter_quotes_what_the_page_says_before_it() {
+    let c = analyze(&snap(numbered(vec![
+        e("body", None, "", &[]),                            // 0
+        e("section", Some(0), "", &[("id", "deletescene")]), // 1
+        e("h1", Some(1), "Delete Collection", &[]),          // 2
+        e(
+            "p",
+            Some(1),
+            "To delete the collection Family please enter the phrase DELETE in the box below:",
+            &[],
+        ), // 3
+        e(
+            "input",
+            Some(1),
+            "",
+            &[("type", "text"), ("class", "confirmtxt")],
+        ), // 4
+        e("form", Some(1), "", &[]),                         // 5
+        e("button", Some(5), "Delete", &[("type", "button")]), // 6
+        e("button", Some(5), "Cancel", &[("type", "button")]), // 7
+    ])));
+    let delete = &c.actions["delete"];
+    assert_eq!(delete.parameters.len(), 1, "{}", dump(&c));
+    let p = &delete.parameters[0];
+    assert_eq!(p.name, "text", "named by what it is, never by its class");
+    assert!(
+        p.description
+            .contains("enter the phrase DELETE in the box below"),
+        "{}",
+        p.description
     );
 }
 

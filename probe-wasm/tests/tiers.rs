@@ -903,9 +903,56 @@ fn submit_of_a_form_editing_a_record_saves_the_edit() {
     let (t, conf) = tier(&c, "Submit");
     assert_eq!(t, W);
     assert!(conf >= 0.80, "{conf}");
-    // A new record's form: "Submit" says nothing more, and stays strict.
+    // A new record's form headed "Add a bill": its "Submit" sends that record.
     let c = form("http://127.0.0.1:1/demo/add", "Add a bill", "");
-    assert_eq!(tier(&c, "Submit").0, I);
+    let (t, conf) = tier(&c, "Submit");
+    assert_eq!(t, W);
+    assert!(conf >= 0.80, "{conf}");
+    // A heading that names anything more than storing a record leaves it strict.
+    for legend in ["Add a comment", "New post", "Bill details", ""] {
+        let c = form("http://127.0.0.1:1/demo/add", legend, "");
+        assert_eq!(tier(&c, "Submit").0, I, "{legend}");
+    }
+}
+
+#[test]
+fn a_dialogs_title_says_what_its_forms_generic_submit_stores() {
+    // A modal titled "Add a bill" above a form whose only button says "Submit".
+    let dialog = |title: &str| {
+        page(
+            "http://127.0.0.1:1/demo/bills",
+            "Bills",
+            vec![
+                el("main", None, "", &[]),
+                el(
+                    "div",
+                    Some(0),
+                    "",
+                    &[("role", "dialog"), ("aria-labelledby", "t")],
+                ),
+                el("h3", Some(1), title, &[("id", "t")]),
+                el("form", Some(1), "", &[("method", "post")]),
+                labelled("input", 3, "What?", &[("type", "text"), ("name", "what")]),
+                labelled(
+                    "input",
+                    3,
+                    "How much?",
+                    &[("type", "text"), ("name", "amount")],
+                ),
+                el(
+                    "input",
+                    Some(3),
+                    "",
+                    &[("type", "submit"), ("value", "Submit")],
+                ),
+            ],
+        )
+    };
+    let (t, conf) = tier(&dialog("Add a bill"), "Submit");
+    assert_eq!(t, W);
+    assert!(conf >= 0.80, "{conf}");
+    assert_eq!(tier(&dialog("Send a payment"), "Submit").0, I);
+    assert_eq!(tier(&dialog("Are you sure?"), "Submit").0, I);
 }
 
 #[test]

@@ -57,24 +57,9 @@ pub enum ExtensionMessage {
     /// capture (full or incremental). The daemon applies it and makes a new capture id.
     TabDelta {
         tab_id: i64,
-        /// Object keys added or changed, with their new values.
-        #[serde(default)]
-        changed: BTreeMap<String, Value>,
-        /// Object keys that disappeared.
-        #[serde(default)]
-        removed: Vec<String>,
-        /// The complete action map, when any action changed.
-        #[serde(default)]
-        actions: Option<BTreeMap<String, ActionSchema>>,
-        #[serde(default)]
-        confidence: Option<f64>,
-        #[serde(default)]
-        context: Option<Context>,
-        #[serde(default)]
-        probe_metadata: Option<ProbeMetadata>,
-        /// Explanations of the actions, when `actions` is present.
-        #[serde(default)]
-        explain: Option<BTreeMap<String, ActionExplain>>,
+        /// The delta's body, as the probe makes it (its fields sit beside `tab_id`).
+        #[serde(flatten)]
+        delta: TabDelta,
     },
     /// The tab was closed or navigated away from an http(s) page.
     TabClosed { tab_id: i64 },
@@ -116,6 +101,34 @@ pub enum ExtensionMessage {
         tab_id: i64,
         outcome: DispatchOutcome,
     },
+}
+
+/// The body of a `tab_delta` message: what differs from the tab's last capture. The one
+/// shape of a delta: the probe makes it (`nsp_probe::diff`), the extension applies it to
+/// its copies of the capture (`extension/delta.js`, tied to this type by
+/// protocol/tests/extension_contract.rs) and the daemon to the tab's state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TabDelta {
+    /// Object keys added or changed, with their new values.
+    #[serde(default)]
+    pub changed: BTreeMap<String, Value>,
+    /// Object keys that disappeared. Applied before `changed`: a key in both keeps its
+    /// new value.
+    #[serde(default)]
+    pub removed: Vec<String>,
+    /// The complete action map, when any action (or its explanation) changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<BTreeMap<String, ActionSchema>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<Context>,
+    /// The probe always sends it (latencies, `settled`); absent from hand-made deltas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_metadata: Option<ProbeMetadata>,
+    /// Explanations of the actions, when `actions` is present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<BTreeMap<String, ActionExplain>>,
 }
 
 /// Sent by the daemon.
@@ -336,6 +349,40 @@ pub enum DispatchFailure {
     TargetHidden,
 }
 
+impl DispatchFailure {
+    /// Every code, in declaration order: `cargo xtask dist` writes their wire names into
+    /// the extension's `contract.js`, and protocol/tests/extension_contract.rs checks
+    /// that every code the extension's scripts report is one of them.
+    pub const ALL: [DispatchFailure; 9] = [
+        DispatchFailure::TargetNotFound,
+        DispatchFailure::TargetChanged,
+        DispatchFailure::Threw,
+        DispatchFailure::Duplicate,
+        DispatchFailure::NoProbe,
+        DispatchFailure::BadParameters,
+        DispatchFailure::Unsupported,
+        DispatchFailure::DialogDeclined,
+        DispatchFailure::TargetHidden,
+    ];
+
+    /// The code's wire name.
+    pub fn as_str(self) -> &'static str {
+        // A new variant fails to compile here until it has a name; add it to `ALL` too
+        // (the test below counts).
+        match self {
+            DispatchFailure::TargetNotFound => "target_not_found",
+            DispatchFailure::TargetChanged => "target_changed",
+            DispatchFailure::Threw => "threw",
+            DispatchFailure::Duplicate => "duplicate",
+            DispatchFailure::NoProbe => "no_probe",
+            DispatchFailure::BadParameters => "bad_parameters",
+            DispatchFailure::Unsupported => "unsupported",
+            DispatchFailure::DialogDeclined => "dialog_declined",
+            DispatchFailure::TargetHidden => "target_hidden",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,6 +417,49 @@ mod tests {
         };
         assert_eq!(dialogs[0].kind, DialogKind::Confirm);
         assert!(dialogs[0].accepted);
+    }
+
+    #[test]
+    fn failure_names_are_the_wire_names() {
+        for code in DispatchFailure::ALL {
+            assert_eq!(
+                serde_json::to_value(code).expect("json"),
+                json!(code.as_str())
+            );
+        }
+        let names: std::collections::BTreeSet<_> =
+            DispatchFailure::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(
+            names.len(),
+            DispatchFailure::ALL.len(),
+            "ALL lists each code once"
+        );
+    }
+
+    #[test]
+    fn a_tab_delta_keeps_its_wire_shape() {
+        // The delta's fields sit beside `type` and `tab_id`, as the extension sends them.
+        let wire = json!({"type": "tab_delta", "tab_id": 7, "changed": {"a": 1}, "removed": ["b"], "confidence": 0.5});
+        let msg: ExtensionMessage = serde_json::from_value(wire.clone()).expect("tab_delta");
+        let ExtensionMessage::TabDelta { tab_id, delta } = &msg else {
+            panic!("{msg:?}")
+        };
+        assert_eq!(*tab_id, 7);
+        assert_eq!(delta.changed["a"], json!(1));
+        assert_eq!(delta.removed, vec!["b".to_string()]);
+        assert_eq!(delta.confidence, Some(0.5));
+        assert!(delta.actions.is_none() && delta.probe_metadata.is_none());
+        assert_eq!(serde_json::to_value(&msg).expect("json"), wire);
+        // A bare delta (hand-made, e.g. by the benchmark's fake tabs) needs no body.
+        let bare: ExtensionMessage =
+            serde_json::from_value(json!({"type": "tab_delta", "tab_id": 1})).expect("bare");
+        assert_eq!(
+            bare,
+            ExtensionMessage::TabDelta {
+                tab_id: 1,
+                delta: TabDelta::default()
+            }
+        );
     }
 
     #[test]

@@ -19,6 +19,14 @@ pub enum Reversibility {
 }
 
 impl Reversibility {
+    /// Every tier, from the least to the most consequential (the extension's
+    /// `contract.js` lists them in this order).
+    pub const ALL: [Reversibility; 3] = [
+        Reversibility::Read,
+        Reversibility::ReversibleWrite,
+        Reversibility::IrreversibleWrite,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Reversibility::Read => "read",

@@ -56,6 +56,7 @@
 //! Each flow starts its own app ([`crate::real_apps::RealApp`]), its own nspd and its
 //! own headless Chromium with the extension (the app in a focused window of its own,
 //! the popup in the driver's); dropping the agent and the app reaps them.
+//! `NSP_FLOW_DUMP=<dir>` writes every state a step was planned on to that directory.
 //!
 //! # Example
 //!
@@ -642,6 +643,7 @@ impl FlowAgent {
             } else {
                 self.state().await?
             };
+            dump_state(&self.app, &step.intent, &state);
             let settled = state["probe_metadata"]["settled"].as_bool() != Some(false);
             let planned = choose_action_on(&state, &step.words, &step.avoid, step.target.as_ref())
                 .and_then(|(name, on)| {
@@ -1009,6 +1011,28 @@ fn has_word(words: &[String], word: &str) -> bool {
 
 /// The state's one page action for `words` (see the module's rules), or an error that
 /// lists what was offered.
+/// With `NSP_FLOW_DUMP=<dir>`, writes each state a step was planned on to
+/// `<dir>/<app>-<intent>.json`: what the agent saw, to see why a step went to a person.
+fn dump_state(app: &str, intent: &str, state: &Value) {
+    let Some(dir) = std::env::var_os("NSP_FLOW_DUMP") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
+    let name: String = format!("{app}-{intent}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let _ = std::fs::create_dir_all(&dir);
+    let text = serde_json::to_string_pretty(state).unwrap_or_default();
+    let _ = std::fs::write(dir.join(format!("{name}.json")), text);
+}
+
 pub fn choose_action(state: &Value, words: &[String], avoid: &[String]) -> Result<String> {
     choose_action_on(state, words, avoid, None).map(|(name, _)| name)
 }

@@ -84,15 +84,23 @@ fn zap_meanwhile(
 }
 
 /// Clicks the open card's button of `class` (`approve`, `deny`, `always`) in the popup.
+/// The popup draws its cards again when the pending list changes (a new capture, a
+/// timer), which can replace the button between finding and clicking it: a stale
+/// reference is looked up again, a few times.
 async fn answer_card(browser: &WebDriver, class: &str) {
-    let button = browser
-        .find(&format!("#approvals .card .{class}"))
-        .await
-        .expect("button");
-    browser
-        .click(&button)
-        .await
-        .unwrap_or_else(|e| panic!("click {class}: {e}"));
+    let mut last = String::new();
+    for _ in 0..5 {
+        let button = browser
+            .find(&format!("#approvals .card .{class}"))
+            .await
+            .expect("button");
+        match browser.click(&button).await {
+            Ok(_) => return,
+            Err(e) if e.to_string().contains("stale element") => last = e.to_string(),
+            Err(e) => panic!("click {class}: {e}"),
+        }
+    }
+    panic!("click {class}: the button went stale five times: {last}");
 }
 
 fn archives(demo: &DemoServer) -> usize {

@@ -231,7 +231,7 @@ impl Path {
                 }
             }
         }
-        if crate::parser::find_forbidden(&key).is_some() {
+        if crate::forbidden::find_forbidden(&key).is_some() {
             return Err(PathError("a path cannot spell a forbidden token"));
         }
         Ok(Path::from_key(scope, &key))
@@ -516,7 +516,7 @@ pub(crate) fn write_string_literal(out: &mut impl fmt::Write, s: &str) -> fmt::R
     for (i, c) in s.char_indices() {
         // The deny-list applies to the whole source, strings included; escaping the
         // first character of a forbidden token keeps the printed form parseable.
-        let hide = crate::parser::forbidden_at(s, i).is_some();
+        let hide = crate::forbidden::forbidden_at(s, i).is_some();
         let escape = match c {
             _ if hide => None,
             '"' => Some("\\\""),

@@ -17,44 +17,6 @@ use crate::HARD_MAX_DEPTH;
 /// parse depth adds at most an `||`, an `&&`, a comparison and the nested node.
 pub(crate) const MAX_EVAL_DEPTH: usize = 4 * HARD_MAX_DEPTH + 16;
 
-/// The result of evaluating an expression.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Evaluation {
-    /// The computed value of the whole expression (a boolean for a parsed one).
-    pub value: Value,
-    /// `value` is `true`.
-    pub passed: bool,
-    /// Why, in words: which part was false and with which values, or what held.
-    pub explanation: String,
-}
-
-/// Evaluates `expr` against `current` and, for `prev.*` and `changed()`, `prev`.
-///
-/// Never panics and never errors: a type mismatch, a missing key or a missing
-/// previous state make the affected comparison false, and the explanation says so.
-pub fn evaluate(
-    expr: &Expr,
-    current: &SubstrateState,
-    prev: Option<&SubstrateState>,
-) -> Evaluation {
-    let evaluator = Evaluator { current, prev };
-    let mut explanation = String::with_capacity(192);
-    match crate::explain::evaluate_explained(&evaluator, expr, &mut explanation) {
-        Ok(value) => Evaluation {
-            passed: matches!(value, Val::Bool(true)),
-            value: value.to_json(),
-            explanation,
-        },
-        Err(TooDeep) => Evaluation {
-            value: Value::Null,
-            passed: false,
-            explanation: format!(
-                "the expression is nested more than {MAX_EVAL_DEPTH} levels deep and was not evaluated"
-            ),
-        },
-    }
-}
-
 /// The walk went deeper than [`MAX_EVAL_DEPTH`] (only a hand-built tree can).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TooDeep;

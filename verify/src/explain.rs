@@ -11,6 +11,7 @@
 use std::fmt::Write as _;
 use std::io;
 
+use nsp_protocol::SubstrateState;
 use serde_json::Value;
 
 use crate::ast::{
@@ -28,6 +29,44 @@ pub(crate) const MAX_EXPLANATION_BYTES: usize = 2048;
 const MAX_VALUE_CHARS: usize = 80;
 /// Operands of `&&`/`||` described one by one before the rest is summarised.
 const MAX_LISTED: usize = 4;
+
+/// The result of evaluating an expression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// The computed value of the whole expression (a boolean for a parsed one).
+    pub value: Value,
+    /// `value` is `true`.
+    pub passed: bool,
+    /// Why, in words: which part was false and with which values, or what held.
+    pub explanation: String,
+}
+
+/// Evaluates `expr` against `current` and, for `prev.*` and `changed()`, `prev`.
+///
+/// Never panics and never errors: a type mismatch, a missing key or a missing
+/// previous state make the affected comparison false, and the explanation says so.
+pub fn evaluate(
+    expr: &Expr,
+    current: &SubstrateState,
+    prev: Option<&SubstrateState>,
+) -> Evaluation {
+    let evaluator = Evaluator { current, prev };
+    let mut explanation = String::with_capacity(192);
+    match evaluate_explained(&evaluator, expr, &mut explanation) {
+        Ok(value) => Evaluation {
+            passed: matches!(value, Val::Bool(true)),
+            value: value.to_json(),
+            explanation,
+        },
+        Err(TooDeep) => Evaluation {
+            value: Value::Null,
+            passed: false,
+            explanation: format!(
+                "the expression is nested more than {MAX_EVAL_DEPTH} levels deep and was not evaluated"
+            ),
+        },
+    }
+}
 
 /// Evaluates `expr`, writing why it has its value into `out`.
 pub(crate) fn evaluate_explained<'a>(

@@ -83,6 +83,7 @@ mod diff;
 mod error;
 mod eval;
 mod explain;
+mod forbidden;
 mod lexer;
 mod parser;
 mod value;
@@ -90,7 +91,7 @@ mod value;
 pub use ast::{CompareOp, Expr, Function, Literal, Method, Path, PathError, Scope, Segment};
 pub use diff::changed_fields;
 pub use error::{ErrorKind, ParseError, CODE_INVALID, CODE_TOO_LARGE};
-pub use eval::{evaluate, Evaluation};
+pub use explain::{evaluate, Evaluation};
 pub use parser::{parse, parse_with_limits};
 pub use value::json_equal;
 

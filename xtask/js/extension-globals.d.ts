@@ -29,6 +29,8 @@ declare var NspDispatch: {
   actionable(el: Element, read: boolean): void;
   describe(selector: string, capture: any, hover: any): any;
   Failure: new (...args: any[]) => Error;
+  /** Its copies of the protocol's lists (tied to them by protocol/tests/extension_contract.rs). */
+  contract: { builtins: string[]; failureCodes: string[]; tierRank: Record<string, number> };
 };
 /** delta.js: applies a capture delta to a state. */
 declare var NspDelta: { apply(...args: any[]): any };

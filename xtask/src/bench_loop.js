@@ -209,7 +209,7 @@ async function readMode([extDir, browserPath, base, key, callsArg, mcpUrl]) {
       if (r.status < 400 || r.status >= 500) throw new Error(`refused read_text: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
     };
     // MCP frames an answer that carries page text as untrusted page content: a note, then
-    // the JSON between <page-content-TAG> lines (daemon/src/mcp.rs, page_json).
+    // the JSON between <page-content-TAG> lines (daemon/src/door/mcp/mod.rs, page_json).
     /** @param {string} text */
     const framed = (text) => {
       const m = /\n<page-content-([0-9a-f]{16})>\n([\s\S]*)\n<\/page-content-\1>$/.exec(text);

@@ -74,7 +74,10 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
                 "--no-fail-fast",
             ])
             // The daemon's contract test validates the OpenAPI document with it.
-            .env("NSP_OPENAPI_PYTHON", &openapi_python),
+            .env("NSP_OPENAPI_PYTHON", &openapi_python)
+            // Tests that may skip when a tool is missing fail instead: everything they
+            // need was installed above.
+            .env("NSP_XTASK_TEST", "1"),
     )?;
 
     crate::stage("probe browser tests (wasm-pack test --headless --chrome)");

@@ -17,7 +17,7 @@ use hyper::{Method, Request, StatusCode};
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use nsp_daemon::config::{FileConfig, Settings};
+use nsp_daemon::core::config::{FileConfig, Settings};
 use nsp_daemon::server::Server;
 use nsp_protocol::approval::{ApprovalClosedReason, ApprovalDecision, ApprovalQuestion};
 use nsp_protocol::channel::{
@@ -50,7 +50,7 @@ pub fn fast_config() -> FileConfig {
     c.rate_limit.state_reads_per_sec = 10_000;
     // A scripted page has nobody in front of it: refuse under a floor, as headless does.
     // The approval tests turn asking on.
-    c.gate.ask_person = Some(nsp_daemon::config::AskPerson::Never);
+    c.gate.ask_person = Some(nsp_daemon::core::config::AskPerson::Never);
     c
 }
 

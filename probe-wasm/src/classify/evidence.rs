@@ -54,6 +54,10 @@ pub struct FormFacts {
     /// page's URL, its legend or heading, the page's first heading) and its text fields
     /// hold values already. Sending it saves the edit; the record stays editable.
     pub edits_record: bool,
+    /// The form's own heading (a legend or heading inside it), or the title of the
+    /// dialog it sits in, opens with a verb that stores a record and says nothing else
+    /// ("Add a bill", "New ticket"): a generic "Submit" sends that record.
+    pub stores_record: bool,
 }
 
 /// Everything the classifier may weigh about one action.

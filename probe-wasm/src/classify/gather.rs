@@ -33,11 +33,12 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     // A menu button, a disclosure or a view toggle: what it opens, shows or hides is
     // part of the page, and its verb of showing ("Toggle navigation", "Hide sidebar")
     // says so; its pressed or expanded state is whether that part is shown.
-    // "Submit" on a form that edits a record that exists: sending it saves the edit,
-    // and the record stays editable. The word says only that the form is sent.
+    // "Submit" on a form that edits a record that exists, or one headed "Add a bill":
+    // sending it saves the edit or the new record, which stays editable. The word says
+    // only that the form is sent; the form says what it holds.
     let saves_edit = ev.kind == Kind::Submit
         && writes_form
-        && form.edits_record
+        && (form.edits_record || form.stores_record)
         && form.data_fields > 0
         && !form.has_password
         && !form.has_payment
@@ -109,9 +110,14 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
                         "{what} \"{}\" in the label empties the field the label names",
                         h.cue
                     )
-                } else if saves_edit {
+                } else if saves_edit && form.edits_record {
                     format!(
                         "{what} \"{}\" sends a form that edits a record that exists: it saves the edit",
+                        h.cue
+                    )
+                } else if saves_edit {
+                    format!(
+                        "{what} \"{}\" sends a form whose heading says it stores a record: it saves that record",
                         h.cue
                     )
                 } else {
@@ -227,9 +233,12 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "a choice list outside any form: it can be chosen back",
         ),
         Kind::Clickable => t.bindings.push(Binding::PlainClickable),
+        // A field whose words say it searches or filters: what it holds is a query, and
+        // its words say so.
+        Kind::Field if label_hits.iter().any(|h| h.first && h.tier == Read) => {}
         Kind::Field => t.add(
             Signal::LooseField,
-            "a field outside any form: typing changes what it holds, and nothing sends it",
+            "a field outside any form: typing changes what it holds, and typing again puts it back",
         ),
         Kind::Button | Kind::Submit | Kind::Tool => {}
     }

@@ -7,19 +7,7 @@ use nsp_protocol::Reversibility::{self, IrreversibleWrite, Read, ReversibleWrite
 use super::signals::Strength;
 use crate::text::words;
 
-/// What the words of a label say.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WordVerdict {
-    pub tier: Reversibility,
-    pub strength: Strength,
-    /// The word or phrase that decided, e.g. "delete forever".
-    pub cue: String,
-    /// More than one tier was named ("Undo send").
-    pub mixed: bool,
-    /// The cue opens the label (a verb in first position names the action; later words
-    /// are often its object: "Order history", "Rust and WebAssembly book").
-    pub first: bool,
-}
+pub use crate::words::WordVerdict;
 
 use Strength::{Decisive, Normal, Strong, Weak};
 
@@ -389,6 +377,16 @@ pub(super) fn sends(label: &str) -> bool {
 
 /// Cues of a submit that stores a record which can be edited or deleted again: saving,
 /// creating, adding or updating it, or confirming or discarding an edit of it.
+/// Whether `text` opens with a verb that stores a record ("Add a bill", "New ticket")
+/// and names no other tier.
+pub fn names_storing(text: &str) -> bool {
+    let found = hits(text);
+    found
+        .first()
+        .is_some_and(|h| h.first && stores_record(&h.cue))
+        && found.iter().all(|h| h.tier == ReversibleWrite)
+}
+
 pub(super) fn stores_record(cue: &str) -> bool {
     matches!(
         cue,

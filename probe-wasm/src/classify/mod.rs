@@ -10,15 +10,17 @@
 //! truth counts as wrong. It is computed as
 //!
 //! ```text
-//! P(tier) = exp(score[tier]) / Σ exp(score[t])     score[t] = Σ weights voting for t
+//! P(tier) = exp(k·score[tier]) / Σ exp(k·score[t])   score[t] = Σ weights voting for t
 //! confidence = P(chosen tier) × P(binding right), capped at 0.98 for inferred actions
 //! ```
 //!
-//! The weights are log-odds ("nats"): a signal of weight 2.2 alone, against two tiers
-//! with no evidence, gives that tier 0.82; 3.0 gives 0.91; 4.0 gives 0.96. They were set
-//! so that, on the synthetic and the real-app corpora, actions scored at or above 0.95
-//! have no tier error in either direction, and each confidence bucket is right about as
-//! often as it claims (the reliability table in BENCHMARKS.md, asserted by
+//! The weights are log-odds ("nats") and decide the tier; `k` ([`score::SHARPNESS`],
+//! 1.25) is measured: it makes the probabilities as sure as the corpora show the
+//! evidence to be. A signal of weight 2.2 alone, against two tiers with no evidence,
+//! gives that tier 0.89; 3.0 gives 0.955; 4.0 gives 0.99 (capped at 0.98). On the
+//! synthetic and the real-app corpora, actions scored at or above 0.95 have no tier
+//! error in either direction, and each confidence bucket is right at least as often as
+//! it claims (the reliability table in BENCHMARKS.md, asserted by
 //! `probe-wasm/tests/corpus.rs`).
 //!
 //! **The safety rule.** Classifying an irreversible action as reversible or read lowers
@@ -46,7 +48,7 @@ mod signals;
 use nsp_protocol::Reversibility::{self, IrreversibleWrite, Read, ReversibleWrite};
 
 pub use evidence::{editor_toolbar_button, is_danger_class, Declared, Evidence, FormFacts, Kind};
-pub use lexicon::{from_words, is_dismiss, WordVerdict};
+pub use lexicon::{from_words, is_dismiss, names_storing};
 pub use score::{raised_by_confirm, Verdict, DECLARED};
 pub use signals::{Signal, Strength, Vote, Weighed};
 
@@ -233,6 +235,21 @@ mod tests {
     }
 
     #[test]
+    fn a_loose_field_is_typed_into_and_a_filter_box_reads() {
+        // A text box outside any form that nothing names (a rename box, a title):
+        // typing changes what it holds, and typing again puts it back.
+        let v = classify(&Evidence::new(Kind::Field, "text"));
+        assert_eq!(v.tier, ReversibleWrite, "{v:?}");
+        assert!(v.confidence >= 0.8, "{v:?}");
+        // One that says it filters or searches holds a query.
+        for label in ["Filter projects", "Search"] {
+            let v = classify(&Evidence::new(Kind::Field, label));
+            assert_eq!(v.tier, Read, "{label}: {v:?}");
+            assert!(v.confidence >= 0.8, "{label}: {v:?}");
+        }
+    }
+
+    #[test]
     fn verbs_decide_and_unknown_fails_closed() {
         assert_eq!(button("Send").tier, IrreversibleWrite);
         assert_eq!(button("Delete forever").tier, IrreversibleWrite);
@@ -297,12 +314,14 @@ mod tests {
             .iter()
             .any(|s| s.starts_with("confirmation_page (+3.00")));
 
-        // Vague: a bare submit, a bare delete button, an unknown verb on a POST form.
-        for v in [
-            submit("Submit", &post()),
-            button("Delete"),
-            submit("Continue", &post()),
-        ] {
+        // A button that says "Delete" and nothing against it: the word rarely means
+        // anything else, and actions scored so were right every time on both corpora.
+        let v = button("Delete");
+        assert_eq!(v.tier, IrreversibleWrite);
+        assert!(v.confidence >= 0.95, "{v:?}");
+
+        // Vague: a bare submit, an unknown verb on a POST form.
+        for v in [submit("Submit", &post()), submit("Continue", &post())] {
             assert_eq!(v.tier, IrreversibleWrite);
             assert!(v.confidence < 0.95, "{v:?}");
         }
@@ -558,15 +577,20 @@ mod tests {
         assert_eq!(Signal::WriteForm.fixed_vote(), Some(Vote::Against(Read)));
         assert_eq!(Signal::LabelVerb(Normal).fixed_vote(), None);
         // The raise after a confirm() is the table's softmax of that one signal.
-        let w = Signal::ConfirmSeen.weight().exp();
+        let w = (score::SHARPNESS * Signal::ConfirmSeen.weight()).exp();
         assert_eq!(raised_by_confirm(), w / (w + 2.0));
+        assert!(
+            raised_by_confirm() < 0.95,
+            "a confirm() alone never passes the floor"
+        );
     }
 
     #[test]
     fn confidence_is_a_probability_over_the_tiers() {
-        // One Normal verb against two silent tiers: e^2.2 / (e^2.2 + 2).
+        // One Normal verb against two silent tiers: e^(1.25·2.2) / (e^(1.25·2.2) + 2).
         let v = button("Save");
-        let want = 2.2f64.exp() / (2.2f64.exp() + 2.0);
+        let e = (score::SHARPNESS * 2.2f64).exp();
+        let want = e / (e + 2.0);
         assert!((v.confidence - want).abs() < 1e-9, "{v:?}");
     }
 }

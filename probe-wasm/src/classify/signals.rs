@@ -6,17 +6,7 @@
 
 use nsp_protocol::Reversibility::{self, IrreversibleWrite, Read, ReversibleWrite};
 
-/// How strongly a word or phrase names its tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Strength {
-    /// Often means something else ("Cancel" a form or an order; "Apply" a filter).
-    Weak,
-    Normal,
-    /// Rarely means anything else ("Send", "Delete", "Archive", "Search").
-    Strong,
-    /// Says the effect outright ("Delete forever", "Place order").
-    Decisive,
-}
+pub use crate::words::Strength;
 
 impl Strength {
     /// The weight of a word of this strength opening a label, in nats.
@@ -219,7 +209,7 @@ impl Signal {
             Signal::Selection => ("selection", Fixed(For(Read)), 3.0),
             Signal::LoginForm => ("login_form", Fixed(For(ReversibleWrite)), 2.5),
             Signal::SecretField => ("secret_field", Fixed(Against(Read)), 2.5),
-            Signal::LooseField => ("loose_field", Fixed(For(ReversibleWrite)), 0.5),
+            Signal::LooseField => ("loose_field", Fixed(For(ReversibleWrite)), 1.7),
             Signal::Dismisses => ("dismisses", Fixed(For(Read)), 3.5),
             Signal::GetForm => ("get_form", Fixed(For(Read)), 2.5),
             Signal::WriteForm => ("write_form", Fixed(Against(Read)), 2.5),
@@ -245,7 +235,9 @@ impl Signal {
             Signal::AsksConfirmation => ("asks_confirmation", Fixed(For(IrreversibleWrite)), 2.5),
             Signal::DataMethodDelete => ("data_method_delete", Fixed(For(IrreversibleWrite)), 2.5),
             Signal::DataMethodWrite => ("data_method_write", Fixed(Against(Read)), 2.5),
-            Signal::ConfirmSeen => ("confirm_seen", Fixed(For(IrreversibleWrite)), 3.0),
+            // 2.4: alone, sharpened, about 0.91, under the irreversible floor (see
+            // `score::raised_by_confirm`).
+            Signal::ConfirmSeen => ("confirm_seen", Fixed(For(IrreversibleWrite)), 2.4),
             Signal::Declared => ("declared", Named, 8.0),
             // As much as one ordinary word of the page's text (a Normal verb).
             Signal::DeclaredContradicted => ("declared_contradicted", Named, 2.2),
