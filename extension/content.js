@@ -35,7 +35,7 @@
   let tier = null;
   let probe = null;
   let glue = null;
-  // nspd's probe settings, relayed by the service worker (see sw.js); null: defaults.
+  // nspd's probe settings, relayed by the service worker (see worker/probe.js); null: defaults.
   let probeSettings = null;
   let probeError = null;
   let capture = null;
@@ -484,7 +484,7 @@
     }
   }
 
-  // --- the read fast path (see channel.js and sw.js) ----------------------------------------
+  // --- the read fast path (see channel.js and worker/direct.js) -------------------------------
 
   // The direct MessagePort to the service worker, once it has confirmed it; null until
   // then, and when the runtime port drops (the worker restarted: it offers a new one).
@@ -519,7 +519,7 @@
         done();
         if (direct) direct.close();
         direct = pipe.port1;
-        // The worker sends reads on this port only after this answer (see sw.js).
+        // The worker sends reads on this port only after this answer (see worker/direct.js).
         direct.postMessage({ type: "channel_ack" });
       } else if (msg.type === "dispatch") {
         schedule(() => runDispatch(msg, pipe.port1));

@@ -4,7 +4,7 @@
 // a reconnect), and both must read a delta the same way.
 //
 // A classic script defining `NspDelta`: a content script loaded before content.js, and
-// imported for its effect by the service worker (sw.js is a module).
+// imported for its effect by the service worker (worker/tabs.js; the worker is a module).
 "use strict";
 
 (() => {

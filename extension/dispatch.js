@@ -862,7 +862,7 @@
     const schema = capture && capture.actions ? capture.actions[action] : null;
     const builtin = BUILTINS.has(action) && (!schema || schema.internal_target.startsWith("builtin:"));
     // The worker skipped the at-most-once claim because it took this for the read_text
-    // builtin (see isPureRead in sw.js): anything else must not run unclaimed.
+    // builtin (see isPureRead in worker/once.js): anything else must not run unclaimed.
     if (msg.unclaimed === true && !(builtin && action === "read_text")) {
       return { status: "failed", code: "target_changed", message: `${action} was sent as the read_text builtin, but the page now has an action of that name; read the state again.` };
     }

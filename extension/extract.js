@@ -1050,6 +1050,19 @@
     return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, newPass(), opts);
   }
 
+  // A walk's shapes (see visit): what is fixed for one walk, what a parent hands its
+  // children, and what visit found about an element it records.
+  /**
+   * @typedef {{ recs: any[], nodes: Element[], ends: number[], base: number }} Walk
+   * @typedef {{ root: Document | ShadowRoot, prefix: string, frameVisible: boolean }} Scope
+   * @typedef {{ walk: Walk, ctx: Scope, idx: number | null, head: string, relHead: string | null,
+   *   flags: number, visible: boolean | null }} Above
+   * @typedef {{ el: any, tag: string, bits: number, role: string, cls: string | null,
+   *   parentIdx: number | null, where: string | number, relative: boolean, inert: boolean,
+   *   clickable: boolean, vis: boolean, names: string[], unique: boolean, ask: number,
+   *   children: number, block: boolean }} Found
+   */
+
   class Extractor {
     constructor(doc, options) {
       this.doc = doc || document;
@@ -1085,8 +1098,9 @@
       this.truncated = false;
       const root = this.doc.documentElement;
       if (root) {
+        const walk = { recs: this.recs, nodes: this.nodes, ends: this.ends, base: 0 };
         const ctx = { root: this.doc, prefix: "", frameVisible: true };
-        this.visit(root, root.localName, null, "html", null, 0, null, ctx, 0, this.recs, this.nodes, this.ends, 0, null);
+        this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
       }
       this.indexed = false;
       return this.snapshot(performance.now() - started);
@@ -1128,8 +1142,16 @@
       return snap;
     }
 
-    // Depth-first over one element and its subtree, appending to `recs`/`nodes`/`ends`
-    // with indexes offset by `base` (non-zero when re-extracting a subtree in place).
+    // Depth-first over one element and its subtree. `at` is what its parent hands all
+    // its children alike (an Above, made once per parent, not per element: extraction
+    // runs on every capture); `step` and `nth` are the element's own.
+    //
+    // An Above's `walk` is fixed for the whole walk: the tables `recs`/`nodes`/`ends` it
+    // appends to, with indexes offset by `base` (non-zero when re-extracting a subtree
+    // in place). Its `ctx` changes only at a shadow root or a frame (root, prefix,
+    // frameVisible). `idx` is the nearest recorded ancestor's index (null for none),
+    // `flags` what ancestors decide (ROW, CELL, INERT), `visible` the parent's
+    // visibility (null: not known, ask).
     //
     // The element's selector is `head + step` (its parent's selector and a combinator,
     // then its own `tag:nth-of-type(n)`) unless an id names it on its own; a null `step`
@@ -1139,11 +1161,21 @@
     // afresh (an id, a shadow root). The parent builds `head` and `relHead` once for all
     // its children, and the element its own selector only after its id is known; V8
     // keeps the concatenations as cheap rope strings.
-    //
-    // `flags` holds what ancestors decide (ROW, CELL, INERT); `ctx` what changes only at
-    // a shadow root or a frame (root, prefix, frameVisible), so the walk makes no
-    // context object per element: extraction runs on every capture.
-    visit(el, tag, parentIdx, head, step, nth, relHead, ctx, flags, recs, nodes, ends, base, parentVisible) {
+    /**
+     * @param {any} el
+     * @param {string} tag
+     * @param {string | null} step
+     * @param {number} nth
+     * @param {Above} at
+     * @returns {boolean}
+     */
+    visit(el, tag, step, nth, at) {
+      const walk = at.walk;
+      const recs = walk.recs;
+      const base = walk.base;
+      const ctx = at.ctx;
+      const flags = at.flags;
+      const parentIdx = at.idx;
       const bits = TAG_BITS.get(tag) | 0;
       // A skipped element still keeps its text (a <style>'s CSS) out of its parent's.
       if ((bits & T_SKIP) !== 0 && tag !== "svg") return (bits & T_NO_TEXT) !== 0;
@@ -1237,13 +1269,13 @@
 
       // Children are walked unless this is an svg (only its label matters); only some
       // elements can host a shadow root at all (T_HOST).
-      const walk = tag !== "svg" && first !== null;
+      const descend = tag !== "svg" && first !== null;
       const shadow = tag !== "svg" && ((bits & T_HOST) !== 0 || tag.includes("-")) ? el.shadowRoot : null;
       // The selector and relative path, made only when a record or a child uses them
       // (most leaves that are not recorded have none).
-      let sel = head;
-      let rel = relHead;
-      if (step !== null && !record && !walk && shadow === null) {
+      let sel = at.head;
+      let rel = at.relHead;
+      if (step !== null && !record && !descend && shadow === null) {
         sel = null;
         rel = null;
       } else if (step !== null) {
@@ -1252,7 +1284,7 @@
           sel = byId;
           rel = null;
         } else {
-          sel = head + step;
+          sel = at.head + step;
           if (rel !== null) rel += step;
         }
       }
@@ -1265,6 +1297,7 @@
       const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "");
       const hides = (inert ? INERT : 0) | (ariaHidden ? ARIA_HIDDEN : 0) | (closed ? CLOSED : 0);
       let vis;
+      const parentVisible = at.visible;
       if (parentVisible === false) {
         vis = false;
       } else if (candidate && isControl(el, role, clickable)) {
@@ -1282,8 +1315,8 @@
         // Its place in the table; the record itself is made after the children are
         // walked, which counts them for it.
         recs.push(null);
-        nodes.push(el);
-        ends.push(0);
+        walk.nodes.push(el);
+        walk.ends.push(0);
       }
       let childFlags = flags & ~CLOSED_HERE;
       if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
@@ -1297,15 +1330,19 @@
       // element's text then leaves theirs out (see textOutside).
       let block = false;
       if (tag !== "svg") {
-        if (walk) {
-          children = this.visitChildren(first, idx, sel + " > ", record ? "" : rel === null ? null : rel + " > ", ctx, childFlags, recs, nodes, ends, base, vis);
+        if (descend) {
+          children = this.visitChildren(first, {
+            walk, ctx, idx, head: sel + " > ", relHead: record ? "" : rel === null ? null : rel + " > ", flags: childFlags, visible: vis,
+          });
           block = this.childBlock;
         }
         if (shadow) {
           if (this.onShadowRoot) this.onShadowRoot(shadow);
           const sctx = { root: shadow, prefix: sel + " >>> ", frameVisible: ctx.frameVisible };
           const sfirst = shadow.firstElementChild;
-          if (sfirst !== null) this.visitChildren(sfirst, idx, sctx.prefix + "> ", null, sctx, childFlags, recs, nodes, ends, base, null);
+          if (sfirst !== null) {
+            this.visitChildren(sfirst, { walk, ctx: sctx, idx, head: sctx.prefix + "> ", relHead: null, flags: childFlags, visible: null });
+          }
         }
         if ((tag === "iframe" || tag === "frame") && record) {
           let inner = null;
@@ -1318,7 +1355,9 @@
             if (this.onFrame) this.onFrame(el, inner);
             const fctx = { root: inner, prefix: sel + " >>> ", frameVisible: ctx.frameVisible && vis };
             const html = inner.documentElement;
-            this.visit(html, html.localName, idx, sel + " >>> html", null, 0, null, fctx, childFlags & (INERT | ARIA_HIDDEN | CLOSED), recs, nodes, ends, base, null);
+            const frameFlags = childFlags & (INERT | ARIA_HIDDEN | CLOSED);
+            const above = { walk, ctx: fctx, idx, head: sel + " >>> html", relHead: null, flags: frameFlags, visible: null };
+            this.visit(html, html.localName, null, 0, above);
           }
         }
       }
@@ -1326,9 +1365,11 @@
         const relative = rel !== null && parentIdx !== null;
         // A relative selector that is this element's own step travels as its number.
         const where = !relative ? sel : rel === step ? nth : rel;
-        recs[idx - base] = this.record(el, tag, bits, role, cls, parentIdx, where, relative && rel !== step,
-          inert, clickable, vis, names, unique, ask, tag === "svg" ? el.childElementCount : children, block);
-        ends[idx - base] = base + recs.length;
+        recs[idx - base] = this.record({
+          el, tag, bits, role, cls, parentIdx, where, relative: relative && rel !== step,
+          inert, clickable, vis, names, unique, ask, children: tag === "svg" ? el.childElementCount : children, block,
+        });
+        walk.ends[idx - base] = base + recs.length;
       }
       return block || (bits & T_NO_TEXT) !== 0;
     }
@@ -1337,7 +1378,13 @@
     // step, and returns how many there were. While all children so far share one tag
     // (rows of a table, items of a list, most small containers) a running count gives
     // n; a Map counts per tag only once they differ.
-    visitChildren(child, idx, head, relHead, ctx, flags, recs, nodes, ends, base, vis) {
+    // `at`: see visit.
+    /**
+     * @param {any} child
+     * @param {Above} at
+     * @returns {number}
+     */
+    visitChildren(child, at) {
       let tag = null;
       let run = 0;
       let counts = null;
@@ -1368,7 +1415,7 @@
           steps = stepsOf(ct);
           stepsTag = ct;
         }
-        if (this.visit(child, ct, idx, head, stepOf(steps, ct, n), n, relHead, ctx, flags, recs, nodes, ends, base, vis)) block = true;
+        if (this.visit(child, ct, stepOf(steps, ct, n), n, at)) block = true;
         count++;
       }
       // A second result, read by the caller at once (see visit's `block`).
@@ -1384,11 +1431,14 @@
       return null;
     }
 
+    // One record from what visit found (a Found, made only for an element it records).
     // `names`, `unique`, `ask`: see visit; `children` is el.childElementCount.
     // `where` is the selector, or the nth-of-type number of a relative one-step selector;
     // `relative` says a selector string continues the parent's.
     // `block`: a NO_TEXT element is among the descendants (see textOutside).
-    record(el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block) {
+    /** @param {Found} found */
+    record(found) {
+      const { el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block } = found;
       // Positional (see ElementRecord in protocol/src/snapshot.rs): [tag, parent, where,
       // flags, text, attrs?, label?]; the R_* constants name the slots.
       let recFlags = relative ? F_RELATIVE : 0;
@@ -1467,6 +1517,7 @@
         ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));
       if (disabled) recFlags |= F_DISABLED;
       if (clickable) recFlags |= F_CLICKABLE;
+      /** @type {any[]} */
       const rec = [tag, parentIdx, where, recFlags, text];
       if (label) rec.push(attrs, label);
       else if (attrs !== null) rec.push(attrs);
@@ -1627,7 +1678,8 @@
         if (el.isConnected) {
           const ctx = this.contextOf(el);
           const at = this.placeOf(el, parentIdx, ctx);
-          this.visit(el, el.localName, parentIdx, at.head, at.step, at.nth, at.relHead, ctx, ctx.flags, recs, nodes, ends, i, null);
+          const walk = { recs, nodes, ends, base: i };
+          this.visit(el, el.localName, at.step, at.nth, { walk, ctx, idx: parentIdx, head: at.head, relHead: at.relHead, flags: ctx.flags, visible: null });
         }
         this.splice(i, oldEnd - i, recs, nodes, ends);
         splices.push({ start: i, delete: oldEnd - i, insert: recs });

@@ -76,7 +76,8 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
     }
     let mut cov = Coverage::default();
     for (i, e) in page.els.iter().enumerate() {
-        if !e.visible || e.disabled {
+        // Behind an open modal dialog nothing can be reached, so nothing is offered.
+        if !e.visible || e.disabled || page.outside_modal(i) {
             continue;
         }
         if !(page.control(i) || chooses(e)) {

@@ -61,8 +61,8 @@ pub fn analyze_with_reuse(
     forms::discover_implicit(&page, &lists, &mut claims, &mut found);
     controls::discover(&page, &mut claims, &mut found);
     if page.modal.is_some() {
-        // Builders that do not ask `Page::control` (forms by their tags, rows by their
-        // lists) may still have found something behind the dialog.
+        // Behind an open modal dialog a person reaches nothing: what was found there is
+        // not offered (the page's text there is still read into `objects`).
         found.retain(|f| f.bound.is_empty() || f.bound.iter().any(|&b| !page.outside_modal(b)));
     }
     settle_names(&page, &mut found);

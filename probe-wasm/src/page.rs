@@ -33,7 +33,8 @@ pub struct Page<'a> {
     /// Inside a `<dialog>` or `role=dialog`.
     pub in_dialog: Vec<bool>,
     /// The open modal dialog ([`is_modal`]), if any: while it is open a person can
-    /// reach nothing outside it, so nothing outside it is a control or a field.
+    /// reach nothing outside it, so nothing outside it is offered (what it shows is
+    /// still read into `objects`).
     pub modal: Option<usize>,
     /// Nearest ancestor-or-self that declares row parameters (`data-nsp-param="a=1"`).
     pub row: Vec<Option<usize>>,
@@ -117,7 +118,7 @@ impl<'a> Page<'a> {
         };
         page.demote_containers();
         page.demote_control_parts();
-        page.demote_outside_modal();
+        page.modal = page.open_modal();
         page.derive_context();
         page
     }
@@ -173,22 +174,13 @@ impl<'a> Page<'a> {
         }
     }
 
-    /// While a modal dialog is open (the last visible one, the one on top), what lies
-    /// outside it is inert for a person: no control, no field. A page that shows such a
-    /// dialog to hide its controls only makes the probe offer less.
-    fn demote_outside_modal(&mut self) {
-        let Some(m) = (0..self.els.len())
+    /// The open modal dialog: the last visible one, on top. While it is open what lies
+    /// outside it is inert for a person, and `discover.rs` offers nothing there. A page
+    /// that shows such a dialog to hide its controls only makes the probe offer less.
+    fn open_modal(&self) -> Option<usize> {
+        (0..self.els.len())
             .rev()
             .find(|&i| self.els[i].visible && is_modal(&self.els[i]))
-        else {
-            return;
-        };
-        self.modal = Some(m);
-        for i in 0..self.els.len() {
-            if self.outside_modal(i) {
-                self.kind[i] &= !(CONTROL | FIELD);
-            }
-        }
     }
 
     /// Whether element `i` lies outside the open modal dialog (false when none is open).

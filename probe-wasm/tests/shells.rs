@@ -527,6 +527,12 @@ fn behind_an_open_modal_dialog_nothing_is_offered() {
             ), // 6
             e("button", Some(4), "Cancel", &[("type", "button")]),          // 7
             e("button", Some(4), "Delete", &[("type", "button")]),          // 8
+            e(
+                "input",
+                Some(0),
+                "",
+                &[("name", "folder"), ("value", "Receipts")],
+            ), // 9
         ]))
     };
     let c = analyze(&page(true));
@@ -544,6 +550,12 @@ fn behind_an_open_modal_dialog_nothing_is_offered() {
         Reversibility::IrreversibleWrite
     );
     assert!(c.confidence >= 0.95, "{}", dump(&c));
+    // What the page behind shows is still read: a verify expression can name it.
+    assert!(
+        c.objects.values().any(|v| v == "Receipts"),
+        "{:?}",
+        c.objects
+    );
     // Not modal: the toolbar is there too.
     let c = analyze(&page(false));
     assert!(c.actions.contains_key("rename"), "{}", dump(&c));

@@ -187,8 +187,14 @@ fn reported_codes(text: &str) -> Vec<String> {
 fn every_code_an_extension_script_reports_is_a_dispatch_failure() {
     let all: BTreeSet<&str> = DispatchFailure::ALL.iter().map(|c| c.as_str()).collect();
     let mut seen = 0;
-    for entry in std::fs::read_dir(extension_dir()).expect("extension/") {
-        let path = entry.expect("entry").path();
+    // The extension's scripts and the service worker's modules.
+    let dirs = [extension_dir(), extension_dir().join("worker")];
+    let scripts = dirs.iter().flat_map(|d| {
+        std::fs::read_dir(d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|entry| entry.expect("entry").path())
+    });
+    for path in scripts {
         if path.extension().and_then(|e| e.to_str()) != Some("js") {
             continue;
         }

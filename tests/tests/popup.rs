@@ -170,7 +170,7 @@ async fn expected(nspd: &Nspd, tab: &Tab) -> Result<Expected> {
     })
 }
 
-/// The badge rule of sw.js: the confidence in percent, coloured by the gate's floors
+/// The badge rule of worker/badge.js: the confidence in percent, coloured by the gate's floors
 /// while connected, grey while not.
 fn expected_badge(e: &Expected, connected: bool) -> (String, [u8; 4]) {
     let text = format!("{}", (e.confidence * 100.0).round() as i64);
