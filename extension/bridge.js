@@ -22,8 +22,13 @@
   const NONE = { set: new WeakSet(), count: 0 };
 
   // `on`: optional {toolsChanged(), navigated()} callbacks for what the page reports.
+  /**
+   * @param {{ toolsChanged?(): void, navigated?(): void } | null} [on]
+   * @returns {NspPage}
+   */
   function create(on) {
     const handlers = on || {};
+    /** @type {Map<unknown, (msg: { ok?: unknown, value?: unknown, code?: unknown, message?: unknown }) => void>} */
     const pending = new Map();
     let seq = 0;
     const channel = globalThis.NspPageChannel || null;
@@ -33,6 +38,8 @@
       });
     }
     document.addEventListener(FROM_PAGE, (event) => {
+      // Page data: anything the page dispatched (checked below).
+      /** @type {{ type?: unknown, id?: unknown, ok?: unknown, value?: unknown, code?: unknown, message?: unknown } | null} */
       let msg;
       try {
         msg = JSON.parse(/** @type {CustomEvent} */ (event).detail);
@@ -56,14 +63,15 @@
           break;
       }
     });
-    const post = (msg) => document.dispatchEvent(new CustomEvent(TO_PAGE, { detail: JSON.stringify(msg) }));
-    const failure = (code, message) => Object.assign(new Error(message), { code });
+    const post = (/** @type {Record<string, unknown>} */ msg) => document.dispatchEvent(new CustomEvent(TO_PAGE, { detail: JSON.stringify(msg) }));
+    const failure = (/** @type {string} */ code, /** @type {string} */ message) => Object.assign(new Error(message), { code });
 
     // Dialogs during an action: armed for the whole dispatch; `accept` (nspd said the
     // action is an irreversible write sent with a verify expression) lets one confirm()
     // be answered yes, and only while `trigger` runs the action's click or submit, so
     // a confirm() from a timer, a later fetch callback or a field's change handler is
     // declined like any other.
+    /** @type {{ accept: boolean, triggering: boolean, acceptedOne: boolean, log: PageDialog[] } | null} */
     let dialogs = null;
     if (channel) {
       channel.onDialog((kind, message) => {
@@ -75,6 +83,7 @@
       });
     }
 
+    /** @type {NspPage} */
     const bridge = {
       // WebMCP tools the page registered, as the snapshot's `tools`: the last list
       // page-world.js pushed.

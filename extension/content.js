@@ -31,30 +31,45 @@
   const FIRST_MAX_MS = 1500;
 
   const started = performance.now();
+  /** @type {chrome.runtime.Port | null} */
   let port = null;
+  /** @type {"wasm_in_page" | "wasm_extension" | null} */
   let tier = null;
+  /** @type {import("./probe/nsp_probe.js").Probe | null} */
   let probe = null;
+  /** @type {typeof import("./probe/nsp_probe.js") | null} */
   let glue = null;
   // nspd's probe settings, relayed by the service worker (see worker/probe.js); null: defaults.
+  /** @type {ProbeSettings | null} */
   let probeSettings = null;
+  /** @type {string | null} */
   let probeError = null;
+  /** @type {PageCapture | null} */
   let capture = null;
+  /** @type {Record<string, unknown> | null} */
   let lastState = null;
   let lastMutation = started;
   let firstMutationInBatch = 0;
-  let flushTimer = null;
-  let settleTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let flushTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let settleTimer;
   let batchCut = false;
+  /** @type {number[]} */
   const flushTimes = [];
   let toolsChanged = true;
   let navigated = false;
+  /** @type {Promise<unknown>} */
   let queue = Promise.resolve();
+  /** @type {Set<Node>} */
   const dirty = new Set();
+  /** @type {Map<string, (msg: { ok: boolean, result?: unknown, error?: string }) => void>} */
   const rpcPending = new Map();
   let rpcSeq = 0;
   // Controls that raised a confirm() NSP declined: {element, selector, target, text}.
   // Kept for the document's life (a navigation starts a new content script), sent with
   // every full snapshot as `confirmed_controls`; the probe rates them irreversible.
+  /** @type {{ element: WeakRef<Element> | null, selector: string, target: string, text: string }[]} */
   const confirmSeen = [];
   const MAX_CONFIRM_SEEN = 50;
 
@@ -74,6 +89,7 @@
     for (const r of records) if (!ownRecord(r)) markDirty(r.target);
   });
   // Whether a mutation is only our channel frame coming or going: not a page change.
+  /** @param {MutationRecord} r */
   function ownRecord(r) {
     if (r.type !== "childList") return extractor.own.has(r.target);
     if (!r.addedNodes.length && !r.removedNodes.length) return false;
@@ -89,6 +105,7 @@
   const observed = new WeakSet();
   const OBSERVE = { subtree: true, childList: true, attributes: true, characterData: true };
   const TYPE_WATCH = { subtree: true, attributes: true, attributeFilter: ["type"], attributeOldValue: true };
+  /** @param {Node} root */
   function observe(root) {
     if (observed.has(root)) return;
     observed.add(root);
@@ -104,11 +121,11 @@
       // A frame that navigates or reloads brings a new document.
       frame.addEventListener("load", () => schedule(() => fullCapture(null)));
     }
-    for (const type of ["input", "change"]) doc.addEventListener(type, (e) => markDirty(e.target), true);
+    for (const type of ["input", "change"]) doc.addEventListener(type, (e) => markDirty(/** @type {Node} */ (e.target)), true);
   };
   observe(document);
   // Typing changes properties, which mutation observers do not see.
-  for (const type of ["input", "change"]) document.addEventListener(type, (e) => markDirty(e.composedPath()[0] || e.target), true);
+  for (const type of ["input", "change"]) document.addEventListener(type, (e) => markDirty(/** @type {Node} */ (e.composedPath()[0] || e.target)), true);
   window.addEventListener("popstate", onNavigated);
   window.addEventListener("hashchange", onNavigated);
 
@@ -121,9 +138,10 @@
     return !batchCut && flushTimes.length <= BUSY_FLUSHES;
   }
 
+  /** @param {number} maxMs */
   function quiet(maxMs) {
     const until = performance.now() + maxMs;
-    return new Promise((resolve) => {
+    return new Promise((/** @type {(value?: unknown) => void} */ resolve) => {
       const check = () => {
         const now = performance.now();
         if (now - lastMutation >= DEBOUNCE_MS || now >= until) resolve();
@@ -133,6 +151,7 @@
     });
   }
 
+  /** @param {Node} node */
   function markDirty(node) {
     lastMutation = performance.now();
     dirty.add(node);
@@ -153,6 +172,7 @@
   }
 
   // Captures, patches and dispatches run one at a time, in order.
+  /** @param {() => unknown} task */
   function schedule(task) {
     queue = queue.then(task).catch((err) => console.warn("nsp:", err));
     return queue;
@@ -176,6 +196,7 @@
     });
   }
 
+  /** @param {{ element: Element | null, target: string, text: string }} seen */
   function rememberConfirm(seen) {
     const el = seen.element && seen.element.nodeType === 1 ? seen.element : null;
     const entry = {
@@ -195,6 +216,7 @@
     return true;
   }
 
+  /** @param {string | null} requestId */
   async function fullCapture(requestId) {
     clearTimeout(flushTimer);
     dirty.clear();
@@ -247,6 +269,7 @@
       return;
     }
     if (text) {
+      /** @type {TabDelta} */
       const delta = JSON.parse(text);
       NspDelta.apply(capture, delta);
       send({ type: "tab_delta", ...delta });
@@ -271,6 +294,7 @@
 
   // --- the probe, in the page or in the extension -----------------------------------------
 
+  /** @param {{ message?: string } | null | undefined} err what was thrown */
   function describeLoadError(err) {
     const text = String((err && err.message) || err);
     const csp = (err instanceof WebAssembly.CompileError) || /Content Security Policy|wasm-unsafe-eval|unsafe-eval/i.test(text);
@@ -306,6 +330,7 @@
   // New settings from nspd: a probe is configured when it is made, so the page's probe
   // is made anew (the extension's own was dropped by the worker) and the page captured
   // again under the new caps.
+  /** @param {ProbeSettings | null} settings */
   function onProbeSettings(settings) {
     if (JSON.stringify(settings) === JSON.stringify(probeSettings)) return;
     probeSettings = settings;
@@ -317,16 +342,24 @@
     if (capture) schedule(() => fullCapture(null));
   }
 
+  /** @param {string} json @returns {Promise<string>} */
   function analyze(json) {
-    if (tier === "wasm_in_page") return Promise.resolve(probe.analyze(json));
-    return rpc("probe_analyze", { snapshot: json });
+    // On that tier `probe` is the page's own (loadProbe made it first).
+    if (tier === "wasm_in_page") return Promise.resolve(/** @type {import("./probe/nsp_probe.js").Probe} */ (probe).analyze(json));
+    return /** @type {Promise<string>} */ (rpc("probe_analyze", { snapshot: json }));
   }
 
+  /** @param {string} json @returns {Promise<string | undefined>} */
   function update(json) {
-    if (tier === "wasm_in_page") return Promise.resolve(probe.update(json));
-    return rpc("probe_update", { patch: json });
+    if (tier === "wasm_in_page") return Promise.resolve(/** @type {import("./probe/nsp_probe.js").Probe} */ (probe).update(json));
+    return /** @type {Promise<string | undefined>} */ (rpc("probe_update", { patch: json }));
   }
 
+  /**
+   * @param {ProbeRequest["type"]} type
+   * @param {Record<string, unknown>} payload
+   * @returns {Promise<unknown>} the worker's probe's answer (its result, as the page's probe gives it)
+   */
   function rpc(type, payload) {
     const id = `r${++rpcSeq}`;
     return new Promise((resolve, reject) => {
@@ -345,11 +378,13 @@
 
   // --- the service worker ------------------------------------------------------------------
 
+  /** @param {Record<string, unknown>} extra */
   function sendState(extra) {
     lastState = { type: "tab_state", url: location.href, title: document.title, ...extra };
     send(lastState);
   }
 
+  /** @param {Record<string, unknown>} msg */
   function send(msg) {
     try {
       (port || connect()).postMessage(msg);
@@ -360,6 +395,7 @@
     }
   }
 
+  /** @param {{ request_id: string, selector: string }} msg */
   async function answerResolve(msg) {
     if (dirty.size) await flush();
     // nspd's question before it gates a builtin aimed by selector (see describe in
@@ -369,12 +405,16 @@
 
   // `reply`: the direct port the dispatch came on (a pure read), or null for the
   // runtime port.
+  /**
+   * @param {{ action_id: string } & DispatchRequest} msg
+   * @param {MessagePort | null} reply
+   */
   async function runDispatch(msg, reply) {
     // Pending DOM changes first: the action must check its target against the page as
     // it is now.
     if (dirty.size) await flush();
     let answered = false;
-    /** @param {any} outcome */
+    /** @param {DispatchOutcome} outcome */
     const answer = (outcome) => {
       if (answered) return;
       answered = true;
@@ -388,13 +428,14 @@
     // (or, at the latest, as the page is hidden), so the agent hears that it ran instead
     // of waiting for a page that is gone.
     const leaving = () => answer({ status: "done", value: null });
-    /** @param {any} event */
+    /** @param {NavigateEvent} event */
     const onNavigate = (event) => {
       if (event && event.destination && event.destination.sameDocument === false) leaving();
     };
-    const nav = /** @type {any} */ (globalThis).navigation;
+    const nav = globalThis.navigation;
     if (nav && typeof nav.addEventListener === "function") nav.addEventListener("navigate", onNavigate);
     addEventListener("pagehide", leaving);
+    /** @type {DispatchOutcome} */
     let outcome;
     let asked = false;
     try {
@@ -415,8 +456,10 @@
 
   // The element a question to the person is about, outlined while they decide. The
   // inline style is put back exactly as it was when the question closes.
+  /** @type {Map<string, { el: HTMLElement, outline: string, offset: string }>} */
   const outlined = new Map(); // approval_id -> { el, outline, offset }
 
+  /** @param {string} approvalId @param {unknown} selector @param {boolean} on */
   function outlineTarget(approvalId, selector, on) {
     const had = outlined.get(approvalId);
     if (!on) {
@@ -445,6 +488,7 @@
     }
   }
 
+  /** @param {WorkerToTab | null} msg */
   function onWorkerMessage(msg) {
     if (!msg || typeof msg !== "object") return;
     switch (msg.type) {
@@ -492,6 +536,7 @@
   let direct = null;
   const CHANNEL_WAIT_MS = 5_000;
 
+  /** @param {string} token */
   function openChannel(token) {
     const root = document.documentElement;
     if (!root) return;
@@ -571,13 +616,28 @@
 
   // --- start -------------------------------------------------------------------------------
 
+  let warmed = false;
   function quietStart() {
-    return new Promise((resolve) => {
+    return new Promise((/** @type {(value?: unknown) => void} */ resolve) => {
       const check = () => {
         const now = performance.now();
         const quiet = now - lastMutation >= FIRST_QUIET_MS && document.readyState === "complete";
         if (quiet || now - started >= FIRST_MAX_MS) resolve();
-        else setTimeout(check, 30);
+        else {
+          // Still waiting: one analysis of a small built-in page, so V8 compiles the
+          // probe's functions now rather than during the first capture (BENCHMARKS.md,
+          // issue 23). Not when the page is quiet already: the capture goes first then.
+          // Only an optimisation: a failure changes nothing.
+          if (!warmed && tier === "wasm_in_page" && glue) {
+            warmed = true;
+            try {
+              glue.warm();
+            } catch (_) {
+              // Captures still work; the first one is just slower.
+            }
+          }
+          setTimeout(check, 30);
+        }
       };
       check();
     });

@@ -13,17 +13,35 @@ import { TIERS } from "./contract.js";
 
 const REFRESH_MS = 2000;
 
+/**
+ * What the worker answers to corrections_status (worker/corrections.js).
+ * @typedef {{ id: string, origin: string, action: string, tier?: string | null, trusted?: boolean,
+ *   max_confidence?: number, created_at?: string, by?: string, key_id?: string }} Correction
+ * @typedef {{ name: string, reversibility: string, confidence: number, description: string,
+ *   corrected: string[] }} CorrectableAction
+ * @typedef {{ connected: boolean, corrections: Correction[], tabs: { tab_id: number, title?: string,
+ *   url?: string, origin: string | null, actions: CorrectableAction[] }[] }} CorrectionsStatus
+ */
+
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, unknown>} [props] properties; `text` the text, `dataset` data-* values
+ * @param {(Node | string | null | undefined)[]} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function el(tag, props, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(props || {})) {
     if (k === "dataset") Object.assign(node.dataset, v);
-    else if (k === "text") node.textContent = v;
-    else node[k] = v;
+    else if (k === "text") node.textContent = /** @type {string} */ (v);
+    else /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (node))[k] = v;
   }
   node.append(...children.filter((c) => c != null));
   return node;
 }
 
+/** @param {Correction} c */
 function describe(c) {
   const what = [];
   if (c.tier) what.push(c.tier);
@@ -32,18 +50,21 @@ function describe(c) {
   return what.join(", ");
 }
 
+/** @param {Correction} c */
 function who(c) {
   const date = String(c.created_at || "").slice(0, 10);
   const by = c.by === "agent" ? `an agent${c.key_id ? ` (key ${c.key_id})` : ""}` : "you";
   return `by ${by}${date ? ` on ${date}` : ""}`;
 }
 
+/** @param {{ type: string, [field: string]: unknown }} msg */
 async function ask(msg) {
   const answer = await chrome.runtime.sendMessage(msg);
   if (!answer) throw new Error("the service worker did not answer");
   return answer;
 }
 
+/** @param {Element} root */
 export function mountCorrections(root) {
   const status = el("p", { className: "muted corrections-status" });
   const list = el("table", { className: "corrections-list" },
@@ -54,10 +75,12 @@ export function mountCorrections(root) {
   root.replaceChildren(
     el("h2", { text: "Corrections" }), status, list, none,
     el("h3", { text: "Correct an action on its site" }), actions);
+  /** @type {string | null} */
   let shown = null;
   // A select the person is using is not re-rendered under them.
   let busy = false;
 
+  /** @param {CorrectionsStatus} s */
   function render(s) {
     const body = list.tBodies[0];
     body.replaceChildren();
@@ -103,7 +126,7 @@ export function mountCorrections(root) {
       const json = JSON.stringify(s);
       if (json === shown) return;
       // Keep open the tabs the person opened.
-      const open = new Set(Array.from(actions.querySelectorAll("details[open]"), (d) => d.dataset.origin));
+      const open = new Set(Array.from(/** @type {NodeListOf<HTMLDetailsElement>} */ (actions.querySelectorAll("details[open]")), (d) => d.dataset.origin));
       render(s);
       for (const d of actions.querySelectorAll("details")) if (open.has(d.dataset.origin)) d.open = true;
       status.textContent = s.connected ? "" : "nspd is not connected: corrections cannot be changed now.";
@@ -114,6 +137,7 @@ export function mountCorrections(root) {
     }
   }
 
+  /** @param {{ type: string, [field: string]: unknown }} msg */
   async function send(msg) {
     try {
       const r = await ask(msg);

@@ -15,6 +15,10 @@
   // both ends up with its new value. The daemon (Hub::tab_delta,
   // daemon/src/core/hub/registry.rs) applies a delta in this same order, and
   // daemon/tests/delta_order.rs checks the two agree.
+  /**
+   * @param {PageCapture} cap
+   * @param {TabDelta} delta
+   */
   function apply(cap, delta) {
     for (const k of delta.removed || []) delete cap.objects[k];
     for (const [k, v] of Object.entries(delta.changed || {})) cap.objects[k] = v;

@@ -24,16 +24,19 @@
   const BUILTINS = new Set(["click", "type", "clear", "focus", "scroll", "press_key", "navigate", "read_text"]);
   // The protocol's DispatchFailure codes a page-side step may report.
   const FAILURE_CODES = new Set(["target_not_found", "target_changed", "target_hidden", "threw", "bad_parameters", "unsupported", "dialog_declined"]);
+  /** @type {Record<string, number>} */
   const TIER_RANK = { read: 0, reversible_write: 1, irreversible_write: 2 };
   const READ_TEXT_LIMIT = 10000;
   const FIELD_TAGS = new Set(["input", "select", "textarea"]);
 
   class Failure extends Error {
+    /** @param {string} code @param {string} message */
     constructor(code, message) {
       super(message);
       this.code = code;
     }
   }
+  /** @type {(code: string, message: string) => never} */
   const fail = (code, message) => {
     throw new Failure(code, message);
   };
@@ -42,6 +45,7 @@
 
   // Selectors may step into a shadow root or a same-origin iframe with " >>> "; a
   // segment starting with "> " is anchored at the top of that shadow root.
+  /** @param {Document | ShadowRoot} root @param {string} seg @returns {Element[]} */
   function queryIn(root, seg) {
     if (seg.startsWith("> ")) {
       const rest = seg.slice(2);
@@ -50,6 +54,7 @@
       const tail = cut < 0 ? null : rest.slice(cut + 3);
       const tops = Array.from(root.children).filter((c) => c.matches(first));
       if (!tail) return tops;
+      /** @type {Element[]} */
       const out = [];
       for (const t of tops) out.push(...t.querySelectorAll(":scope > " + tail));
       return out;
@@ -57,12 +62,15 @@
     return Array.from(root.querySelectorAll(seg));
   }
 
+  /** @param {string} path @param {Document} [doc] @returns {Element[]} */
   function resolveAll(path, doc) {
+    /** @type {(Document | ShadowRoot)[]} */
     let roots = [doc || document];
     const segs = String(path).split(" >>> ");
     for (let k = 0; k < segs.length; k++) {
       const seg = segs[k].trim();
       if (!seg) return [];
+      /** @type {Element[]} */
       const found = [];
       for (const root of roots) {
         try {
@@ -77,7 +85,8 @@
         if (el.shadowRoot) roots.push(el.shadowRoot);
         else if (el.localName === "iframe" || el.localName === "frame") {
           try {
-            if (el.contentDocument) roots.push(el.contentDocument);
+            const frame = /** @type {HTMLIFrameElement} */ (el);
+            if (frame.contentDocument) roots.push(frame.contentDocument);
           } catch (_) {
             // cross-origin frame: unreachable, like a missing element
           }
@@ -87,10 +96,12 @@
     return [];
   }
 
+  /** @param {string} path */
   function resolve(path) {
     return resolveAll(path)[0] || null;
   }
 
+  /** @param {string | null | undefined} text */
   function norm(text) {
     return globalThis.NspExtract ? globalThis.NspExtract.norm(text || "", 200) : String(text || "").replace(/\s+/g, " ").trim().slice(0, 200);
   }
@@ -99,10 +110,12 @@
   // sees"): controlLabel is what a row action's label values are; an explanation lists
   // its elements with explainLabel (clipped to 80 characters). Compared exactly: both
   // sides read the element the same way, so any difference is a change of the page.
+  /** @param {PageElement} el */
   function labelOf(el) {
     return globalThis.NspExtract.controlLabel(el);
   }
 
+  /** @param {PageElement} el */
   function listedLabel(el) {
     return globalThis.NspExtract.explainLabel(el);
   }
@@ -111,30 +124,34 @@
 
   // The running dispatch: the bridge (for dialogs) and the element the action's own
   // click, key or submit went to.
+  /** @type {{ page: NspPage, target: Element | null } | null} */
   let session = null;
 
-  const say = (el) => `<${el.localName}> ${JSON.stringify(listedLabel(el))}`;
+  const say = (/** @type {Element} */ el) => `<${el.localName}> ${JSON.stringify(listedLabel(el))}`;
 
+  /** @param {Element} el */
   function isDisabled(el) {
     return el.getAttribute("aria-disabled") === "true" || (typeof el.matches === "function" && el.matches(":disabled"));
   }
 
   // Whether (x, y) is inside its window's viewport.
+  /** @param {Element} el */
   function inView(el) {
     const r = el.getBoundingClientRect();
     const win = el.ownerDocument.defaultView;
     const x = r.left + r.width / 2;
     const y = r.top + r.height / 2;
-    return Boolean(win) && x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight;
+    return win !== null && x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight;
   }
 
   // Hovers `el` the way a person's pointer arriving at its centre does: pointerover and
   // mouseover on what is there, pointerenter and mouseenter on it and each ancestor
   // entered (not <html>, <body>). The page's hover handlers may reveal a row's actions.
+  /** @param {Element} el a connected element (its document has a window) */
   function hoverOver(el) {
     const r = el.getBoundingClientRect();
     const doc = el.ownerDocument;
-    const view = doc.defaultView;
+    const view = /** @type {Window & typeof globalThis} */ (doc.defaultView);
     const x = r.left + r.width / 2;
     const y = r.top + r.height / 2;
     const at = NspExtract.hitAt(doc, x, y) || el;
@@ -143,7 +160,7 @@
     at.dispatchEvent(new PointerCtor("pointerover", { ...init, pointerId: 1, isPrimary: true }));
     at.dispatchEvent(new MouseEvent("mouseover", init));
     const chain = [];
-    for (let a = at; a && a.localName !== "body" && a.localName !== "html"; a = a.parentElement || (a.parentNode && a.parentNode.host) || null) chain.unshift(a);
+    for (let a = /** @type {Element | null} */ (at); a && a.localName !== "body" && a.localName !== "html"; a = a.parentElement || (a.parentNode && /** @type {FlatNode} */ (a.parentNode).host) || null) chain.unshift(a);
     const enter = { ...init, bubbles: false, cancelable: false, composed: false };
     for (const a of chain) {
       a.dispatchEvent(new PointerCtor("pointerenter", { ...enter, pointerId: 1, isPrimary: true }));
@@ -156,6 +173,7 @@
   // element at its centre (or inside it, or a label of its). A control its row shows
   // on hover is hovered first and checked again (see hoverRow in extract.js for what is
   // accepted). `read`: only perceivable (read_text).
+  /** @param {Target} el @param {boolean} read */
   function actionable(el, read) {
     if (!el.isConnected) fail("target_hidden", `${say(el)} is no longer on the page.`);
     if (!read && !inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
@@ -180,6 +198,12 @@
   // The live element against the label the gate saw (`want`; null: the gate sent none)
   // and the one the newest capture lists (`listed`). Empty on a text field: the probe
   // lists fields without their text, which is their value.
+  /**
+   * @param {Target} el
+   * @param {string | null | undefined} want
+   * @param {string} listed
+   * @param {string} what
+   */
   function sameLabel(el, want, listed, what) {
     const live = listedLabel(el);
     const textField = isTextField(el);
@@ -193,28 +217,39 @@
 
   // Runs the action's trigger on `el`: the only moment a confirm() it raises may be
   // accepted (when nspd allowed it), because only then is it this action's question.
+  /**
+   * @template T
+   * @param {Element} el
+   * @param {() => T} fn
+   * @returns {T}
+   */
   function trigger(el, fn) {
     if (session) session.target = el;
     const page = session && session.page;
     return page && typeof page.trigger === "function" ? page.trigger(fn) : fn();
   }
 
+  /** @param {Element} el @returns {(this: Element, value: string) => void} */
   function valueSetter(el) {
     const proto = el.localName === "textarea" ? HTMLTextAreaElement.prototype
       : el.localName === "select" ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-    return Object.getOwnPropertyDescriptor(proto, "value").set;
+    // These prototypes all have a value setter.
+    return /** @type {(this: Element, value: string) => void} */ (/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, "value")).set);
   }
 
+  /** @param {Element} el @param {string} type */
   function fire(el, type) {
     el.dispatchEvent(new Event(type, { bubbles: true, composed: true }));
   }
 
   // Sets a field's value so frameworks notice: the native setter (React keeps its own
   // copy of the last value and compares), then input and change.
+  /** @param {Target} el @param {string} value */
   function setValue(el, value) {
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
-      const sel = el.ownerDocument.getSelection();
+      // A document with a window (the element is connected) has a selection.
+      const sel = /** @type {Selection} */ (el.ownerDocument.getSelection());
       const range = el.ownerDocument.createRange();
       range.selectNodeContents(el);
       sel.removeAllRanges();
@@ -234,6 +269,11 @@
   // `guard`: the checks to run right before the pointer goes down and again right
   // before the click itself (the page's pointerdown and mousedown handlers run between).
   // `findRow`: how the element's row is found (a row action knows its rows exactly).
+  /**
+   * @param {Target} el
+   * @param {(() => void) | null} guard
+   * @param {(el: Element) => Element | null} [findRow]
+   */
   function click(el, guard, findRow = rowOf) {
     if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
     if (guard) guard();
@@ -244,7 +284,7 @@
     const before = row ? rowText(row) : null;
     const rect = el.getBoundingClientRect();
     const init = { bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0 };
-    const PointerCtor = el.ownerDocument.defaultView.PointerEvent || MouseEvent;
+    const PointerCtor = /** @type {Window & typeof globalThis} */ (el.ownerDocument.defaultView).PointerEvent || MouseEvent;
     el.dispatchEvent(new PointerCtor("pointerdown", { ...init, pointerId: 1, isPrimary: true }));
     el.dispatchEvent(new MouseEvent("mousedown", init));
     if (typeof el.focus === "function") el.focus({ preventScroll: true });
@@ -262,14 +302,17 @@
   }
 
   // The nearest row around an element (a list item, a table row, an ARIA row), or null.
+  /** @param {Element} el */
   function rowOf(el) {
     return el.closest('li, tr, [role="row"], [role="listitem"], [role="option"], [role="treeitem"]');
   }
 
+  /** @param {Element} row */
   function rowText(row) {
     return globalThis.NspExtract ? globalThis.NspExtract.norm(row.textContent || "", 1 << 16) : String(row.textContent || "");
   }
 
+  /** @param {Target} el */
   function fieldKind(el) {
     if (el.isContentEditable) return "editable";
     const tag = el.localName;
@@ -289,10 +332,16 @@
   }
 
   // `guard(target)`: the checks to run right before an event goes to `target`.
+  /**
+   * @param {Target} el
+   * @param {string} name
+   * @param {unknown} value
+   * @param {(target: Target) => void} guard
+   */
   function fill(el, name, value, guard) {
     const kind = fieldKind(el);
     // A refusal names the value, unless the field is secret (a card type select).
-    const shown = (v) => (FIELD_TAGS.has(el.localName) && NspExtract.isSecret(el) ? "the value given" : JSON.stringify(v));
+    const shown = (/** @type {unknown} */ v) => (FIELD_TAGS.has(el.localName) && NspExtract.isSecret(el) ? "the value given" : JSON.stringify(v));
     switch (kind) {
       case "checkbox":
       case "aria-checkbox": {
@@ -300,7 +349,7 @@
           // A group of checkboxes sharing a name: check exactly the listed values.
           const group = groupOf(el);
           for (const box of group) {
-            const want = value.map(String).includes(box.value);
+            const want = value.map(String).includes(/** @type {string} */ (box.value));
             if (box.checked !== want) click(box, () => guard(box));
           }
           return;
@@ -320,7 +369,7 @@
       case "select": {
         // An option's text (what the state offers when the page's values are ids), else
         // its value.
-        const options = Array.from(el.options);
+        const options = Array.from(/** @type {HTMLSelectElement} */ (el).options);
         const text = (/** @type {HTMLOptionElement} */ o) => norm(o.label || o.text || "");
         const pick = options.find((o) => text(o) === norm(String(value))) || options.find((o) => o.value === String(value));
         if (!pick) fail("bad_parameters", `${name}: ${shown(value)} is not one of the options ${JSON.stringify(options.slice(0, 50).map((o) => text(o) || o.value))}.`);
@@ -333,7 +382,7 @@
         // (React state, a hidden input) records the choice. The probe offers the
         // options' texts; a value attribute or data-value is accepted too. The list is
         // what a person must be able to reach; its options may sit in a closed popup.
-        const options = Array.from(el.querySelectorAll('[role="option"]')).filter((o) => o.closest('[role="listbox"]') === el);
+        const options = Array.from(/** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('[role="option"]'))).filter((o) => o.closest('[role="listbox"]') === el);
         const want = norm(String(value));
         const pick = options.find((o) => norm(o.textContent) === want) || options.find((o) => (o.getAttribute("data-value") || o.getAttribute("value")) === String(value));
         if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the options ${JSON.stringify(options.slice(0, 50).map((o) => norm(o.textContent)))}.`);
@@ -344,7 +393,7 @@
       case "tablist": {
         // A tab bar (the probe's `select_tab`): a person clicks the tab by its label
         // (the probe's rule, controlLabel), among this bar's own tabs.
-        const tabs = Array.from(el.querySelectorAll('[role="tab"]')).filter((t) => t.closest('[role="tablist"]') === el);
+        const tabs = Array.from(/** @type {NodeListOf<HTMLElement>} */ (el.querySelectorAll('[role="tab"]'))).filter((t) => t.closest('[role="tablist"]') === el);
         const want = norm(String(value));
         const pick = tabs.find((t) => norm(labelOf(t)) === want) || tabs.find((t) => norm(t.textContent) === want);
         if (!pick) fail("bad_parameters", `${name}: ${JSON.stringify(value)} is not one of the tabs ${JSON.stringify(tabs.slice(0, 50).map((t) => norm(labelOf(t))))}.`);
@@ -356,7 +405,7 @@
         const want = (Array.isArray(value) ? value : [value]).map(String);
         guard(el);
         const wanted = want.map(norm);
-        for (const o of el.options) o.selected = want.includes(o.value) || wanted.includes(norm(o.label || o.text || ""));
+        for (const o of /** @type {HTMLSelectElement} */ (el).options) o.selected = want.includes(o.value) || wanted.includes(norm(o.label || o.text || ""));
         fire(el, "input");
         fire(el, "change");
         return;
@@ -367,21 +416,24 @@
     }
   }
 
+  /** @param {Target} el @returns {Target[]} */
   function groupOf(el) {
     const name = el.name;
     if (!name) return [el];
-    const scope = el.form || el.getRootNode();
-    return Array.from(scope.querySelectorAll(`input[type="${el.type}"]`)).filter((x) => x.name === name);
+    const scope = /** @type {ParentNode} */ (el.form || el.getRootNode());
+    return Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (scope.querySelectorAll(`input[type="${el.type}"]`))).filter((x) => x.name === name);
   }
 
   // Waits a little, so handlers that run after the event (React batches, microtask
   // chains) have run. Not requestAnimationFrame: hidden tabs never paint.
+  /** @param {number} [ms] */
   function settle(ms) {
     return new Promise((resolve) => setTimeout(resolve, ms === undefined ? 20 : ms));
   }
 
   // --- named actions ----------------------------------------------------------------------
 
+  /** @param {ActionSchema} schema @param {Record<string, unknown>} params */
   function checkParameters(schema, params) {
     const declared = new Map((schema.parameters || []).map((p) => [p.name, p]));
     for (const key of Object.keys(params)) {
@@ -396,26 +448,35 @@
 
   // The labels the gate saw (`expect.labels`), or null when nspd sent none (an older
   // daemon: the newest capture alone is compared, as before).
+  /** @param {DispatchExpect | null} expect */
   function gatedLabels(expect) {
     return expect && Array.isArray(expect.labels) && expect.labels.length ? expect.labels.map(String) : null;
   }
 
+  /**
+   * @param {string} name
+   * @param {ActionSchema} schema
+   * @param {ActionExplain | null} explain
+   * @param {Record<string, unknown>} params
+   * @param {DispatchExpect | null} expect
+   */
   async function runDom(name, schema, explain, params, expect) {
     const target = schema.internal_target.slice(4);
-    const el = resolve(target);
+    const el = /** @type {Target | null} */ (resolve(target));
     if (!el) fail("target_not_found", `The element of ${name} (${target.slice(0, 200)}) is no longer on the page.`);
     const bound = explain && explain.elements && explain.elements[0];
     if (bound && bound.tag !== el.localName) fail("target_changed", `${name} was bound to a <${bound.tag}>, but ${target.slice(0, 200)} is now a <${el.localName}>.`);
     const gated = gatedLabels(expect);
     // A control the gate saw inside a row (a declared row button): the row's cells too.
     const cells = expect && Array.isArray(expect.row) ? expect.row : null;
-    const form = el.localName === "form" ? el : el.form || null;
+    const form = /** @type {HTMLFormElement | null} */ (el.localName === "form" ? el : el.form || null);
     // The other bound elements (a submit's form), found where the newest capture lists
     // them.
+    /** @type {{ el: Target, want: string | null, text: string }[]} */
     const others = [];
     const listed = (explain && explain.elements) || [];
     for (let i = 1; i < listed.length; i++) {
-      const other = listed[i].selector ? resolve(listed[i].selector) : null;
+      const other = /** @type {Target | null} */ (listed[i].selector ? resolve(listed[i].selector) : null);
       if (other) others.push({ el: other, want: gated && i < gated.length ? gated[i] : null, text: listed[i].text });
     }
     // The bound elements as the gate saw them and as the newest capture lists them; run
@@ -430,7 +491,7 @@
       }
     };
     same();
-    const guard = (t) => {
+    const guard = (/** @type {Target} */ t) => {
       actionable(t, false);
       same();
     };
@@ -448,14 +509,14 @@
     for (const [pname, value] of Object.entries(params)) {
       const selector = fields[pname];
       if (!selector) continue;
-      const field = resolve(selector);
+      const field = /** @type {Target | null} */ (resolve(selector));
       if (!field) fail("target_not_found", `The field for ${pname} (${selector.slice(0, 200)}) is no longer on the page.`);
       fill(field, pname, value, guard);
     }
     if (Object.keys(params).length) await settle();
     if (form && (el === form || isSubmit(el))) {
       if (!form.checkValidity()) {
-        const bad = Array.from(form.elements).find((f) => f.willValidate && !f.checkValidity());
+        const bad = Array.from(/** @type {HTMLCollectionOf<HTMLInputElement>} */ (/** @type {unknown} */ (form.elements))).find((f) => f.willValidate && !f.checkValidity());
         const what = bad ? `${bad.name || bad.id || bad.localName}: ${bad.validationMessage}` : "the form is not valid";
         fail("bad_parameters", `The page refused the values (${what}).`);
       }
@@ -484,6 +545,7 @@
     return true;
   }
 
+  /** @param {Element} el */
   function isSubmit(el) {
     const tag = el.localName;
     const type = (el.getAttribute("type") || "").toLowerCase();
@@ -492,6 +554,7 @@
 
   // Whether the live row still holds each cell the gate saw of it (texts as the
   // snapshot has them, whitespace collapsed, each a part of the row's text).
+  /** @param {Element} row @param {unknown[]} cells */
   function rowHolds(row, cells) {
     const text = globalThis.NspExtract ? globalThis.NspExtract.norm(row.textContent || "", 1 << 20) : String(row.textContent || "");
     return cells.every((c) => {
@@ -501,6 +564,13 @@
   }
 
   // row:<controls> | <rows> | <key>
+  /**
+   * @param {string} name
+   * @param {ActionSchema} schema
+   * @param {ActionExplain | null} explain
+   * @param {Record<string, unknown>} params
+   * @param {DispatchExpect | null} expect
+   */
   async function runRow(name, schema, explain, params, expect) {
     // A fourth part says how the control is pressed: "open", a record's name in a
     // listing, opened as a person opens an item (see below).
@@ -510,7 +580,7 @@
     // container's children otherwise): a control's row is its nearest ancestor among
     // them, never a wrapper inside the row that happens to share the row's tag.
     const rowSet = new Set(resolveAll(rowsSel));
-    const rowFor = (el) => {
+    const rowFor = (/** @type {Element} */ el) => {
       for (let a = el.parentElement; a; a = a.parentElement) if (rowSet.has(a)) return a;
       return null;
     };
@@ -524,9 +594,10 @@
     const gatedSame = gated && gated.every((t) => t === gated[0]) ? gated[0] : null;
     const cells = expect && Array.isArray(expect.row) ? expect.row : null;
     const names = (schema.parameters || []).map((p) => p.name);
-    const want = (pname) => (params[pname] === undefined || params[pname] === null ? null : String(params[pname]));
+    const want = (/** @type {string} */ pname) => (params[pname] === undefined || params[pname] === null ? null : String(params[pname]));
+    /** @type {Element[] | null} */
     let rowsByIndex = null;
-    const matches = (row, control) => {
+    const matches = (/** @type {Element} */ row, /** @type {Element} */ control) => {
       if (keySpec === "label") return labelOf(control) === want(names[0]);
       if (keySpec === "param") {
         const pairs = new Map();
@@ -540,7 +611,7 @@
       if (keySpec.startsWith("text:")) {
         // "text:" alone: the row's own text is its key (an item that is its text).
         const cell = keySpec === "text:" ? row : row.querySelector(":scope > " + keySpec.slice(5));
-        return Boolean(cell) && norm(cell.textContent) === norm(want(names[0]));
+        return Boolean(cell) && norm(/** @type {Element} */ (cell).textContent) === norm(want(names[0]));
       }
       if (keySpec === "index") {
         rowsByIndex = rowsByIndex || resolveAll(rowsSel);
@@ -548,10 +619,12 @@
       }
       return false;
     };
+    /** @type {Target | null} */
     let control = null;
+    /** @type {Element | null} */
     let row = null;
     let rowSeen = false;
-    for (const c of resolveAll(controlsSel)) {
+    for (const c of /** @type {Target[]} */ (resolveAll(controlsSel))) {
       const r = rowFor(c);
       if (!r || !matches(r, c)) continue;
       rowSeen = true;
@@ -599,6 +672,7 @@
     return true;
   }
 
+  /** @param {DispatchRequest} msg @param {PageCapture | null} capture @param {NspPage} page */
   async function runNamed(msg, capture, page) {
     const { action } = msg;
     const params = msg.parameters || {};
@@ -613,7 +687,9 @@
       fail("target_changed", `${action} is now a ${schema.reversibility}, not the ${expect.tier} that was allowed; read the state again.`);
     }
     checkParameters(schema, params);
-    const explain = capture.explain ? capture.explain[action] : null;
+    // A schema was found, so there is a capture.
+    const cap = /** @type {PageCapture} */ (capture);
+    const explain = cap.explain ? cap.explain[action] : null;
     const target = schema.internal_target;
     if (target.startsWith("dom:")) return runDom(action, schema, explain, params, expect);
     if (target.startsWith("row:")) return runRow(action, schema, explain, params, expect);
@@ -624,21 +700,48 @@
 
   // --- builtins ---------------------------------------------------------------------------
 
+  /**
+   * @template {"string" | "number"} K
+   * @param {Record<string, unknown>} params
+   * @param {string} key
+   * @param {K} type
+   * @returns {K extends "string" ? string : number}
+   */
   function need(params, key, type) {
     const v = params[key];
     if (typeof v !== type || (type === "string" && !v)) fail("bad_parameters", `${key} must be a ${type === "string" ? "non-empty string" : type}.`);
-    return v;
+    return /** @type {K extends "string" ? string : number} */ (v);
   }
 
   // The element a builtin's selector names. With `expected` (the element nspd's gate
   // rated, from a resolve), the selector must find exactly one element, of that tag and
   // label; without (an older daemon), the first match, as before.
+  /**
+   * @overload
+   * @param {Record<string, unknown>} params
+   * @param {true} required
+   * @param {ResolvedElement | null} expected
+   * @returns {Target}
+   */
+  /**
+   * @overload
+   * @param {Record<string, unknown>} params
+   * @param {boolean} required
+   * @param {ResolvedElement | null} expected
+   * @returns {Target | null}
+   */
+  /**
+   * @param {Record<string, unknown>} params
+   * @param {boolean} required
+   * @param {ResolvedElement | null} expected
+   * @returns {Target | null}
+   */
   function element(params, required, expected) {
     if (params.selector === undefined && !required) return null;
     const selector = need(params, "selector", "string");
     const all = resolveAll(selector);
     if (!all.length) fail("target_not_found", `No element matches ${JSON.stringify(selector)}.`);
-    const el = all[0];
+    const el = /** @type {Target} */ (all[0]);
     if (expected) {
       if (all.length !== 1) fail("target_changed", `${JSON.stringify(selector.slice(0, 200))} now matches ${all.length} elements, not the one that was allowed.`);
       sameElement(el, expected, selector);
@@ -646,6 +749,7 @@
     return el;
   }
 
+  /** @param {Target} el @param {ResolvedElement} expected @param {string} selector */
   function sameElement(el, expected, selector) {
     if (String(expected.tag || "") !== el.localName) {
       fail("target_changed", `${JSON.stringify(selector.slice(0, 200))} was a <${expected.tag}> when allowed, and is now a <${el.localName}>.`);
@@ -657,15 +761,21 @@
     }
   }
 
+  /** @param {Target} el */
   function isTextField(el) {
     return el.isContentEditable || el.localName === "textarea" || (el.localName === "input" && fieldKind(el) === "text");
   }
 
+  /**
+   * @param {string} action
+   * @param {Record<string, unknown>} params
+   * @param {DispatchExpect | null} expect
+   */
   async function runBuiltin(action, params, expect) {
     const expected = expect && expect.element && typeof expect.element === "object" ? expect.element : null;
     const selector = typeof params.selector === "string" ? params.selector : "";
     // Right before the event: a person could, and it is still what was allowed.
-    const guard = (el) => {
+    const guard = (/** @type {Target} */ el) => {
       actionable(el, false);
       if (expected) sameElement(el, expected, selector);
     };
@@ -683,7 +793,7 @@
           const y = need(params, "y", "number");
           // What a person's pointer hits there: the topmost element, inside open shadow
           // roots too.
-          el = NspExtract.hitAt(document, x, y);
+          el = /** @type {Target | null} */ (NspExtract.hitAt(document, x, y));
           if (!el) fail("target_not_found", `Nothing is at (${x}, ${y}).`);
           const at = el;
           trigger(at, () => click(at, () => {
@@ -706,7 +816,7 @@
         guard(el);
         if (el.isContentEditable) {
           el.focus();
-          const sel = el.ownerDocument.getSelection();
+          const sel = /** @type {Selection} */ (el.ownerDocument.getSelection());
           sel.selectAllChildren(el);
           sel.collapseToEnd();
           if (!el.ownerDocument.execCommand("insertText", false, text)) {
@@ -743,7 +853,7 @@
       case "press_key": {
         const key = need(params, "key", "string");
         const aimed = element(params, false, expected);
-        const el = aimed || document.activeElement || document.body;
+        const el = /** @type {Target} */ (aimed || document.activeElement || document.body);
         trigger(el, () => {
           if (aimed) guard(aimed);
           pressKey(el, key, aimed ? () => guard(aimed) : null);
@@ -773,6 +883,7 @@
   // Synthetic key events do not make browsers act, so the default actions an agent
   // relies on are carried out here: Enter submits a form field's form or presses a
   // button, printable keys type into text fields. `guard`: checks before the effect.
+  /** @param {Target} el @param {string} key @param {(() => void) | null} guard */
   function pressKey(el, key, guard) {
     const init = { key, bubbles: true, cancelable: true, composed: true };
     const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
@@ -799,6 +910,12 @@
   // selector finds here and how the gate should see it (the protocol's Resolution): its
   // label, the newest capture's discovered actions bound to it or around it, whether it
   // is secret, whether a person perceives it. `hover`: the extractor's hover evidence.
+  /**
+   * @param {string} selector
+   * @param {PageCapture | null} capture
+   * @param {Listened | null} hover
+   * @returns {Resolution}
+   */
   function describe(selector, capture, hover) {
     let found;
     try {
@@ -806,6 +923,7 @@
     } catch (err) {
       return { count: 0, error: String((err && err.message) || err).slice(0, 500) };
     }
+    /** @type {Resolution} */
     const resolution = { count: found.length };
     if (found.length !== 1) return resolution;
     const el = found[0];
@@ -821,10 +939,12 @@
 
   // The capture's discovered actions whose bound elements (or dom: target) are `el` or
   // an ancestor of it.
+  /** @param {Element} el @param {PageCapture | null} capture */
   function actionsAt(el, capture) {
+    /** @type {string[]} */
     const names = [];
     if (!capture || !capture.actions) return names;
-    const holds = (selector) => {
+    const holds = (/** @type {string} */ selector) => {
       try {
         return resolveAll(selector).some((e) => NspExtract.within(e, el));
       } catch (_) {
@@ -857,6 +977,13 @@
   // is answered no, `onDeclined({element, target, text})` hears which control asked
   // (element: the one the action clicked or submitted, or null; target: the action's
   // internal_target), so the page's question can count as evidence from then on.
+  /**
+   * @param {DispatchRequest} msg
+   * @param {PageCapture | null} capture
+   * @param {NspPage} page
+   * @param {(seen: { element: Element | null, target: string, text: string }) => void} [onDeclined]
+   * @returns {Promise<DispatchOutcome>}
+   */
   async function run(msg, capture, page, onDeclined) {
     const action = String(msg.action || "");
     const schema = capture && capture.actions ? capture.actions[action] : null;
@@ -892,11 +1019,13 @@
         message: `The page asked ${JSON.stringify(declined[0].message)} (${declined[0].kind}) and NSP answered no, so ${action} most likely did not complete.`,
       };
     }
+    /** @type {{ status: "done", value: unknown, dialogs?: PageDialog[] }} */
     const outcome = { status: "done", value: value === undefined ? null : value };
     if (dialogs.length) outcome.dialogs = dialogs;
     return outcome;
   }
 
+  /** @param {PageDialog[]} dialogs */
   function dialogNote(dialogs) {
     return dialogs && dialogs.length ? ` (the page also showed: ${JSON.stringify(dialogs.map((d) => d.message))})` : "";
   }

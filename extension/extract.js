@@ -73,6 +73,7 @@
   const CLICKY_CLASS = /(^|[\s_-])(btn|button|clickable|link|action|icon-button)([\s_-]|$)/i;
   const CLICKY_STYLE = /cursor\s*:\s*pointer/i;
   const IDX = Symbol("nspIndex");
+  /** A recorded node, marked with its index in the table (see index()). @typedef {{ [IDX]?: number }} Marked */
   // Always checked for visibility: controls, fields, rows and dialogs, which pages show
   // and hide. Other elements share their parent's unless a class, style or hidden
   // attribute could hide them on their own (checkVisibility is a style lookup, the
@@ -86,7 +87,9 @@
   // strings on every row. Bounded, and long strings are tested each time.
   const C_CLICKY = 1;
   const C_HIDE = 2;
+  /** @type {Map<string, number>} */
   const CLASS_BITS = new Map();
+  /** @param {string} cls */
   function classBits(cls) {
     let b = CLASS_BITS.get(cls);
     if (b === undefined) {
@@ -135,6 +138,8 @@
   const T_FIELD = 16;
   const T_CHECKED = 32;
   const T_HOST = 64;
+  // Read as `TAG_BITS.get(tag) | 0`: a tag in none of the sets (undefined) has no bits.
+  /** @type {Map<string, number>} */
   const TAG_BITS = new Map();
   for (const [set, bit] of /** @type {[Set<string>, number][]} */ ([
     [SKIP, T_SKIP], [ALWAYS, T_ALWAYS], [NO_TEXT, T_NO_TEXT], [ROW_TAGS, T_ROW], [FIELD_TAGS, T_FIELD],
@@ -142,6 +147,7 @@
   ])) {
     for (const tag of set) TAG_BITS.set(tag, (TAG_BITS.get(tag) || 0) | bit);
   }
+  /** @type {string[]} */
   const NO_NAMES = [];
 
   // The value of the k-th of an element's attributes, `names` being its
@@ -151,10 +157,19 @@
   // one is lowercase (an HTML element's getAttribute lowercases the name it is given,
   // and setAttributeNS can make one that is not). The callers ask by name for the
   // lowercase names they match literally, and check the case of data-* names.
+  /**
+   * @param {Element} el
+   * @param {string[]} names
+   * @param {number} k
+   * @param {boolean} byName
+   * @returns {string}
+   */
   function attrValue(el, names, k, byName) {
-    return byName ? el.getAttribute(names[k]) : el.attributes[k].value;
+    // The attribute is there: `names` came from the element.
+    return byName ? /** @type {string} */ (el.getAttribute(names[k])) : el.attributes[k].value;
   }
 
+  /** @param {string[]} names */
   function allDifferent(names) {
     for (let i = 1; i < names.length; i++) {
       for (let j = 0; j < i; j++) if (names[i] === names[j]) return false;
@@ -168,6 +183,7 @@
   const PLAIN_ID = /^(?:-?[A-Za-z_]|--)[\w-]*$/;
 
   // data-* attributes that name or key a record.
+  /** @param {string} n */
   function isDataKey(n) {
     return n.startsWith("data-nsp-") || n === "data-id" || n === "data-key" || n.endsWith("-id") || n.endsWith("_id") || n.endsWith("-key");
   }
@@ -176,6 +192,7 @@
   // aria-disabled so that record() asks the DOM (hasAttribute, getAttribute) only when
   // one is there. Names differing in case only (which setAttributeNS can make) are
   // noted too: the DOM's own answer then decides, exactly as before.
+  /** @param {string} n */
   function note(n) {
     if ((n.length !== 13 && n.length !== 15) || (n.charCodeAt(0) | 32) !== 97) return 0;
     const low = n.toLowerCase();
@@ -187,9 +204,11 @@
   // `tag:nth-of-type(n)` steps, each made once: a few of them (`td:nth-of-type(2)`)
   // make up most selectors of a page, and one shared string is cheaper to build and to
   // serialize than a new one per element. Bounded, for pages with endless tag names.
+  /** @type {Map<string, string[]>} */
   const STEPS = new Map();
   let stepCount = 0;
   // The steps made so far for a tag (indexed by n), to pass to stepOf.
+  /** @param {string} tag */
   function stepsOf(tag) {
     let list = STEPS.get(tag);
     if (list === undefined) {
@@ -198,6 +217,7 @@
     }
     return list;
   }
+  /** @param {string[]} list @param {string} tag @param {number} n */
   function stepOf(list, tag, n) {
     let s = list[n];
     if (s === undefined) {
@@ -213,8 +233,10 @@
   // Fields seen as type=password at any time: one the page turns into text (a "show
   // password" toggle, or a page fishing for the value) stays secret. content.js adds
   // those whose type attribute changed away from password before a capture saw them.
+  /** @type {WeakSet<Node>} */
   const EVER_PASSWORD = new WeakSet();
 
+  /** @param {PageElement} el */
   function isSecret(el) {
     if (EVER_PASSWORD.has(el)) return true;
     if (el.localName === "input" && (el.type || "").toLowerCase() === "password") {
@@ -228,6 +250,7 @@
   }
 
   // 13–19 digits (spaces and dashes allowed) passing the Luhn check.
+  /** @param {unknown} value */
   function looksLikeCardNumber(value) {
     if (typeof value !== "string" || value.length < 13 || value.length > 25 || !/^[\d -]+$/.test(value)) return false;
     const digits = value.replace(/[ -]/g, "");
@@ -245,6 +268,7 @@
   }
 
   // Whitespace and control characters collapsed, bounded before any regex runs.
+  /** @param {string | null | undefined} text @param {number} max */
   function norm(text, max) {
     if (!text) return "";
     let t = text.length > max * 8 ? text.slice(0, max * 8) : text;
@@ -257,6 +281,7 @@
   // Whether norm's replace and trim would leave `t` as it is: no character of its class
   // but single spaces, and those neither first nor last. Anything unusual says no and
   // takes the regex path, so the answer only ever errs on the slow side.
+  /** @param {string} t */
   function isClean(t) {
     const n = t.length;
     if (t.charCodeAt(0) === 32 || t.charCodeAt(n - 1) === 32) return false;
@@ -282,13 +307,15 @@
   // <main> must not read the whole page. It also keeps a change inside such a block from
   // reaching any record above it, which is what lets patch() stop there. Bounded like
   // norm's input.
+  /** @param {Node} el */
   function textOutside(el) {
     let out = "";
     const limit = TEXT_LIMIT * 8;
+    /** @param {Node} node */
     const walk = (node) => {
       for (let c = node.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
-        if (c.nodeType === 3 || c.nodeType === 4) out += c.data;
-        else if (c.nodeType === 1 && ((TAG_BITS.get(c.localName) | 0) & T_NO_TEXT) === 0) walk(c);
+        if (c.nodeType === 3 || c.nodeType === 4) out += /** @type {CharacterData} */ (c).data;
+        else if (c.nodeType === 1 && ((/** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0) & T_NO_TEXT) === 0) walk(c);
       }
     };
     walk(el);
@@ -296,18 +323,21 @@
   }
 
   // An element's 1-based position among its siblings of the same tag.
+  /** @param {Element} el */
   function nthOfType(el) {
     let n = 1;
     for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.localName === el.localName) n++;
     return n;
   }
 
+  /** @param {string} v */
   function clipAttr(v) {
     return v.length > ATTR_LIMIT ? v.slice(0, ATTR_LIMIT) : v;
   }
 
+  /** @param {Element} el @param {string} ids */
   function textOfIds(el, ids) {
-    const root = el.getRootNode();
+    const root = /** @type {TreeRoot} */ (el.getRootNode());
     const parts = [];
     for (const id of ids.split(/\s+/).slice(0, 8)) {
       const ref = id && root.getElementById ? root.getElementById(id) : null;
@@ -319,6 +349,13 @@
   // Whether a record carries its element's text: not a secret field's, not a
   // container's whose text would only repeat its children's; a control's whatever it
   // wraps, anything else's while it is small.
+  /**
+   * @param {string} tag
+   * @param {number} bits
+   * @param {string} role
+   * @param {number} children
+   * @param {boolean} secret
+   */
   function readsText(tag, bits, role, children, secret) {
     return !secret && (bits & T_NO_TEXT) === 0 &&
       (children <= 3 || tag === "button" || tag === "a" || tag === "summary" || role === "button" || role === "link" || role === "menuitem" || role === "tab");
@@ -337,12 +374,14 @@
   const RUST_SPACE = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
   const RUST_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+  /** @param {string} s */
   function rustTrimEnd(s) {
     let b = s.length;
     while (b > 0 && RUST_SPACE.test(s[b - 1])) b--;
     return s.slice(0, b);
   }
 
+  /** @param {string} s */
   function rustTrim(s) {
     let a = 0;
     while (a < s.length && RUST_SPACE.test(s[a])) a++;
@@ -351,6 +390,7 @@
 
   // text.rs's clip: whitespace collapsed, control characters removed, at most `max`
   // characters (code points), an ellipsis marking a cut.
+  /** @param {string} text @param {number} max */
   function clip(text, max) {
     let out = "";
     let count = 0;
@@ -377,6 +417,7 @@
 
   // page.rs's first_of_repeats: "Toggle theme (auto) Toggle theme (light)" is named by
   // the text up to where its opening two words come again.
+  /** @param {string} s */
   function firstOfRepeats(s) {
     const words = s.split(" ").filter((w) => w !== "");
     if (words.length < 2) return s;
@@ -387,6 +428,7 @@
 
   // The label from a record's sources [aria-label, label, text, value, title, alt]
   // (null or absent where the record has none).
+  /** @param {unknown[]} sources */
   function labelFrom(sources) {
     for (const source of sources) {
       const s = typeof source === "string" ? rustTrim(source) : "";
@@ -397,15 +439,17 @@
 
   // An element's label sources, read as record() reads them. Its text is read around
   // any list, table, landmark or form inside, as record() does when it walked one.
+  /** @param {PageElement} el */
   function labelSources(el) {
     const tag = el.localName;
-    const bits = TAG_BITS.get(tag) | 0;
+    const bits = /** @type {number} */ (TAG_BITS.get(tag)) | 0;
     const field = (bits & T_FIELD) !== 0;
     const secret = field && isSecret(el);
-    const attr = (n) => {
+    const attr = (/** @type {string} */ n) => {
       const v = secret ? null : el.getAttribute(n);
       return v === null ? null : clipAttr(v);
     };
+    /** @type {string | null} */
     let value = null;
     if (tag === "input" && !secret) {
       value = el.type === "checkbox" || el.type === "radio" ? clipAttr(el.getAttribute("value") || "on") : clipAttr(String(el.value || ""));
@@ -420,6 +464,7 @@
     ];
   }
 
+  /** @param {PageElement} el */
   function controlLabel(el) {
     return labelFrom(labelSources(el));
   }
@@ -428,6 +473,7 @@
   // person reads it: the alt, else the title, of the first image inside that has one
   // (a footer's logo link, an icon link), when it holds a letter or a digit (an emoji
   // alt names nothing). "" for anything else.
+  /** @param {Element} el */
   function imageLabel(el) {
     const tag = el.localName;
     if ((tag !== "a" && tag !== "button") || norm(el.textContent || "", TEXT_LIMIT)) return "";
@@ -441,11 +487,13 @@
     return "";
   }
 
+  /** @param {PageElement} el */
   function explainLabel(el) {
     return clip(controlLabel(el), 80);
   }
 
   // Accessible name of a field from its labels, without the field's own text.
+  /** @param {PageElement} el */
   function labelOf(el) {
     const by = el.getAttribute("aria-labelledby");
     if (by) {
@@ -458,8 +506,8 @@
       for (const label of labels) {
         let t = "";
         for (const node of label.childNodes) {
-          if (node.nodeType === 3) t += node.data;
-          else if (node.nodeType === 1 && !FIELD_TAGS.has(node.localName)) t += node.textContent;
+          if (node.nodeType === 3) t += /** @type {Text} */ (node).data;
+          else if (node.nodeType === 1 && !FIELD_TAGS.has(/** @type {Element} */ (node).localName)) t += node.textContent;
         }
         parts.push(t);
       }
@@ -476,16 +524,19 @@
   // Nothing that holds a control or a field, nothing longer than CAPTION_MAX.
   const CAPTION_MAX = 60;
   const CAPTION_SKIP = "input, select, textarea, button, a[href], [role]";
+  /** @param {Element} el */
   function captionOf(el) {
-    for (let node = el, depth = 0; node && depth < 2; node = node.parentElement, depth++) {
+    for (let node = /** @type {Element | null} */ (el), depth = 0; node && depth < 2; node = node.parentElement, depth++) {
+      // The casts below follow the nodeType tests (3: text, 1: element).
       let prev = node.previousSibling;
-      while (prev && ((prev.nodeType === 3 && !prev.data.trim()) || prev.nodeType === 8)) prev = prev.previousSibling;
+      while (prev && ((prev.nodeType === 3 && !/** @type {Text} */ (prev).data.trim()) || prev.nodeType === 8)) prev = prev.previousSibling;
       if (prev && prev.nodeType === 3) {
-        const t = norm(prev.data, TEXT_LIMIT);
+        const t = norm(/** @type {Text} */ (prev).data, TEXT_LIMIT);
         return t.length <= CAPTION_MAX ? t : "";
       }
       if (prev && prev.nodeType === 1) {
-        if (FIELD_TAGS.has(prev.localName) || prev.matches(CAPTION_SKIP) || prev.querySelector(CAPTION_SKIP)) return "";
+        const p = /** @type {Element} */ (prev);
+        if (FIELD_TAGS.has(p.localName) || p.matches(CAPTION_SKIP) || p.querySelector(CAPTION_SKIP)) return "";
         const t = norm(prev.textContent || "", TEXT_LIMIT);
         return t.length <= CAPTION_MAX ? t : "";
       }
@@ -495,6 +546,7 @@
     return "";
   }
 
+  /** @param {HTMLSelectElement} el */
   function selectValue(el) {
     if (el.multiple) return Array.from(el.selectedOptions, (o) => o.value).join(",");
     return el.value || "";
@@ -504,6 +556,7 @@
   // (display, content-visibility). Transparent or visibility:hidden controls count as
   // visible on purpose: row actions that appear on hover are styled that way, and a
   // dispatched click reaches them.
+  /** @param {PageElement} el @param {{ frameVisible: boolean }} ctx */
   function visible(el, ctx) {
     if (!ctx.frameVisible) return false;
     // offsetParent is the cheapest layout query (about half of checkVisibility); it is
@@ -552,21 +605,24 @@
   const RENDER_UNKNOWN = { unrendered: true };
 
   // The parent in the flat tree a person sees: out of a shadow root to its host.
+  /** @param {Node} n @returns {Element | null} */
   function up(n) {
-    return n.parentElement || (n.parentNode && n.parentNode.host) || null;
+    return n.parentElement || (n.parentNode && /** @type {TreeRoot} */ (n.parentNode).host) || null;
   }
 
   // Whether `node` is `el` or inside it, across shadow roots.
   // Through the composed tree: a node slotted into a shadow root's `<slot>` (a custom
   // button's icon and label) is inside the shadow element that shows it, not only
   // inside its host.
+  /** @param {Node} el @param {Node | null} node */
   function within(el, node) {
-    for (let n = /** @type {any} */ (node); n; n = n.assignedSlot || n.parentNode || n.host || null) if (n === el) return true;
+    for (let n = /** @type {FlatNode | null} */ (node); n; n = /** @type {FlatNode | null} */ (n.assignedSlot || n.parentNode || n.host || null)) if (n === el) return true;
     return false;
   }
 
   // The element a person's pointer hits at (x, y) in `doc`'s viewport, through open
   // shadow roots.
+  /** @param {Document} doc @param {number} x @param {number} y */
   function hitAt(doc, x, y) {
     let hit = doc.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
@@ -582,40 +638,54 @@
   // viewport rarely shows more controls than this, and past it the dispatcher's own
   // hit test (before any event) still holds.
   const MAX_HITS = 200;
+  /**
+   * @typedef {{ sx: number, sy: number, w: number, h: number }} DocArea
+   * @typedef {{ vw: number, vh: number, area: () => DocArea, sx: number, sy: number,
+   *   w: number | undefined, h: number }} DocInfo
+   * @typedef {{ row: string, target: string }} HoverRule
+   * @typedef {{ list: HoverRule[], any: string, focus: string }} HoverRules
+   * @typedef {{ docs: Map<Document, DocInfo>, clips: Map<Element, boolean>,
+   *   hover: Map<Node, HoverRules>, hits: number }} Pass
+   */
+  /** @returns {Pass} */
   function newPass() {
     return { docs: new Map(), clips: new Map(), hover: new Map(), hits: MAX_HITS };
   }
 
+  /** @param {Pass} pass @param {Document} doc @returns {DocInfo} */
   function docInfo(pass, doc) {
     let d = pass.docs.get(doc);
     if (d === undefined) {
       const win = doc.defaultView;
       const root = doc.documentElement;
       const body = doc.body;
-      d = {
+      /** @type {DocInfo} */
+      const made = {
         vw: win ? win.innerWidth : 0,
         vh: win ? win.innerHeight : 0,
         // The scrollable area, asked only for a box outside the viewport.
         area: () => {
-          if (d.w === undefined) {
-            d.sx = win ? win.scrollX : 0;
-            d.sy = win ? win.scrollY : 0;
-            d.w = Math.max(root ? root.scrollWidth : 0, body ? body.scrollWidth : 0);
-            d.h = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
+          if (made.w === undefined) {
+            made.sx = win ? win.scrollX : 0;
+            made.sy = win ? win.scrollY : 0;
+            made.w = Math.max(root ? root.scrollWidth : 0, body ? body.scrollWidth : 0);
+            made.h = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
           }
-          return d;
+          return /** @type {DocArea} */ (made);
         },
         sx: 0,
         sy: 0,
         w: undefined,
         h: 0,
       };
+      d = made;
       pass.docs.set(doc, d);
     }
     return d;
   }
 
   // `clip: rect(...)` that leaves at most a pixel (the visually-hidden pattern).
+  /** @param {CSSStyleDeclaration} cs */
   function clipsAway(cs) {
     const clip = cs.clip;
     if (!clip || clip === "auto" || (cs.position !== "absolute" && cs.position !== "fixed")) return false;
@@ -628,8 +698,9 @@
   // Whether `el` or an ancestor clips it to nothing: a `clip` rect of a pixel, or a box
   // of no width (height) whose overflow is not visible. Answers per ancestor are kept
   // for the extraction, since rows share theirs.
+  /** @param {Element} el @param {Pass} pass */
   function clipped(el, pass) {
-    for (let a = el; a; a = up(a)) {
+    for (let a = /** @type {Element | null} */ (el); a; a = up(a)) {
       let v = pass.clips.get(a);
       if (v === undefined) {
         v = false;
@@ -647,6 +718,7 @@
 
   // Whether an element with a zero-size box still shows something: a descendant with a
   // box (a wrapper whose content overflows it, display: contents).
+  /** @param {Element} el */
   function showsInside(el) {
     let seen = 0;
     for (let c = el.firstElementChild; c && seen < 16; c = c.nextElementSibling, seen++) {
@@ -659,8 +731,9 @@
   // Whether the element at a covered control's centre belongs to a fixed or sticky bar
   // smaller than half the viewport (a header the page scrolls under): scrolling uncovers
   // the control, and the dispatcher hit-tests again after scrolling it into view.
+  /** @param {Element} hit @param {DocInfo} d */
   function barOver(hit, d) {
-    for (let a = hit; a; a = up(a)) {
+    for (let a = /** @type {Element | null} */ (hit); a; a = up(a)) {
       const pos = getComputedStyle(a).position;
       if (pos === "fixed" || pos === "sticky") {
         const r = a.getBoundingClientRect();
@@ -675,6 +748,14 @@
   // control's centre counts as the control's; `strictHit`: a covered control is covered
   // even under a bar (the dispatcher, after scrolling); `point`: hit-test there, not at
   // the centre (a click the agent aimed at x, y).
+  /**
+   * @param {PageElement} el
+   * @param {Element} box
+   * @param {Element | null} row
+   * @param {Pass} pass
+   * @param {boolean} strictHit
+   * @param {{ x: number, y: number } | null} [point]
+   */
   function placeProblem(el, box, row, pass, strictHit, point) {
     const r = box.getBoundingClientRect();
     if ((r.width <= 1 || r.height <= 1) && !showsInside(box)) return "it has no size";
@@ -705,6 +786,7 @@
   // Whether an element's own `clip` or `clip-path` leaves nothing of it: a `clip` rect
   // of a pixel, an inset() taking its whole width or height, a circle or ellipse of no
   // radius. Other shapes are taken as showing something.
+  /** @param {Element} el @param {DOMRect} r */
   function selfClipped(el, r) {
     const cs = getComputedStyle(el);
     if (clipsAway(cs)) return true;
@@ -712,7 +794,7 @@
     if (!path || path === "none") return false;
     const m = /^(inset|circle|ellipse)\((.*)\)/.exec(path);
     if (!m) return false;
-    const size = (v, full) => (v.endsWith("%") ? (parseFloat(v) / 100) * full : parseFloat(v) || 0);
+    const size = (/** @type {string} */ v, /** @type {number} */ full) => (v.endsWith("%") ? (parseFloat(v) / 100) * full : parseFloat(v) || 0);
     const args = m[2].split(/\s+round\s+|\s+at\s+/)[0].trim().split(/\s+/);
     if (m[1] === "inset") {
       const [t, rt = t, b = t, l = rt] = args;
@@ -721,6 +803,7 @@
     return args[0] !== "" && args.every((v) => /^0(\.0*)?(px|%)?$/.test(v));
   }
 
+  /** @param {PageElement} el @param {Node} node */
   function labelsHold(el, node) {
     const labels = el.labels;
     if (!labels) return false;
@@ -731,15 +814,17 @@
   // Same-origin style rules with :hover that show something: [{row, target}] selectors
   // (the selector up to the hovered compound, and the whole one, without :hover), kept
   // per sheet until its rule count changes.
+  /** @type {WeakMap<CSSStyleSheet, { n: number, list: HoverRule[], focus: string[] }>} */
   const HOVER_SHEETS = new WeakMap();
   // An empty fragment to try selectors on (a syntax check that matches nothing), made on
   // first use: node loads this file without a document for the label-rule tests.
+  /** @type {DocumentFragment | null} */
   let validator = null;
-  const validate = (selector) => {
+  const validate = (/** @type {string} */ selector) => {
     if (!validator) validator = document.createDocumentFragment();
     validator.querySelector(selector);
   };
-  const SHOWS = (style) => {
+  const SHOWS = (/** @type {CSSStyleDeclaration} */ style) => {
     const o = style.getPropertyValue("opacity");
     const v = style.getPropertyValue("visibility");
     const d = style.getPropertyValue("display");
@@ -751,6 +836,7 @@
   // None when :hover sits inside another function (:not(:hover), :has(:hover)), a
   // pseudo-element is the subject, or a sibling combinator follows the hovered compound
   // (the revealed element is then not inside the hovered one).
+  /** @param {string} text @param {HoverRule[]} out */
   function hoverSelectors(text, out) {
     const parts = [];
     let depth = 0;
@@ -772,12 +858,13 @@
       let bad = false;
       // The function the last :hover sits in ("" at the top level).
       let inside = "";
+      /** @type {string[]} */
       const fns = [];
       depth = 0;
       for (let i = 0; i < sel.length; i++) {
         const c = sel[i];
         if (c === "(") {
-          fns.push(/[\w-]*$/.exec(sel.slice(0, i))[0]);
+          fns.push(/** @type {RegExpExecArray} */ (/[\w-]*$/.exec(sel.slice(0, i)))[0]); // matches, if only "".
           depth++;
         } else if (c === "[") {
           fns.push("[");
@@ -842,12 +929,14 @@
   // Hover rules into `out`; into `focus`, the selectors (without :focus,
   // :focus-visible, :focus-within) of rules that style an element when it or something
   // inside it has the keyboard focus (a "skip to content" link that moves on screen).
+  /** @param {CSSRuleList} rules @param {HoverRule[]} out @param {string[]} focus @param {number} depth */
   function scanRules(rules, out, focus, depth) {
     for (let i = 0; i < rules.length && out.length < 500; i++) {
-      const rule = rules[i];
+      // A style rule (selectorText, style) or a grouping one (cssRules).
+      const rule = /** @type {CSSRule & Partial<CSSStyleRule> & Partial<CSSGroupingRule>} */ (rules[i]);
       if (rule.selectorText !== undefined) {
         const text = rule.selectorText;
-        if (text.includes(":hover") && SHOWS(rule.style)) hoverSelectors(text, out);
+        if (text.includes(":hover") && SHOWS(/** @type {CSSStyleDeclaration} */ (rule.style))) hoverSelectors(text, out);
         if (text.includes(":focus") && focus.length < 200) focusSelectors(text, focus);
       } else if (rule.cssRules && depth < 4) {
         scanRules(rule.cssRules, out, focus, depth + 1); // @media, @supports, @layer
@@ -855,6 +944,7 @@
     }
   }
 
+  /** @param {string} text @param {string[]} focus */
   function focusSelectors(text, focus) {
     for (const raw of text.split(",")) {
       const sel = raw.trim();
@@ -872,9 +962,11 @@
 
   // The hover rules that apply in `root` (a document or a shadow root), and their
   // targets as one selector list, kept for the extraction.
+  /** @param {Node} root @param {Pass} pass @returns {HoverRules} */
   function hoverRulesOf(root, pass) {
     let got = pass.hover.get(root);
     if (got === undefined) {
+      /** @type {string[]} */
       const focus = [];
       const list = hoverRules(root, focus).slice(0, 300);
       got = { list, any: list.map((r) => r.target).join(", "), focus: focus.slice(0, 300).join(", ") };
@@ -887,8 +979,10 @@
   // keyboard focus: a control a keyboard user brings on screen. Only lets the probe
   // offer it; the dispatcher really focuses it and checks again (focus, unlike hover,
   // can be given for real).
+  /** @param {Element} el @param {Pass} pass */
   function focusReveals(el, pass) {
-    if (el.tabIndex < 0) return false;
+    // Every element has tabIndex (HTML, SVG and MathML alike).
+    if (/** @type {HTMLElement} */ (el).tabIndex < 0) return false;
     const rules = hoverRulesOf(el.getRootNode(), pass);
     try {
       return Boolean(rules.focus) && el.closest(rules.focus) !== null;
@@ -897,10 +991,13 @@
     }
   }
 
+  /** @param {Node} root a document or a shadow root (or a detached subtree's top) @param {string[]} focus */
   function hoverRules(root, focus) {
+    /** @type {HoverRule[]} */
     const out = [];
-    const sheets = Array.from(root.styleSheets || []);
-    if (root.adoptedStyleSheets) sheets.push(...root.adoptedStyleSheets);
+    const sheets = Array.from(/** @type {Partial<DocumentOrShadowRoot>} */ (root).styleSheets || []);
+    const adopted = /** @type {Partial<DocumentOrShadowRoot>} */ (root).adoptedStyleSheets;
+    if (adopted) sheets.push(...adopted);
     for (const sheet of sheets) {
       let rules;
       try {
@@ -943,6 +1040,7 @@
   // row the person sees, on a control whose label and tier the gate read, exactly as a
   // person pointing there would click it. Covered, clipped, inert, aria-hidden, closed,
   // zero-size and off-page controls are never revealed by hovering.
+  /** @param {Element} el @param {Listened | null} hover @param {Pass} pass */
   function hoverRow(el, hover, pass) {
     if (hover && hover.count > 0) {
       let n = 0;
@@ -954,12 +1052,15 @@
     return cssHoverRow(el, pass);
   }
 
+  /** @param {Element} el @param {Pass} pass */
   function cssHoverRow(el, pass) {
     const rules = hoverRulesOf(el.getRootNode(), pass);
     // One match against all the targets first: most controls have no rule at all.
     if (!rules.any || !el.closest(rules.any)) return null;
     for (const rule of rules.list) {
+      /** @type {Element | null} */
       let t = null;
+      /** @type {Element | null} */
       let row = null;
       try {
         t = el.closest(rule.target);
@@ -974,6 +1075,7 @@
 
   // The labels of a field that a person can see, if the field itself is hidden for
   // styling (the custom checkbox pattern).
+  /** @param {PageElement} el @param {Pass} pass */
   function visibleLabel(el, pass) {
     const labels = FIELD_TAGS.has(el.localName) ? el.labels : null;
     if (!labels) return null;
@@ -983,6 +1085,7 @@
     return null;
   }
 
+  /** @param {Element} el @param {string} role @param {boolean} clickable */
   function isControl(el, role, clickable) {
     return clickable || PERCEIVED_TAGS.has(el.localName) || CONTROL_ROLES.has(role);
   }
@@ -994,6 +1097,14 @@
   // "any" (the default: listeners and style rules), "css" (the dispatcher has hovered
   // the row already: only a style rule's reveal, which events cannot trigger) or "none";
   // `opts.point`: {x, y} to hit-test instead of the centre.
+  /**
+   * @param {PageElement} el
+   * @param {number} flags
+   * @param {boolean} control
+   * @param {Listened | null} hover
+   * @param {Pass} pass
+   * @param {PerceiveOptions | null} opts
+   */
   function hiddenReason(el, flags, control, hover, pass, opts) {
     if ((flags & INERT) !== 0) return "it is inert";
     if ((flags & ARIA_HIDDEN) !== 0) return "it is under aria-hidden";
@@ -1023,10 +1134,11 @@
 
   // What ancestors decide for an element (the walk's INERT, ARIA_HIDDEN, CLOSED),
   // computed from the DOM for one element (the dispatcher, a patch's root).
+  /** @param {Element} el */
   function ancestorFlags(el) {
     let flags = 0;
     let prev = el;
-    for (let a = el; a; prev = a, a = up(a)) {
+    for (let a = /** @type {Element | null} */ (el); a; prev = a, a = up(a)) {
       if (a.hasAttribute("inert")) flags |= INERT;
       if (a.getAttribute("aria-hidden") === "true") flags |= ARIA_HIDDEN;
       if (a !== el && a.localName === "details" && !a.hasAttribute("open") && !(prev.localName === "summary" && firstSummary(a) === prev)) flags |= CLOSED;
@@ -1034,6 +1146,7 @@
     return flags;
   }
 
+  /** @param {Element} details */
   function firstSummary(details) {
     for (let c = details.firstElementChild; c; c = c.nextElementSibling) if (c.localName === "summary") return c;
     return null;
@@ -1041,6 +1154,7 @@
 
   // The perceivability rule for one live element, as a full extraction applies it:
   // "" or why not. For the dispatcher (`opts`: see hiddenReason) and nspd's resolve.
+  /** @param {PageElement | null} el @param {Listened | null} hover @param {PerceiveOptions | null} opts */
   function perceive(el, hover, opts) {
     if (!el || !el.isConnected) return "it is no longer on the page";
     const frame = el.ownerDocument.defaultView && el.ownerDocument.defaultView.frameElement;
@@ -1053,39 +1167,51 @@
   // A walk's shapes (see visit): what is fixed for one walk, what a parent hands its
   // children, and what visit found about an element it records.
   /**
-   * @typedef {{ recs: any[], nodes: Element[], ends: number[], base: number }} Walk
-   * @typedef {{ root: Document | ShadowRoot, prefix: string, frameVisible: boolean }} Scope
+   * @typedef {{ recs: ElementRecord[], nodes: Element[], ends: number[], base: number }} Walk
+   * @typedef {{ root: TreeRoot, prefix: string, frameVisible: boolean }} Scope
    * @typedef {{ walk: Walk, ctx: Scope, idx: number | null, head: string, relHead: string | null,
    *   flags: number, visible: boolean | null }} Above
-   * @typedef {{ el: any, tag: string, bits: number, role: string, cls: string | null,
+   * @typedef {{ el: PageElement, tag: string, bits: number, role: string, cls: string | null,
    *   parentIdx: number | null, where: string | number, relative: boolean, inert: boolean,
    *   clickable: boolean, vis: boolean, names: string[], unique: boolean, ask: number,
    *   children: number, block: boolean }} Found
    */
 
+  /** @implements {NspExtractor} */
   class Extractor {
+    /** @param {Document} [doc] @param {object} [options] */
     constructor(doc, options) {
       this.doc = doc || document;
       this.options = options || {};
+      /** @type {Element[]} */
       this.nodes = [];
+      /** @type {ElementRecord[]} */
       this.recs = [];
+      /** @type {number[]} */
       this.ends = [];
       this.truncated = false;
       // Elements the page attached click listeners to, reported by the main-world
       // shim just before each extraction (content.js fills it).
+      /** @type {WeakSet<Element>} */
       this.clickable = new WeakSet();
       this.clickableCount = 0;
+      /** @type {((root: ShadowRoot) => void) | null} */
       this.onShadowRoot = null;
+      /** @type {((frame: Element, doc: Document) => void) | null} */
       this.onFrame = null;
       // Elements that are ours, not the page's (content.js's short-lived channel frame):
       // not part of any snapshot.
+      /** @type {WeakSet<Node>} */
       this.own = new WeakSet();
       this.indexed = true;
       // Elements with hover listeners (mouseenter and the like), reported by the
       // main-world script as the page adds them (content.js fills it): evidence that a
       // row reveals its controls on hover (see hoverRow).
+      /** @type {Listened} */
       this.hover = { set: new WeakSet(), count: 0 };
       this.pass = newPass();
+      // visitChildren's second result (see there).
+      this.childBlock = false;
     }
 
     // A whole new table. Returns the PageSnapshot object.
@@ -1111,13 +1237,15 @@
     // a capture waits for (and many captures are never patched).
     index() {
       if (this.indexed) return;
-      for (let i = 0; i < this.nodes.length; i++) this.nodes[i][IDX] = i;
+      for (let i = 0; i < this.nodes.length; i++) /** @type {Marked} */ (this.nodes[i])[IDX] = i;
       this.indexed = true;
     }
 
+    /** @param {number} extractMs @returns {PageSnapshot} */
     snapshot(extractMs) {
       const doc = this.doc;
       const meta = doc.querySelector('meta[name="application-name"]') || doc.querySelector('meta[property="og:site_name"]');
+      /** @type {unknown[]} */
       const jsonLd = [];
       for (const s of doc.querySelectorAll('script[type="application/ld+json"]')) {
         if (jsonLd.length >= MAX_JSON_LD) break;
@@ -1129,6 +1257,7 @@
           // Broken JSON-LD is the page's problem, not a reason to fail.
         }
       }
+      /** @type {PageSnapshot} */
       const snap = {
         url: doc.location ? doc.location.href : "",
         title: norm(doc.title, TEXT_LIMIT),
@@ -1162,7 +1291,7 @@
     // its children, and the element its own selector only after its id is known; V8
     // keeps the concatenations as cheap rope strings.
     /**
-     * @param {any} el
+     * @param {PageElement} el
      * @param {string} tag
      * @param {string | null} step
      * @param {number} nth
@@ -1176,7 +1305,7 @@
       const ctx = at.ctx;
       const flags = at.flags;
       const parentIdx = at.idx;
-      const bits = TAG_BITS.get(tag) | 0;
+      const bits = /** @type {number} */ (TAG_BITS.get(tag)) | 0;
       // A skipped element still keeps its text (a <style>'s CSS) out of its parent's.
       if ((bits & T_SKIP) !== 0 && tag !== "svg") return (bits & T_NO_TEXT) !== 0;
       if (base + recs.length >= MAX_RECORDS) {
@@ -1189,7 +1318,9 @@
       let inert = (flags & INERT) !== 0;
       let ariaHidden = (flags & ARIA_HIDDEN) !== 0;
       let marked = false;
+      /** @type {string | null} */
       let cls = null;
+      /** @type {string | null} */
       let style = null;
       let hidden = false;
       let onclick = false;
@@ -1273,6 +1404,7 @@
       const shadow = tag !== "svg" && ((bits & T_HOST) !== 0 || tag.includes("-")) ? el.shadowRoot : null;
       // The selector and relative path, made only when a record or a child uses them
       // (most leaves that are not recorded have none).
+      /** @type {string | null} */
       let sel = at.head;
       let rel = at.relHead;
       if (step !== null && !record && !descend && shadow === null) {
@@ -1314,7 +1446,7 @@
         idx = base + recs.length;
         // Its place in the table; the record itself is made after the children are
         // walked, which counts them for it.
-        recs.push(null);
+        recs.push(/** @type {ElementRecord} */ (/** @type {unknown} */ (null))); // filled in below
         walk.nodes.push(el);
         walk.ends.push(0);
       }
@@ -1345,9 +1477,10 @@
           }
         }
         if ((tag === "iframe" || tag === "frame") && record) {
+          /** @type {Document | null} */
           let inner = null;
           try {
-            inner = el.contentDocument;
+            inner = /** @type {HTMLIFrameElement} */ (el).contentDocument;
           } catch (_) {
             inner = null; // cross-origin: not ours to read
           }
@@ -1364,12 +1497,16 @@
       if (record) {
         const relative = rel !== null && parentIdx !== null;
         // A relative selector that is this element's own step travels as its number.
-        const where = !relative ? sel : rel === step ? nth : rel;
-        recs[idx - base] = this.record({
+        // A recorded element has a selector (only unrecorded leaves go without), and a
+        // relative one has its path.
+        const where = /** @type {string | number} */ (!relative ? sel : rel === step ? nth : rel);
+        // A recorded element has its own index.
+        const own = /** @type {number} */ (idx);
+        recs[own - base] = this.record({
           el, tag, bits, role, cls, parentIdx, where, relative: relative && rel !== step,
           inert, clickable, vis, names, unique, ask, children: tag === "svg" ? el.childElementCount : children, block,
         });
-        walk.ends[idx - base] = base + recs.length;
+        walk.ends[own - base] = base + recs.length;
       }
       return block || (bits & T_NO_TEXT) !== 0;
     }
@@ -1380,17 +1517,21 @@
     // n; a Map counts per tag only once they differ.
     // `at`: see visit.
     /**
-     * @param {any} child
+     * @param {Element | null} child
      * @param {Above} at
      * @returns {number}
      */
     visitChildren(child, at) {
+      /** @type {string | null} */
       let tag = null;
       let run = 0;
+      /** @type {Map<string, number> | null} */
       let counts = null;
       let count = 0;
       // The steps list of the last child's tag: siblings mostly repeat it.
+      /** @type {string[] | null} */
       let steps = null;
+      /** @type {string | null} */
       let stepsTag = null;
       let block = false;
       for (; child !== null; child = child.nextElementSibling) {
@@ -1415,7 +1556,8 @@
           steps = stepsOf(ct);
           stepsTag = ct;
         }
-        if (this.visit(child, ct, stepOf(steps, ct, n), n, at)) block = true;
+        // Set above for the first child, whose tag differs from null.
+        if (this.visit(child, ct, stepOf(/** @type {string[]} */ (steps), ct, n), n, at)) block = true;
         count++;
       }
       // A second result, read by the caller at once (see visit's `block`).
@@ -1423,6 +1565,7 @@
       return count;
     }
 
+    /** @param {Element} el @param {{ root: TreeRoot, prefix: string }} ctx */
     idSelector(el, ctx) {
       const id = el.id;
       if (id && ctx.root.getElementById && ctx.root.getElementById(id) === el) {
@@ -1463,7 +1606,8 @@
         } else if (n === "class") {
           // Likewise the class.
           if (attrs === null) attrs = {};
-          attrs.class = cls.length > CLASS_LIMIT ? cls.slice(0, CLASS_LIMIT) : cls;
+          const c = /** @type {string} */ (cls); // visit read it
+          attrs.class = c.length > CLASS_LIMIT ? c.slice(0, CLASS_LIMIT) : c;
         } else if (n.startsWith("data-")) {
           if (isDataKey(n)) {
             if (attrs === null) attrs = {};
@@ -1485,14 +1629,15 @@
           attrs.checked = String(el.checked);
           attrs.value = clipAttr(el.getAttribute("value") || "on");
         } else if (tag === "select") {
-          attrs.value = clipAttr(selectValue(el));
+          const select = /** @type {HTMLSelectElement} */ (el);
+          attrs.value = clipAttr(selectValue(select));
           const values = [];
           // What a person reads, when the page gave its options other values (ids):
           // the probe offers those texts, and the dispatcher takes either.
           const labels = [];
           let hiddenValues = false;
-          for (let o = 0; o < el.options.length && o < MAX_OPTIONS; o++) {
-            const option = el.options[o];
+          for (let o = 0; o < select.options.length && o < MAX_OPTIONS; o++) {
+            const option = select.options[o];
             const label = (option.label || option.text || "").replace(/\s+/g, " ").trim().slice(0, 120);
             values.push(option.value);
             labels.push(label);
@@ -1517,8 +1662,8 @@
         ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));
       if (disabled) recFlags |= F_DISABLED;
       if (clickable) recFlags |= F_CLICKABLE;
-      /** @type {any[]} */
-      const rec = [tag, parentIdx, where, recFlags, text];
+      /** @type {ElementRecord} */
+      const rec = /** @type {ElementRecord} */ ([tag, parentIdx, where, recFlags, text]);
       if (label) rec.push(attrs, label);
       else if (attrs !== null) rec.push(attrs);
       // Kept beside the slots, where JSON.stringify does not look: patch() needs it.
@@ -1527,8 +1672,9 @@
     }
 
     // The table index of the nearest recorded ancestor-or-self of a node, or -1.
+    /** @param {Node} node */
     recordedAncestor(node) {
-      let n = node;
+      let n = /** @type {TreeRoot & Marked | null} */ (node);
       while (n) {
         if (n.nodeType === 1 && n[IDX] !== undefined && this.nodes[n[IDX]] === n) return n[IDX];
         if (n.parentNode) n = n.parentNode;
@@ -1541,8 +1687,9 @@
 
     // The selector of an element computed from scratch (the slow path, for the root of
     // a re-extracted subtree).
+    /** @param {Element} el @returns {string} */
     selectorOf(el) {
-      const root = el.getRootNode();
+      const root = /** @type {TreeRoot} */ (el.getRootNode());
       let prefix = "";
       if (root.host) prefix = this.selectorOf(root.host) + " >>> ";
       else if (root !== this.doc && root.defaultView && root.defaultView.frameElement) {
@@ -1550,7 +1697,7 @@
       }
       const ctx = { root, prefix };
       const parts = [];
-      let node = el;
+      let node = /** @type {Element | null} */ (el);
       while (node && node.nodeType === 1) {
         const byId = this.idSelector(node, ctx);
         if (byId) {
@@ -1573,6 +1720,7 @@
     // nth-of-type, and its path from the parent record (null when an id or a shadow
     // root starts the path afresh). The patched record then reads exactly like the
     // full extraction's, which lets the probe see a text change as only that.
+    /** @param {Element} el @param {number | null} parentIdx @param {{ root: TreeRoot, prefix: string }} ctx */
     placeOf(el, parentIdx, ctx) {
       const parentEl = el.parentElement;
       if (!parentEl) return { head: this.selectorOf(el), step: null, nth: 0, relHead: null };
@@ -1582,7 +1730,7 @@
       if (parentIdx !== null) {
         const parentRecord = this.nodes[parentIdx];
         let path = "";
-        let node = parentEl;
+        let node = /** @type {Element | null} */ (parentEl);
         while (node && node !== parentRecord && !(node.id && this.idSelector(node, ctx))) {
           path = stepOf(stepsOf(node.localName), node.localName, nthOfType(node)) + " > " + path;
           node = node.parentElement;
@@ -1592,8 +1740,9 @@
       return { head: this.selectorOf(parentEl) + " > ", step: stepOf(stepsOf(tag), tag, nth), nth, relHead };
     }
 
+    /** @param {Element} el */
     contextOf(el) {
-      const root = el.getRootNode();
+      const root = /** @type {TreeRoot} */ (el.getRootNode());
       let prefix = "";
       let frameVisible = true;
       if (root.host) prefix = this.selectorOf(root.host) + " >>> ";
@@ -1629,10 +1778,12 @@
 
     // Splices for the subtrees around changed nodes, applied to this extractor's own
     // table too. Returns null when a full extraction is the better answer.
+    /** @param {Iterable<Node>} changed @returns {SnapshotPatch | null} */
     patch(changed) {
       const started = performance.now();
       this.pass = newPass();
       this.index();
+      /** @type {Set<number>} */
       const roots = new Set();
       for (const node of changed) {
         let i = this.recordedAncestor(node);
@@ -1666,14 +1817,18 @@
       let covered = 0;
       for (const i of kept) covered += this.ends[i] - i;
       if (covered > Math.max(200, this.recs.length * 0.3)) return null;
+      /** @type {SnapshotSplice[]} */
       const splices = [];
       for (let k = kept.length - 1; k >= 0; k--) {
         const i = kept[k];
         const el = this.nodes[i];
         const oldEnd = this.ends[i];
         const parentIdx = this.recs[i][R_PARENT];
+        /** @type {ElementRecord[]} */
         const recs = [];
+        /** @type {Element[]} */
         const nodes = [];
+        /** @type {number[]} */
         const ends = [];
         if (el.isConnected) {
           const ctx = this.contextOf(el);
@@ -1693,6 +1848,13 @@
       };
     }
 
+    /**
+     * @param {number} start
+     * @param {number} deleteCount
+     * @param {ElementRecord[]} recs
+     * @param {Element[]} nodes
+     * @param {number[]} ends
+     */
     splice(start, deleteCount, recs, nodes, ends) {
       const delta = recs.length - deleteCount;
       const oldEnd = start + deleteCount;
@@ -1712,11 +1874,12 @@
       this.recs.splice(start, deleteCount, ...recs);
       this.nodes.splice(start, deleteCount, ...nodes);
       this.ends.splice(start, deleteCount, ...ends);
-      for (let j = start; j < this.nodes.length; j++) this.nodes[j][IDX] = j;
+      for (let j = start; j < this.nodes.length; j++) /** @type {Marked} */ (this.nodes[j])[IDX] = j;
     }
   }
 
   // A field whose type attribute was password (content.js, from a mutation's old value).
+  /** @param {Node} el */
   function rememberPassword(el) {
     if (el && el.nodeType === 1) EVER_PASSWORD.add(el);
   }

@@ -45,16 +45,22 @@
   const DIALOG = "nsp:dialog";
   const ANSWER = "nsp:dialog-answer";
 
+  /** @type {Element | null} */
   let chan = null;
+  /** @type {((kind: string, message: string) => { accept: boolean } | null) | null} */
   let handler = null;
+  /** @type {WebMcpTool[]} */
   let tools = [];
+  /** @type {(() => void) | null} */
   let onTools = null;
   const clickable = { set: new WeakSet(), count: 0 };
   const hover = { set: new WeakSet(), count: 0 };
   // The path announced just before an element inside a shadow root (see sendElement in
   // page-world.js), by event type.
+  /** @type {Record<string, unknown>} */
   const paths = { "nsp:clickable": null, "nsp:hover": null };
 
+  /** @param {CustomEvent} event */
   function onToolList(event) {
     try {
       const list = JSON.parse(event.detail);
@@ -65,6 +71,7 @@
     if (onTools) onTools();
   }
 
+  /** @param {CustomEvent} event */
   function onPath(event) {
     const type = event.type.slice(0, -"-path".length);
     try {
@@ -75,14 +82,17 @@
   }
 
   // The element an event names: its relatedTarget, or down the announced path from it.
+  /** @param {MouseEvent} event */
   function onElement(event) {
     const type = event.type;
     const levels = paths[type];
     paths[type] = null;
-    let node = event.relatedTarget;
-    if (!(node instanceof Element)) return;
+    const target = event.relatedTarget;
+    if (!(target instanceof Element)) return;
+    let node = target;
     if (Array.isArray(levels)) {
       for (const steps of levels) {
+        /** @type {ParentNode | null} */
         let at = node.shadowRoot; // a closed root stays closed to us: nothing to mark
         if (!at || !Array.isArray(steps)) return;
         for (const i of steps) {
@@ -99,7 +109,9 @@
     }
   }
 
+  /** @param {CustomEvent} event */
   function onDialog(event) {
+    /** @type {{ kind?: unknown, message?: unknown } | null} */
     let msg;
     try {
       msg = JSON.parse(event.detail);
@@ -108,12 +120,14 @@
     }
     if (!msg || typeof msg !== "object") return;
     const kind = msg.kind === "confirm" || msg.kind === "alert" || msg.kind === "prompt" ? msg.kind : null;
-    if (!kind || !handler) return;
+    // Heard on the channel only, so `chan` is set.
+    if (!kind || !handler || !chan) return;
     const verdict = handler(kind, String(msg.message || "").slice(0, 500));
     if (!verdict) return;
     chan.dispatchEvent(new CustomEvent(ANSWER, { detail: verdict.accept === true ? "yes" : "no" }));
   }
 
+  /** @param {MouseEvent} event */
   function onOffer(event) {
     const el = event.relatedTarget;
     // Only a detached element can be private; the first offer is page-world.js's (no

@@ -38,12 +38,14 @@
   const createElement = Document.prototype.createElement;
   const getRootNode = Node.prototype.getRootNode;
   const ShadowRootType = ShadowRoot;
-  const childrenOf = Object.getOwnPropertyDescriptor(Element.prototype, "children").get;
-  const fragmentChildren = Object.getOwnPropertyDescriptor(DocumentFragment.prototype, "children").get;
-  const parentOf = Object.getOwnPropertyDescriptor(Node.prototype, "parentNode").get;
-  const hostOf = Object.getOwnPropertyDescriptor(ShadowRoot.prototype, "host").get;
+  // Getters every browser has (the descriptors and their `get` are never missing).
+  const childrenOf = /** @type {(this: Node) => HTMLCollection} */ (/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Element.prototype, "children")).get);
+  const fragmentChildren = /** @type {(this: Node) => HTMLCollection} */ (/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(DocumentFragment.prototype, "children")).get);
+  const parentOf = /** @type {(this: Node) => ParentNode | null} */ (/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(Node.prototype, "parentNode")).get);
+  const hostOf = /** @type {(this: Node) => Element} */ (/** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(ShadowRoot.prototype, "host")).get);
   const indexOf = Array.prototype.indexOf;
 
+  /** @param {Record<string, unknown>} msg */
   const emit = (msg) => {
     document.dispatchEvent(new CustomEvent(FROM_PAGE, { detail: JSON.stringify(msg) }));
   };
@@ -57,8 +59,13 @@
   // element goes as the relatedTarget of an event on the channel; one inside a shadow
   // root would arrive as its host (events retarget it), so it goes as its outermost host
   // and, just before, the path down from there (child indexes per shadow root).
+  /**
+   * @param {string} type
+   * @param {Element} el
+   */
   function sendElement(type, el) {
     if (!paired) return;
+    /** @type {Node} */
     let node = el;
     let root = getRootNode.call(node);
     const levels = [];
@@ -78,8 +85,16 @@
   }
 
   // --- WebMCP ---------------------------------------------------------------------------
+  /**
+   * A tool as a page registers it: page data, checked where it is used.
+   * @typedef {{ name: string, description?: unknown, inputSchema?: unknown,
+   *   annotations?: { readOnlyHint?: unknown, destructiveHint?: unknown },
+   *   execute: (input: unknown, client: object) => unknown }} PageTool
+   */
+  /** @type {Map<string, PageTool>} */
   const tools = new Map();
 
+  /** @param {PageTool} tool */
   function describeTool(tool) {
     const annotations = tool.annotations || {};
     let schema = null;
@@ -97,6 +112,10 @@
     };
   }
 
+  /**
+   * @param {PageTool} tool
+   * @param {{ signal?: AbortSignal }} [options]
+   */
   function register(tool, options) {
     if (!tool || typeof tool.name !== "string" || !tool.name || typeof tool.execute !== "function") {
       throw new TypeError("registerTool needs {name, description, inputSchema, execute}");
@@ -109,6 +128,7 @@
     toolsChanged();
   }
 
+  /** @param {unknown} name */
   function unregister(name) {
     if (tools.delete(String(name))) toolsChanged();
   }
@@ -126,13 +146,19 @@
     dispatchEvent.call(chan, new Custom("nsp:tools", { detail: list }));
   }
 
-  const existing = navigator.modelContext || document.modelContext || null;
+  const existing = /** @type {Record<string, unknown> | null} */ (navigator.modelContext || document.modelContext || null);
   const modelContext = existing || {};
+  /** @type {Record<string, Function>} */
   const native = {};
   for (const m of ["registerTool", "unregisterTool", "provideContext", "clearContext"]) {
-    if (existing && typeof existing[m] === "function") native[m] = existing[m].bind(existing);
+    if (existing && typeof existing[m] === "function") native[m] = /** @type {Function} */ (existing[m]).bind(existing);
   }
+  /**
+   * @param {string} name
+   * @param {(...args: unknown[]) => void} ours what the page passed, checked by register()
+   */
   const wrap = (name, ours) => {
+    /** @param {unknown[]} args */
     const fn = function (...args) {
       const result = native[name] ? native[name](...args) : undefined;
       ours(...args);
@@ -144,9 +170,9 @@
       // A frozen native object: we still record through getters below if possible.
     }
   };
-  wrap("registerTool", (tool, options) => register(tool, options));
+  wrap("registerTool", (tool, options) => register(/** @type {PageTool} */ (tool), /** @type {{ signal?: AbortSignal }} */ (options)));
   wrap("unregisterTool", (name) => unregister(name));
-  wrap("provideContext", (ctx) => {
+  wrap("provideContext", (/** @type {{ tools?: PageTool[] } | null} */ ctx) => {
     tools.clear();
     for (const tool of (ctx && ctx.tools) || []) register(tool);
     toolsChanged();
@@ -167,6 +193,11 @@
     }
   }
 
+  /**
+   * @param {unknown} id
+   * @param {string} name
+   * @param {unknown} input
+   */
   async function callTool(id, name, input) {
     const tool = tools.get(name);
     if (!tool) {
@@ -174,7 +205,7 @@
       return;
     }
     try {
-      const client = { requestUserInteraction: async (cb) => (typeof cb === "function" ? cb() : undefined) };
+      const client = { requestUserInteraction: async (/** @type {unknown} */ cb) => (typeof cb === "function" ? cb() : undefined) };
       const value = await tool.execute(input || {}, client);
       let json;
       try {
@@ -189,8 +220,9 @@
   }
 
   // --- dialogs raised by a dispatched action ---------------------------------------------
+  /** @type {string | null} */
   let answer = null;
-  listen.call(chan, "nsp:dialog-answer", (event) => {
+  listen.call(chan, "nsp:dialog-answer", (/** @type {CustomEvent} */ event) => {
     answer = event.detail;
   });
   const offer = () => dispatchEvent.call(document, new Mouse("nsp:channel-offer", { relatedTarget: chan }));
@@ -207,7 +239,8 @@
   offer();
 
   const original = { confirm: window.confirm, alert: window.alert, prompt: window.prompt };
-  const dialog = (kind) => function (message) {
+  /** @param {"confirm" | "alert" | "prompt"} kind */
+  const dialog = (kind) => function (/** @type {unknown} */ message) {
     answer = null;
     if (paired) {
       const text = String(message === undefined ? "" : message).slice(0, 500);
@@ -229,8 +262,15 @@
   // control; a hover listener is evidence that a row reveals its actions on hover.
   const CLICK_TYPES = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart"]);
   const HOVER_TYPES = new Set(["mouseenter", "mouseover", "pointerenter", "pointerover"]);
+  /** @type {Record<string, WeakSet<Element>>} */
   const seen = { "nsp:clickable": new WeakSet(), "nsp:hover": new WeakSet() };
   const addEventListener = EventTarget.prototype.addEventListener;
+  /**
+   * @this {EventTarget}
+   * @param {string} type
+   * @param {EventListenerOrEventListenerObject | null} listener
+   * @param {boolean | AddEventListenerOptions} [options]
+   */
   EventTarget.prototype.addEventListener = function (type, listener, options) {
     const kind = CLICK_TYPES.has(type) ? "nsp:clickable" : HOVER_TYPES.has(type) ? "nsp:hover" : null;
     if (kind && this instanceof Element && !seen[kind].has(this)) {
@@ -248,8 +288,9 @@
   };
 
   // --- SPA navigation --------------------------------------------------------------------
-  for (const m of ["pushState", "replaceState"]) {
+  for (const m of /** @type {const} */ (["pushState", "replaceState"])) {
     const orig = history[m];
+    /** @param {[unknown, string, (string | URL | null)?]} args */
     history[m] = function (...args) {
       const result = orig.apply(this, args);
       emit({ type: "navigated", how: m });
@@ -259,6 +300,8 @@
 
   // --- requests from content.js -----------------------------------------------------------
   document.addEventListener(TO_PAGE, (event) => {
+    // Anything on `document` may come from the page too (checked below).
+    /** @type {{ type?: unknown, id?: unknown, name?: unknown, input?: unknown } | null} */
     let msg;
     try {
       msg = JSON.parse(/** @type {CustomEvent} */ (event).detail);
@@ -266,9 +309,11 @@
       return;
     }
     switch (msg && msg.type) {
-      case "call_tool":
-        callTool(msg.id, String(msg.name), msg.input);
+      case "call_tool": {
+        const call = /** @type {{ id?: unknown, name?: unknown, input?: unknown }} */ (msg); // not null: it has a type
+        callTool(call.id, String(call.name), call.input);
         break;
+      }
       default:
         break;
     }

@@ -20,6 +20,7 @@
 //   corrections.js  nspd's corrections; the person's, forwarded
 //   approvals.js    questions to the person and their answers
 //   tab-ops.js      open_tab / close_tab for nspd
+//   agents.js       nspd's agents for the popup; their tab groups; share and revoke
 //   badge.js        the badge and per-tab summary
 //   popup.js        the popup's pushed status and the recent actions
 //   pages.js        the extension's own pages: who they are, their requests
@@ -32,6 +33,7 @@ import { onTabPort, onTabRemoved } from "./worker/tabs.js";
 import { onChannelMessage } from "./worker/direct.js";
 import { onNotificationClicked } from "./worker/approvals.js";
 import { onPopupPort } from "./worker/popup.js";
+import { onTabUpdated, onGroupRemoved, forgetAgentTab } from "./worker/agents.js";
 import { fromExtensionPage, refused, onPageMessage } from "./worker/pages.js";
 
 chrome.runtime.onConnect.addListener((port) => {
@@ -58,6 +60,10 @@ chrome.runtime.onConnect.addListener((port) => {
 });
 
 chrome.tabs.onRemoved.addListener(onTabRemoved);
+chrome.tabs.onRemoved.addListener(forgetAgentTab);
+// An agent's tab taken out of its group, or the group removed: the agent's claim ends.
+chrome.tabs.onUpdated.addListener(onTabUpdated);
+chrome.tabGroups.onRemoved.addListener(onGroupRemoved);
 
 self.addEventListener("message", onChannelMessage);
 

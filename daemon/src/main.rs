@@ -1,5 +1,7 @@
-//! The `nspd` command line: `run`, `token`, `inspect`, `verify-expr`, `audit`,
+//! The `nspd` command line: `run`, `token`, `agents`, `inspect`, `verify-expr`, `audit`,
 //! `corrections`, `mcp`, `mcp-config`.
+
+mod agents_cli;
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -33,6 +35,9 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
     },
+    /// Add, list, show or revoke agents: each has its own key and a scope (origins, max
+    /// tier, tabs, when to ask the person, a rate). agent.key stays the default agent.
+    Agents(agents_cli::AgentsArgs),
     /// Open URL in a Chromium with the extension, wait for the settled state, print it
     /// as JSON (with --explain: why each action got its tier and confidence). On failure
     /// it prints nothing on stdout, names the stage that failed (browser start,
@@ -70,6 +75,9 @@ enum Command {
         /// The data dir nspd runs with [default: $NSP_DATA_DIR, else $XDG_DATA_HOME/nspd, else ~/.local/share/nspd].
         #[arg(long, value_name = "DIR")]
         data_dir: Option<PathBuf>,
+        /// Connect as this agent (`nspd agents add`): the snippet uses its key file.
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
     },
 }
 
@@ -112,6 +120,9 @@ struct McpArgs {
     /// nspd's MCP endpoint, instead of the one the running nspd wrote to <data dir>/mcp.url.
     #[arg(long, value_name = "URL")]
     url: Option<String>,
+    /// Connect with this agent's key file (`nspd agents add` printed it) instead of agent.key.
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<PathBuf>,
 }
 
 const VERIFY_EXPR_EXIT_CODES: &str = "Exit codes:\n  0  the expression holds\n  1  the expression is false\n  2  the expression is invalid (the message gives the byte position)\n  3  a state file cannot be read or is not a state (the SDK's SubstrateState: pid, app_id, app_name, runtime, confidence and captured_at are required; everything else, probe_metadata included, may be missing)";
@@ -127,6 +138,9 @@ struct AuditArgs {
     /// Keep printing records as they are appended, until Ctrl-C.
     #[arg(long, short = 'f')]
     follow: bool,
+    /// Only the records of this agent (`default` for agent.key's).
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -200,9 +214,14 @@ fn main() -> ExitCode {
         Command::Inspect(args) => inspect(args),
         Command::Token { data_dir } => token(data_dir),
         Command::Audit(args) => audit(args),
+        Command::Agents(args) => agents_cli::run(args),
         Command::Corrections(args) => corrections(args),
         Command::Mcp(args) => mcp_stdio(args),
-        Command::McpConfig { client, data_dir } => mcp_config(client, data_dir),
+        Command::McpConfig {
+            client,
+            data_dir,
+            agent,
+        } => mcp_config(client, data_dir, agent),
         Command::VerifyExpr {
             state,
             prev,
@@ -340,6 +359,9 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
                     break;
                 }
                 offset += n as u64;
+                if !of_agent(line.trim_end(), args.agent.as_deref()) {
+                    continue;
+                }
                 last.push_back(nsp_daemon::core::audit::format_line(line.trim_end()));
                 if args.tail.is_some_and(|t| last.len() > t) {
                     last.pop_front();
@@ -382,6 +404,9 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
         pending.push_str(&chunk);
         while let Some(end) = pending.find('\n') {
             let line: String = pending.drain(..=end).collect();
+            if !of_agent(line.trim_end(), args.agent.as_deref()) {
+                continue;
+            }
             writeln!(
                 out,
                 "{}",
@@ -390,6 +415,15 @@ fn audit(args: AuditArgs) -> anyhow::Result<()> {
         }
         out.flush()?;
     }
+}
+
+/// Whether an audit line is `agent`'s (every line, without `--agent`).
+fn of_agent(line: &str, agent: Option<&str>) -> bool {
+    let Some(agent) = agent else { return true };
+    serde_json::from_str::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("agent").and_then(|a| a.as_str()).map(|a| a == agent))
+        .unwrap_or(false)
 }
 
 fn corrections(args: CorrectionsArgs) -> anyhow::Result<()> {
@@ -765,14 +799,17 @@ fn mcp_stdio(args: McpArgs) -> anyhow::Result<()> {
                 .to_owned()
         }
     };
-    let key_file = dir.join(nsp_daemon::core::auth::KEY_FILE);
+    let key_file = args
+        .key_file
+        .clone()
+        .unwrap_or_else(|| dir.join(nsp_daemon::core::auth::KEY_FILE));
     if !key_file.is_file() {
         anyhow::bail!(
-            "no agent key at {}: start nspd with this data dir first",
+            "no agent key at {}: start nspd with this data dir first (or `nspd agents add` for an agent's key)",
             key_file.display()
         );
     }
-    let key = AgentKey::load_or_create(&dir)?;
+    let key = AgentKey::load_or_create_at(key_file)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -789,33 +826,69 @@ fn mcp_stdio(args: McpArgs) -> anyhow::Result<()> {
     ))
 }
 
-fn mcp_config(client: McpClient, data_dir: Option<PathBuf>) -> anyhow::Result<()> {
+fn mcp_config(
+    client: McpClient,
+    data_dir: Option<PathBuf>,
+    agent: Option<String>,
+) -> anyhow::Result<()> {
     let dir = data_dir.unwrap_or_else(default_data_dir);
     let dir = std::path::absolute(&dir).unwrap_or(dir);
     let exe = std::env::current_exe().context("cannot find nspd's own path")?;
-    print!("{}", mcp_snippet(client, &exe, &dir));
+    let agent_key = match agent.as_deref() {
+        None | Some("default") => None,
+        Some(name) => {
+            let path = dir
+                .join(nsp_daemon::core::agents::KEYS_DIR)
+                .join(format!("{name}.key"));
+            if !path.is_file() {
+                anyhow::bail!(
+                    "there is no agent {name:?} in {} (no {}); `nspd agents add {name}` makes it",
+                    dir.display(),
+                    path.display()
+                );
+            }
+            Some((name, path))
+        }
+    };
+    print!("{}", mcp_snippet(client, &exe, &dir, agent_key));
     Ok(())
 }
 
 /// The snippet for `client`: it runs the stdio bridge, which reads the key from the
-/// data dir, so the key itself is in no client's configuration.
-fn mcp_snippet(client: McpClient, exe: &Path, dir: &Path) -> String {
-    let key_file = dir.join(nsp_daemon::core::auth::KEY_FILE);
-    let args = ["mcp", "--stdio", "--data-dir", &dir.display().to_string()]
+/// data dir (or the agent's key file), so the key itself is in no client's
+/// configuration.
+fn mcp_snippet(
+    client: McpClient,
+    exe: &Path,
+    dir: &Path,
+    agent: Option<(&str, PathBuf)>,
+) -> String {
+    let mut args = ["mcp", "--stdio", "--data-dir", &dir.display().to_string()]
         .map(String::from)
         .to_vec();
+    let (server_name, key_file) = match agent {
+        Some((name, path)) => {
+            args.extend(["--key-file".to_owned(), path.display().to_string()]);
+            (format!("nsp-{name}"), path)
+        }
+        None => ("nsp".to_owned(), dir.join(nsp_daemon::core::auth::KEY_FILE)),
+    };
     let server = serde_json::json!({"command": exe.display().to_string(), "args": args});
-    let json = serde_json::to_string_pretty(&serde_json::json!({"mcpServers": {"nsp": server}}))
-        .unwrap_or_default();
+    let json =
+        serde_json::to_string_pretty(&serde_json::json!({"mcpServers": {&server_name: server}}))
+            .unwrap_or_default();
     let note = format!(
         "nspd must be running (`nspd run`). The bridge reads the agent key from {} (never copy the key into a config).",
         key_file.display()
     );
     match client {
         McpClient::ClaudeCode => format!(
-            "# Run in a shell. {note}\nclaude mcp add nsp -- {} mcp --stdio --data-dir {}\n",
+            "# Run in a shell. {note}\nclaude mcp add {server_name} -- {} {}\n",
             shell_quote(&exe.display().to_string()),
-            shell_quote(&dir.display().to_string())
+            args.iter()
+                .map(|a| shell_quote(a))
+                .collect::<Vec<_>>()
+                .join(" ")
         ),
         McpClient::ClaudeDesktop => format!(
             "// Merge into claude_desktop_config.json (Settings > Developer > Edit Config), then restart Claude Desktop.\n// {note}\n{json}\n"

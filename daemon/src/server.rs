@@ -35,6 +35,8 @@ pub enum StartError {
     Key(#[from] KeyError),
     #[error(transparent)]
     Corrections(#[from] crate::core::corrections::StoreError),
+    #[error(transparent)]
+    Agents(#[from] crate::core::agents::AgentsError),
     #[error("cannot open the audit log {path}: {source}")]
     Audit {
         path: std::path::PathBuf,
@@ -118,9 +120,15 @@ impl Server {
         })?;
         let corrections = crate::core::corrections::Corrections::open(&settings.data_dir)?;
         corrections.watch_file();
+        let agents = crate::core::agents::Agents::open(&settings.data_dir, &key)?;
+        agents.watch_file();
         let state = Arc::new(AppState {
             hub: Hub::with_max_tabs(settings.max_tabs),
             key_id: key.id(),
+            agents,
+            owners: crate::core::owners::Owners::open(&settings.data_dir),
+            leases: crate::core::leases::Leases::default(),
+            last_actions: Default::default(),
             key,
             local_addr,
             audit: Arc::new(audit),

@@ -460,3 +460,85 @@ fn the_stdio_bridge_says_when_no_nspd_runs() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mcp.url") && err.contains("nspd run"), "{err}");
 }
+
+#[test]
+fn agents_are_added_listed_shown_and_revoked_without_printing_keys() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let run = |args: &[&str]| {
+        nspd()
+            .args(args)
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .expect("nspd")
+    };
+    let out = run(&[
+        "agents",
+        "add",
+        "research",
+        "--origins",
+        "https://*.example.com",
+        "http://127.0.0.1:8080",
+        "--max-tier",
+        "read",
+        "--tabs",
+        "own",
+        "--ask",
+        "never",
+        "--actions-per-minute",
+        "30",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert_eq!(
+        std::path::Path::new(&path),
+        data.join("agents").join("research.key")
+    );
+    let key = std::fs::read_to_string(&path).expect("key file");
+    assert_eq!(key.trim().len(), 64);
+    let list = run(&["agents", "list"]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        text.contains("research")
+            && text.contains("origins=https://*.example.com,http://127.0.0.1:8080")
+            && text.contains("max-tier=read tabs=own ask=never actions-per-minute=30"),
+        "{text}"
+    );
+    let show = run(&["agents", "show", "research"]);
+    let shown = String::from_utf8_lossy(&show.stdout);
+    assert!(shown.contains(&path), "{shown}");
+    let stored = std::fs::read_to_string(data.join("agents.json")).expect("agents.json");
+    for text in [&text.to_string(), &shown.to_string(), &stored] {
+        assert!(
+            !text.contains(key.trim()),
+            "a key must never be printed or stored: {text}"
+        );
+    }
+    // mcp-config for the agent names its key file.
+    let snippet = run(&["mcp-config", "cursor", "--agent", "research"]);
+    let snippet = String::from_utf8_lossy(&snippet.stdout);
+    assert!(
+        snippet.contains(&path) && snippet.contains("--key-file"),
+        "{snippet}"
+    );
+    assert!(!snippet.contains(key.trim()));
+    let unknown = run(&["mcp-config", "cursor", "--agent", "nobody"]);
+    assert!(!unknown.status.success());
+    // Bad input says what to do.
+    let bad = run(&["agents", "add", "x", "--origins", "example.com"]);
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("scheme://host"),
+        "{bad:?}"
+    );
+    let again = run(&["agents", "add", "research"]);
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("revoke"),
+        "{again:?}"
+    );
+    assert!(run(&["agents", "revoke", "research"]).status.success());
+    assert!(!std::path::Path::new(&path).exists());
+    assert!(!run(&["agents", "revoke", "research"]).status.success());
+    assert!(!run(&["agents", "revoke", "default"]).status.success());
+}

@@ -13,7 +13,7 @@ const DECISIONS = ["approve_once", "deny", "always"];
 
 /** nspd's open questions (`approval` messages) by approval_id, and their load from storage. */
 export const approvals = {
-  /** @type {Map<string, any>} */
+  /** @type {Map<string, ApprovalQuestion>} */
   open: new Map(),
   /** @type {Promise<void>} */
   loaded: Promise.resolve(),
@@ -28,6 +28,7 @@ function saveApprovals() {
   return storage.sessionSet("approvals", Array.from(approvals.open.values())).catch(() => {});
 }
 
+/** @param {{ type: "approval" } & ApprovalQuestion} msg */
 export async function onApproval(msg) {
   await approvals.loaded;
   const { type: _type, ...question } = msg;
@@ -45,6 +46,7 @@ export async function onApproval(msg) {
   pushStatus();
 }
 
+/** @param {string} approvalId @param {string} reason */
 export async function onApprovalClosed(approvalId, reason) {
   await approvals.loaded;
   const q = approvals.open.get(approvalId);
@@ -66,6 +68,7 @@ export async function onApprovalClosed(approvalId, reason) {
 }
 
 // The person's answer, from one of this extension's own pages (checked by the callers).
+/** @param {string} approvalId @param {string} decision */
 export async function answerApproval(approvalId, decision) {
   await approvals.loaded;
   const q = approvals.open.get(approvalId);
@@ -73,12 +76,14 @@ export async function answerApproval(approvalId, decision) {
   q.answered = decision;
   await saveApprovals();
   sendAnswer(approvalId, decision);
+  /** @type {Record<string, string>} */
   const words = { approve_once: "approved once by you", deny: "denied by you", always: "always allowed on this site by you" };
   remember({ action_id: approvalId, tab_id: q.tab_id, action: q.action, at: Date.now(), status: "approval", message: words[decision] });
   pushStatus();
   return true;
 }
 
+/** @param {string} approvalId @param {string} decision */
 function sendAnswer(approvalId, decision) {
   sendOrKeep({ type: "approval_answer", approval_id: approvalId, decision });
 }
@@ -93,6 +98,7 @@ export function outlineOpenQuestions(tabId) {
 
 // The element the question is about, outlined in its tab by the content script (which
 // removes the outline when the question closes).
+/** @param {ApprovalQuestion} q @param {boolean} on */
 function outline(q, on) {
   const port = tabs.ports.get(q.tab_id);
   if (!port || !q.target) return;
@@ -103,6 +109,7 @@ function outline(q, on) {
   }
 }
 
+/** @param {ApprovalQuestion} q */
 function notify(q) {
   // A notification is a courtesy: where there are none (headless, no permission, the
   // person turned them off) the popup's card is enough.
@@ -110,7 +117,7 @@ function notify(q) {
     chrome.notifications.create(`nsp-approval-${q.approval_id}`, {
       type: "basic",
       iconUrl: chrome.runtime.getURL("icons/nsp-48.png"),
-      title: `An agent asks to run the page's action \u201c${String(q.action).slice(0, 60)}\u201d`,
+      title: `${q.agent && q.agent !== "default" ? q.agent : "An agent"} asks to run the page's action \u201c${String(q.action).slice(0, 60)}\u201d`,
       message: `${q.tier.replace(/_/g, " ")}, confidence ${Number(q.confidence).toFixed(2)} (needs ${Number(q.floor).toFixed(2)}) on ${q.origin || q.url || "a tab"}. Open NSP to approve or deny.`,
       requireInteraction: true,
       priority: 2,

@@ -6,7 +6,7 @@ import { tabs } from "./tabs.js";
 import { direct } from "./direct.js";
 import { connected } from "./socket.js";
 
-/** @param {number} tabId @param {any} state the tab's last tab_state */
+/** @param {number} tabId @param {TabState | undefined} state the tab's last tab_state */
 export function summarize(tabId, state) {
   const cap = state && state.capture;
   const byTier = Object.fromEntries(TIERS.map((tier) => [tier, 0]));

@@ -11,7 +11,7 @@ import { tabs } from "./tabs.js";
 import { connected, sendToDaemon } from "./socket.js";
 import { pushProbeSettings, originOf } from "./probe.js";
 
-/** @type {{ list: any[] }} */
+/** @type {{ list: StoredCorrection[] }} */
 export const corrections = { list: [] };
 
 // What a previous run of this worker stored, unless nspd has already sent its list.
@@ -23,6 +23,7 @@ export async function restoreCorrections() {
   }
 }
 
+/** @param {unknown} list nspd's list */
 export function applyCorrections(list) {
   corrections.list = Array.isArray(list) ? list : [];
   storage.sessionSet("corrections", corrections.list).catch(() => {});
@@ -41,7 +42,7 @@ function correctionsStatus() {
     for (const [name, a] of Object.entries((cap && cap.actions) || {})) {
       if (a.internal_target && a.internal_target.startsWith("builtin:")) continue;
       // The action's `--explain` lines that say who corrected it and when.
-      const why = cap.explain && cap.explain[name] ? cap.explain[name].signals || [] : [];
+      const why = cap && cap.explain && cap.explain[name] ? cap.explain[name].signals || [] : [];
       const corrected = why.filter((line) => String(line).startsWith("corrected ("));
       actions.push({ name, reversibility: a.reversibility, confidence: a.confidence, description: a.description || "", corrected });
     }
@@ -52,6 +53,7 @@ function correctionsStatus() {
 
 // A person's correction or removal, forwarded to nspd (which stores it and pushes the
 // new list back). Checked here so nspd gets only well-formed messages.
+/** @param {{ type?: string, tier?: unknown, trusted?: unknown, origin?: unknown, action?: unknown, id?: unknown }} msg */
 export function onCorrectionsMessage(msg) {
   switch (msg.type) {
     case "corrections_status":

@@ -1,6 +1,6 @@
 // worker/from-daemon.js — what nspd sends, routed: a dispatch goes to its tab's content
 // script once (at most once, see once.js) or is refused here; captures and resolves go to
-// the tab; settings, corrections, questions and tab operations to their modules.
+// the tab; settings, corrections, questions, tab operations and agents to their modules.
 
 import { tabs } from "./tabs.js";
 import { direct } from "./direct.js";
@@ -10,8 +10,10 @@ import { applyProbeSettings } from "./probe.js";
 import { applyCorrections } from "./corrections.js";
 import { onApproval, onApprovalClosed } from "./approvals.js";
 import { tabOperation } from "./tab-ops.js";
+import { applyAgents } from "./agents.js";
 import { remember, pushStatus } from "./popup.js";
 
+/** @param {DaemonMessage} msg */
 export async function onDaemonMessage(msg) {
   switch (msg.type) {
     case "welcome":
@@ -23,6 +25,7 @@ export async function onDaemonMessage(msg) {
       applyCorrections(msg.corrections);
       break;
     case "dispatch": {
+      /** @param {string} code @param {string} message */
       const fail = (code, message) => {
         // Refused here, before the page saw it: the popup lists it too.
         remember({ action_id: msg.action_id, tab_id: msg.tab_id, action: msg.action, at: Date.now(), status: "refused", message: `${code}: ${message}` });
@@ -83,6 +86,9 @@ export async function onDaemonMessage(msg) {
     case "open_tab":
     case "close_tab":
       tabOperation(msg);
+      break;
+    case "agents":
+      applyAgents(msg.agents);
       break;
     default:
       break;

@@ -28,6 +28,7 @@ async function claimActionId(actionId) {
 // list, most of its round trip in `cargo xtask bench`). Only the builtin: a page's own
 // action of that name is claimed like any other, and the content script runs nothing
 // but the builtin for an unclaimed dispatch.
+/** @param {{ action: string, tab_id: number }} msg a dispatch */
 export function isPureRead(msg) {
   if (msg.action !== "read_text") return false;
   const state = tabs.states.get(msg.tab_id);

@@ -8,13 +8,14 @@ import { tabs } from "./tabs.js";
 import { daemon, connected, ready } from "./socket.js";
 import { approvals, answerApproval } from "./approvals.js";
 import { summarize } from "./badge.js";
+import { agents, onAgentsMessage } from "./agents.js";
 
 const RECENT_LIMIT = 20;
 const PUSH_MS = 100;
 
 /**
  * @type {{
- *   recent: any[],
+ *   recent: RecentAction[],
  *   recentLoaded: Promise<void>,
  *   ports: Set<chrome.runtime.Port>,
  *   pushTimer: ReturnType<typeof setTimeout> | null,
@@ -36,6 +37,7 @@ popup.recentLoaded = storage.sessionGet("recent").then((saved) => {
   if (recent.length > RECENT_LIMIT) recent.length = RECENT_LIMIT;
 }).catch(() => {});
 
+/** @param {RecentAction} entry */
 export function remember(entry) {
   popup.recent.unshift(entry);
   if (popup.recent.length > RECENT_LIMIT) popup.recent.length = RECENT_LIMIT;
@@ -47,6 +49,7 @@ function saveRecent() {
 }
 
 // A dispatched action's outcome, from its tab: its recent entry shows it.
+/** @param {string} actionId @param {DispatchOutcome | undefined} outcome */
 export function settleRecent(actionId, outcome) {
   const entry = popup.recent.find((r) => r.action_id === actionId);
   if (entry && outcome) {
@@ -58,6 +61,7 @@ export function settleRecent(actionId, outcome) {
 
 // A tab's own actions for the popup's tab view: name, tier, confidence and the probe's
 // reason (the builtins every tab has are left out).
+/** @param {TabState | undefined} state */
 function tabActions(state) {
   const cap = state && state.capture;
   if (!cap) return [];
@@ -80,16 +84,19 @@ export function popupStatus() {
     tabs: Array.from(tabs.states.entries(), ([tabId, state]) => ({ ...summarize(tabId, state), action_list: tabActions(state) })),
     recent: popup.recent.slice(),
     approvals: Array.from(approvals.open.values()).filter((q) => !q.answered).map(maskSecrets),
+    agents: agents.list.slice(),
   };
 }
 
 // A question's parameters with those the tab's action schema marks secret masked (nspd
 // masks them too; this holds when an older nspd did not): the popup shows no secret.
+/** @param {ApprovalQuestion} q */
 function maskSecrets(q) {
   const state = tabs.states.get(q.tab_id);
   const schema = state && state.capture && state.capture.actions ? state.capture.actions[q.action] : null;
   const secret = new Set(((schema && schema.parameters) || []).filter((p) => p && p.secret === true).map((p) => p.name));
   if (!secret.size || !q.parameters) return q;
+  /** @type {Record<string, unknown>} */
   const parameters = {};
   for (const [k, v] of Object.entries(q.parameters)) parameters[k] = secret.has(k) ? "\u2022\u2022\u2022\u2022\u2022\u2022" : v;
   return { ...q, parameters, secret_parameters: Array.from(secret) };
@@ -111,7 +118,7 @@ export function pushStatus() {
 }
 
 // A popup's port (its sender already checked to be one of this extension's pages): the
-// live view, and the person's answers to questions.
+// live view, the person's answers to questions, shares and revocations.
 /** @param {chrome.runtime.Port} port */
 export function onPopupPort(port) {
   popup.ports.add(port);
@@ -120,6 +127,8 @@ export function onPopupPort(port) {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "approval_answer") {
       ready.then(() => answerApproval(String(msg.approval_id), String(msg.decision)));
+    } else if (msg.type === "share_tab" || msg.type === "revoke_agent") {
+      ready.then(() => onAgentsMessage(msg));
     }
   });
   Promise.all([ready, approvals.loaded, popup.recentLoaded]).then(() => {

@@ -11,7 +11,7 @@ import { corrections } from "./corrections.js";
  * @type {{
  *   probes: Map<number, Probe>,
  *   init: Promise<unknown> | null,
- *   settings: object | null,
+ *   settings: ProbeSettings | null,
  *   origins: Map<number, string | null>,
  *   sentSettings: Map<number, string>,
  * }}
@@ -30,12 +30,14 @@ const probe = {
   sentSettings: new Map(),
 };
 
+/** @param {string} tier @param {number} tabId */
 function probeConfig(tier, tabId) {
   return JSON.stringify({ tier, ...(settingsFor(tabId) || {}) });
 }
 
 // A tab's probe settings: nspd's, plus the corrections of the tab's origin when it has
 // any (none: exactly nspd's, so a site without corrections is probed as before).
+/** @param {number} tabId @returns {ProbeSettings | null} */
 function settingsFor(tabId) {
   const origin = probe.origins.get(tabId);
   const mine = origin ? corrections.list.filter((c) => c && c.origin === origin) : [];
@@ -78,6 +80,7 @@ export function pushProbeSettings() {
   }
 }
 
+/** @param {ProbeSettings | null} settings */
 export function applyProbeSettings(settings) {
   if (JSON.stringify(settings) === JSON.stringify(probe.settings)) return;
   probe.settings = settings;
@@ -99,7 +102,9 @@ function probeReady() {
   return probe.init;
 }
 
+/** @param {number} tabId @param {chrome.runtime.Port} port @param {ProbeRequest} msg */
 export async function runProbe(tabId, port, msg) {
+  /** @param {boolean} ok @param {unknown} result @param {string} [error] */
   const reply = (ok, result, error) => {
     try {
       port.postMessage({ type: "probe_result", id: msg.id, ok, result, error });
@@ -139,6 +144,7 @@ export async function runProbe(tabId, port, msg) {
   }
 }
 
+/** @param {number} tabId */
 export function dropProbe(tabId) {
   const p = probe.probes.get(tabId);
   if (p) {

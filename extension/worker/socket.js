@@ -103,7 +103,8 @@ function scheduleReconnect() {
 }
 
 function connectDaemon() {
-  const config = daemon.config;
+  // Set by `ready` before the first connect.
+  const config = /** @type {{ daemonUrl: string, instanceId: string }} */ (daemon.config);
   if (daemon.socket && (daemon.socket.readyState === WebSocket.OPEN || daemon.socket.readyState === WebSocket.CONNECTING)) return;
   let ws;
   try {
@@ -134,6 +135,7 @@ function connectDaemon() {
     daemon.keepaliveTimer = setInterval(() => sendToDaemon({ type: "keepalive" }), KEEPALIVE_MS);
   };
   ws.onmessage = (event) => {
+    /** @type {DaemonMessage} */
     let msg;
     try {
       msg = JSON.parse(event.data);

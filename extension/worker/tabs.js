@@ -10,7 +10,7 @@ import { outlineOpenQuestions } from "./approvals.js";
 import { updateBadge } from "./badge.js";
 import { settleRecent, pushStatus } from "./popup.js";
 
-/** @type {{ ports: Map<number, chrome.runtime.Port>, states: Map<number, any> }} */
+/** @type {{ ports: Map<number, chrome.runtime.Port>, states: Map<number, TabState> }} */
 export const tabs = {
   // tabId -> runtime Port of the tab's content script.
   ports: new Map(),
@@ -22,12 +22,14 @@ export const tabs = {
 // caller checked).
 /** @param {chrome.runtime.Port} port */
 export function onTabPort(port) {
-  const tabId = port.sender.tab.id;
-  const windowId = port.sender.tab.windowId;
+  // The caller took only a tab's port: its sender has a tab, with an id.
+  const sender = /** @type {chrome.runtime.MessageSender & { tab: chrome.tabs.Tab & { id: number } }} */ (port.sender);
+  const tabId = sender.tab.id;
+  const windowId = sender.tab.windowId;
   tabs.ports.set(tabId, port);
   dropDirect(tabId);
   offerChannel(tabId, windowId, port);
-  probeTabConnected(tabId, port, port.sender.url || port.sender.tab.url || "");
+  probeTabConnected(tabId, port, sender.url || sender.tab.url || "");
   outlineOpenQuestions(tabId);
   port.onMessage.addListener((msg) => {
     if (msg && typeof msg.type === "string" && msg.type.startsWith("probe_")) {
@@ -44,6 +46,7 @@ export function onTabPort(port) {
     probeTabGone(tabId);
     // Navigation or reload: the tab lives on and a new content script will report.
     const last = tabs.states.get(tabId);
+    /** @type {TabState} */
     const detecting = { type: "tab_state", tab_id: tabId, window_id: windowId, status: "detecting", url: last ? last.url : null, title: last ? last.title : null, message: null, capture: null, request_id: null };
     tabs.states.set(tabId, detecting);
     ready.then(() => sendToDaemon(detecting));
@@ -59,11 +62,17 @@ export function onTabRemoved(tabId) {
   ready.then(() => sendToDaemon({ type: "tab_closed", tab_id: tabId }));
 }
 
-/** What a tab's content script sent (over its runtime port, or an action result over its direct port). */
+/**
+ * What a tab's content script sent (over its runtime port, or an action result over its direct port).
+ * @param {number} tabId
+ * @param {number | undefined} windowId
+ * @param {TabMessage | null} msg
+ */
 export function onTabMessage(tabId, windowId, msg) {
   if (!msg || typeof msg !== "object") return;
   switch (msg.type) {
     case "tab_state": {
+      /** @type {TabState} */
       const state = {
         type: "tab_state",
         tab_id: tabId,

@@ -252,6 +252,36 @@ pub struct StateQuery {
     #[serde(default)]
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_STATE_LIMIT)))]
     pub limit: Option<u64>,
+    /// `json` (the default over HTTP): the state as this API types it. `model`: the
+    /// compact text written for a model (`text/plain`), what MCP's `get_state` returns
+    /// by default.
+    #[serde(default)]
+    pub view: Option<StateView>,
+}
+
+/// How a state is written for its reader: `GET /state`'s `view=` and MCP `get_state`'s
+/// `view`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum StateView {
+    /// The state as JSON, the NSP v1 shape the SDK reads.
+    Json,
+    /// Compact text for a model: objects as `key: value` lines, one line per action
+    /// (name, typed parameters, tier, confidence, a short description), no selectors,
+    /// the builtins left to the tool's description.
+    Model,
+}
+
+impl StateView {
+    /// The view a query value names.
+    pub fn parse(s: &str) -> Option<StateView> {
+        match s {
+            "json" => Some(StateView::Json),
+            "model" => Some(StateView::Model),
+            _ => None,
+        }
+    }
 }
 
 /// The query of `GET /substrate/v1/watch/{pid}`: a browser's WebSocket client cannot
@@ -303,4 +333,56 @@ pub struct ErrorDetail {
     pub message: String,
     /// The `X-Request-Id` of the answer.
     pub request_id: String,
+}
+
+/// `POST /substrate/v1/tabs`: open a page in a new tab. An agent other than the default
+/// one owns the tab it opens, and it goes into the agent's tab group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct OpenTabRequest {
+    /// An http(s) URL, within the agent's origins.
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 8192)))]
+    pub url: String,
+}
+
+/// The answer to [`OpenTabRequest`]: the tab, and its first settled capture's id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OpenTabResponse {
+    pub tab: AppSummary,
+    pub capture_id: String,
+    pub settled: bool,
+}
+
+/// `POST /substrate/v1/lease`: hold a tab for a multi-step flow; while the lease holds,
+/// other agents' writes on it are refused (`tab_leased`). Sent again by the holder, it
+/// renews the lease; with `ttl_ms` 0 it releases it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct LeaseRequest {
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
+    pub pid: u64,
+    /// How long the lease holds, from now: 1,000 to 600,000 ms; 0 releases the caller's
+    /// lease.
+    #[cfg_attr(feature = "schema", schemars(range(max = LEASE_TTL_MS_MAX)))]
+    pub ttl_ms: u64,
+}
+
+/// The shortest and longest lease one request may ask for.
+pub const LEASE_TTL_MS_MIN: u64 = 1_000;
+pub const LEASE_TTL_MS_MAX: u64 = 600_000;
+
+/// A lease: who holds which tab until when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LeaseResponse {
+    pub pid: u64,
+    /// The agent's name.
+    pub holder: String,
+    /// RFC 3339.
+    pub expires_at: String,
+    /// `false` after a release.
+    pub held: bool,
 }

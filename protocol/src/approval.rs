@@ -50,6 +50,9 @@ pub struct ApprovalQuestion {
     pub verify_expression: Option<String>,
     /// The id of the agent key that asked (never the key itself).
     pub key_id: String,
+    /// The name of the agent that asks (`default` for agent.key's), for the card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// The element to outline in the page (the schema's `internal_target`, or the
     /// builtin's selector).
     #[serde(default)]

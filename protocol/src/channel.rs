@@ -63,6 +63,17 @@ pub enum ExtensionMessage {
     },
     /// The tab was closed or navigated away from an http(s) page.
     TabClosed { tab_id: i64 },
+    /// The person took the tab out of its agent's tab group (or closed the group): the
+    /// agent's claim on it ends.
+    TabUngrouped { tab_id: i64 },
+    /// The person shared a tab with an agent from the popup (`share`), or took it back.
+    ShareTab {
+        tab_id: i64,
+        agent: String,
+        share: bool,
+    },
+    /// The person revoked an agent from the popup.
+    RevokeAgent { name: String },
     /// The person's answer to a [`DaemonMessage::Approval`], sent only on behalf of the
     /// extension's own pages.
     ApprovalAnswer {
@@ -188,6 +199,10 @@ pub enum DaemonMessage {
     OpenTab {
         request_id: String,
         url: String,
+        /// The agent that opens it owns it: put the tab in this tab group (made if there
+        /// is none of this title in the window). Absent for the default agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        group: Option<TabGroup>,
     },
     /// Close one of this browser's tabs; answered by a `tab_op_result`.
     CloseTab {
@@ -205,6 +220,36 @@ pub enum DaemonMessage {
     Corrections {
         corrections: Vec<Correction>,
     },
+    /// The agents other than the default one, with their tabs and last actions, for the
+    /// popup; sent after the welcome and whenever they change.
+    Agents {
+        agents: Vec<AgentView>,
+    },
+}
+
+/// A Chrome tab group for an agent's tabs (`chrome.tabGroups`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabGroup {
+    /// The agent's name.
+    pub title: String,
+    /// One of `chrome.tabGroups.Color`: grey, blue, red, yellow, green, pink, purple,
+    /// cyan, orange.
+    pub color: String,
+}
+
+/// One agent as the popup shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentView {
+    pub name: String,
+    pub group: TabGroup,
+    /// Its scope in words: origins, max tier, tabs, ask.
+    pub scope: String,
+    /// The browser tab ids it owns in this browser session.
+    pub owned_tabs: Vec<i64>,
+    /// The browser tab ids the person shared with it.
+    pub shared_tabs: Vec<i64>,
+    /// Its last actions, newest first: `"<action> on <host>: <decision>"`.
+    pub last_actions: Vec<String>,
 }
 
 /// What the gate saw of a dispatched action (see [`DaemonMessage::Dispatch`]).
@@ -467,6 +512,7 @@ mod tests {
         let open = DaemonMessage::OpenTab {
             request_id: "r1".into(),
             url: "http://127.0.0.1:1/".into(),
+            group: None,
         };
         assert_eq!(
             serde_json::to_value(&open).expect("json"),

@@ -3,13 +3,15 @@
 //! copied into them. These tests run the scripts with node and fail when a copy
 //! disagrees with the Rust definition: `extension/delta.js` must apply every field of
 //! [`TabDelta`], and `extension/dispatch.js`' builtins, failure codes and tiers must be the
-//! protocol's. A code any extension script reports must be a [`DispatchFailure`].
+//! protocol's. A code any extension script reports must be a [`DispatchFailure`]. The
+//! service worker routes every [`DaemonMessage`], and sends the agent messages
+//! (`tab_ungrouped`, `share_tab`, `revoke_agent`) with every field the protocol reads.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nsp_protocol::channel::{DispatchFailure, TabDelta};
+use nsp_protocol::channel::{DaemonMessage, DispatchFailure, ExtensionMessage, TabDelta};
 use nsp_protocol::{builtins, ActionExplain, Context, ProbeMetadata, Reversibility};
 use serde_json::{json, Value};
 
@@ -219,4 +221,120 @@ fn every_code_an_extension_script_reports_is_a_dispatch_failure() {
 fn the_scan_finds_codes_where_scripts_write_them() {
     let js = r#"fail("a", "x"); failure("b", m); return { code: "c" }; if (msg.code === "d") nofail("e");"#;
     assert_eq!(reported_codes(js), ["a", "b", "c", "d"]);
+}
+
+/// The service worker's modules (extension/worker/*.js), by file name.
+fn worker_modules() -> BTreeMap<String, String> {
+    let dir = extension_dir().join("worker");
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("entry").path())
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("js"))
+        .map(|p| {
+            let name = p
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read_to_string(&p).expect("a module"))
+        })
+        .collect()
+}
+
+/// How many variants [`daemon_message_type`] names.
+const DAEMON_MESSAGE_VARIANTS: usize = 11;
+
+/// The `type` of a message nspd sends, and the variant's number. A match without a
+/// wildcard on purpose: a new [`DaemonMessage`] does not compile here until it has an
+/// arm, and [`every_daemon_message_is_routed_by_the_worker`] fails until it has a sample.
+fn daemon_message_type(msg: &DaemonMessage) -> (&'static str, usize) {
+    match msg {
+        DaemonMessage::Welcome { .. } => ("welcome", 0),
+        DaemonMessage::KeepaliveAck => ("keepalive_ack", 1),
+        DaemonMessage::Dispatch { .. } => ("dispatch", 2),
+        DaemonMessage::Resolve { .. } => ("resolve", 3),
+        DaemonMessage::Capture { .. } => ("capture", 4),
+        DaemonMessage::OpenTab { .. } => ("open_tab", 5),
+        DaemonMessage::CloseTab { .. } => ("close_tab", 6),
+        DaemonMessage::Approval(_) => ("approval", 7),
+        DaemonMessage::ApprovalClosed { .. } => ("approval_closed", 8),
+        DaemonMessage::Corrections { .. } => ("corrections", 9),
+        DaemonMessage::Agents { .. } => ("agents", 10),
+    }
+}
+
+#[test]
+fn every_daemon_message_is_routed_by_the_worker() {
+    let samples = [
+        json!({"type": "welcome", "channel_version": 1, "daemon_version": "0"}),
+        json!({"type": "keepalive_ack"}),
+        json!({"type": "dispatch", "action_id": "a", "tab_id": 1, "action": "click", "parameters": {}}),
+        json!({"type": "resolve", "request_id": "r", "tab_id": 1, "selector": "#x"}),
+        json!({"type": "capture", "request_id": "r", "tab_id": 1}),
+        json!({"type": "open_tab", "request_id": "r", "url": "http://127.0.0.1:9/",
+               "group": {"title": "research", "color": "blue"}}),
+        json!({"type": "close_tab", "request_id": "r", "tab_id": 1}),
+        json!({"type": "approval", "approval_id": "q", "tab_id": 1, "pid": 1, "action": "delete",
+               "tier": "irreversible_write", "confidence": 0.5, "floor": 0.95, "reason": "why",
+               "key_id": "k", "agent": "research", "asked_at": "now", "expires_at": "later"}),
+        json!({"type": "approval_closed", "approval_id": "q", "reason": "answered"}),
+        json!({"type": "corrections", "corrections": []}),
+        json!({"type": "agents", "agents": [{"name": "research",
+               "group": {"title": "research", "color": "blue"}, "scope": "s",
+               "owned_tabs": [1], "shared_tabs": [], "last_actions": []}]}),
+    ];
+    let router = &worker_modules()["from-daemon.js"];
+    let mut seen = BTreeSet::new();
+    for sample in samples {
+        let msg: DaemonMessage = serde_json::from_value(sample.clone())
+            .unwrap_or_else(|e| panic!("{sample} is no DaemonMessage: {e}"));
+        let (tag, variant) = daemon_message_type(&msg);
+        assert_eq!(sample["type"], tag, "the sample of {msg:?}");
+        seen.insert(variant);
+        assert!(
+            router.contains(&format!("case {tag:?}:")),
+            "extension/worker/from-daemon.js has no `case {tag:?}:` for DaemonMessage::{msg:?}"
+        );
+    }
+    assert_eq!(
+        seen.len(),
+        DAEMON_MESSAGE_VARIANTS,
+        "a DaemonMessage variant has no sample here"
+    );
+}
+
+/// The messages the worker sends for the person's tab groups, shares and revocations:
+/// some module must send each, naming every field the protocol has, and the protocol
+/// must read what it sends.
+#[test]
+fn the_worker_sends_the_agent_messages_the_protocol_reads() {
+    let samples = [
+        ExtensionMessage::TabUngrouped { tab_id: 1 },
+        ExtensionMessage::ShareTab {
+            tab_id: 1,
+            agent: "research".into(),
+            share: true,
+        },
+        ExtensionMessage::RevokeAgent {
+            name: "research".into(),
+        },
+    ];
+    let modules = worker_modules();
+    for msg in samples {
+        let value = serde_json::to_value(&msg).expect("json");
+        let fields = value.as_object().expect("an object");
+        let tag = fields["type"].as_str().expect("a type");
+        let opening = format!("({{ type: {tag:?}");
+        let line = modules
+            .values()
+            .flat_map(|text| text.lines())
+            .find(|line| line.contains(&opening) && line.contains("send"))
+            .unwrap_or_else(|| panic!("no worker module sends {{ type: {tag:?} }} ({msg:?})"));
+        for field in fields.keys().filter(|f| *f != "type") {
+            assert!(
+                line.contains(&format!("{field}:")),
+                "the worker sends {tag:?} without `{field}`: {line}"
+            );
+        }
+    }
 }

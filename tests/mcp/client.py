@@ -9,7 +9,10 @@ MODE `auto` lets the client negotiate (the 2026-07-28 protocol: resource changes
 on `subscriptions/listen`); `legacy` forces the initialize handshake (a session,
 `resources/subscribe`, changes on the session's GET stream). Either way it lists the tools, opens the demo in a new tab, reads a slice of its state,
 archives EMAIL_ID (a reversible write), is refused `send_email` without a verify
-expression, sends it with one, and hears the resource update of a page change. The demo
+expression, sends it with one, and hears the resource update of a page change. The
+archive and the send are driven from the compact state alone (`get_state`'s default
+view): the action, its parameters, the capture id and the verify expression are all
+read from the text, parsed as docs/api.md describes it. The demo
 backend's own API is read before and after the refusal. It prints one JSON line; any
 failed expectation exits non-zero.
 """
@@ -45,6 +48,128 @@ def text_of(result):
 FRAME = re.compile(r"\n<page-content-([0-9a-f]{16})>\n(.*)\n</page-content-\1>\Z", re.S)
 
 
+def framed_text(result):
+    text = text_of(result)
+    assert not result.is_error, text
+    match = FRAME.search(text)
+    assert match and text.startswith("Untrusted page content"), f"not framed as page content: {text[:200]}"
+    return match.group(2)
+
+
+def read_name(line, i):
+    """A name at line[i:]: bare (letters, digits, _ - . [ ]) or a JSON string; returns (name, end)."""
+    if line[i] == '"':
+        value, end = json.JSONDecoder().raw_decode(line, i)
+        return value, end
+    j = i
+    while j < len(line) and (line[j].isalnum() or line[j] in "_-.[]"):
+        j += 1
+    assert j > i, f"no name at {i}: {line!r}"
+    return line[i:j], j
+
+
+def parse_model(text):
+    """The compact state (get_state's default view): header and object lines are
+    `name: JSON value`, action lines `name(parameters) tier confidence "description"`."""
+    header, objects, actions = {}, {}, {}
+    section = header
+    for line in text.split("\n"):
+        if not line:
+            continue
+        if line.startswith("## objects"):
+            section = objects
+            continue
+        if line.startswith("## actions"):
+            section = actions
+            continue
+        assert not line.startswith("## "), line
+        name, i = read_name(line, 0)
+        if section is actions:
+            assert line[i] == "(", line
+            params, i = read_params(line, i + 1)
+            tier, confidence, rest = line[i:].split(" ", 3)[1:]
+            actions[name] = {"params": params, "tier": tier, "confidence": float(confidence),
+                             "description": json.loads(rest)}
+        else:
+            assert line[i:i + 2] == ": ", line
+            raw = line[i + 2:]
+            if section is header and name == "capture_id":
+                section[name] = raw
+            elif section is objects and re.match(r"\{[^\"}]", raw):
+                # A record: its fields, `{id: "e1", subject: "Hi"}`, are the keys name.id, name.subject.
+                for field, value in read_record(raw):
+                    objects[f"{name}.{field}"] = value
+            else:
+                section[name] = json.loads(raw)
+    return header, objects, actions
+
+
+def read_record(raw):
+    """The fields of a record line's value `{field: JSON, ...}`."""
+    decoder, i, fields = json.JSONDecoder(), 1, []
+    while True:
+        field, i = read_name(raw, i)
+        assert raw[i:i + 2] == ": ", raw
+        value, i = decoder.raw_decode(raw, i + 2)
+        fields.append((field, value))
+        if raw[i] == "}":
+            assert i == len(raw) - 1, raw
+            return fields
+        assert raw[i:i + 2] == ", ", raw
+        i += 2
+
+
+def read_params(line, i):
+    """The parameters of an action line from line[i:] (after its `(`) to its `)`."""
+    params = {}
+    if line[i] == ")":
+        return params, i + 1
+    if line.startswith("parameters of ", i):
+        other, i = read_name(line, i + len("parameters of "))
+        assert line[i] == ")", line
+        return {"same_as": other}, i + 1
+    decoder = json.JSONDecoder()
+    while True:
+        name, i = read_name(line, i)
+        p = {"required": line[i] != "?"}
+        i += 0 if p["required"] else 1
+        assert line[i:i + 2] == ": ", line
+        i += 2
+        if line.startswith("one of ", i):
+            p["column"], i = read_name(line, i + len("one of "))
+        elif line[i] in '"-0123456789[{' or re.match(r"(true|false|null)\b", line[i:]):
+            values = []
+            while True:
+                v, i = decoder.raw_decode(line, i)
+                values.append(v)
+                if line[i] != "|":
+                    break
+                i += 1
+            p["allowed"] = values
+        else:
+            p["type"], i = read_name(line, i)
+            if line.startswith(' "', i):
+                p["source"], i = decoder.raw_decode(line, i + 1)
+        if line.startswith(" = ", i):
+            p["default"], i = decoder.raw_decode(line, i + 3)
+        if line.startswith(" secret", i):
+            p["secret"], i = True, i + len(" secret")
+        params[name] = p
+        if line[i] == ")":
+            return params, i + 1
+        assert line[i:i + 2] == ", ", line
+        i += 2
+
+
+def column_values(objects, column):
+    """The values of `list[N].col` in the objects, rows 0, 1, ... in order."""
+    values, n = [], 0
+    while column.replace("[N]", f"[{n}]", 1) in objects:
+        values.append(objects[column.replace("[N]", f"[{n}]", 1)])
+        n += 1
+    return values
+
+
 def payload(result, framed=True):
     text = text_of(result)
     assert not result.is_error, text
@@ -72,32 +197,69 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
     uri = f"nsp://tab/{pid}/state"
     assert opened["resource"] == uri
 
-    sliced = payload(await client.call_tool("get_state", {"tab": pid, "prefix": "inbox.emails[", "limit": 3, "tier": "irreversible_write"}))
+    sliced = payload(await client.call_tool("get_state", {"tab": pid, "prefix": "inbox.emails[", "limit": 3, "tier": "irreversible_write", "view": "json"}))
     out["slice_keys"] = sorted(sliced["objects"])
     out["slice_truncated"] = sliced["probe_metadata"]["objects_truncated"]
     out["slice_action_tiers"] = sorted({a["reversibility"] for a in sliced["actions"].values()})
+
+    # The same slice in the compact form (the default view).
+    text = framed_text(await client.call_tool("get_state", {"tab": pid, "prefix": "inbox.emails[", "limit": 3, "tier": "irreversible_write"}))
+    _, objects, actions = parse_model(text)
+    out["model_slice_keys"] = sorted(objects)
+    out["model_slice_truncated"] = "more matched than shown" in text
+    out["model_slice_action_tiers"] = sorted({a["tier"] for a in actions.values()})
+
+    # The whole compact state: what the flow below decides on, and nothing else.
+    compact = framed_text(await client.call_tool("get_state", {"tab": pid}))
+    header, objects, actions = parse_model(compact)
+    out["model_bytes"] = len(compact.encode())
+    out["model_has_no_selectors"] = not any(s in compact for s in ("dom:", "builtin:", "internal_target", "fn("))
+    out["model_pid"] = header["pid"]
 
     resource = await client.read_resource(uri)
     whole = json.loads(resource.contents[0].text)
     out["resource_pid"] = whole["pid"]
 
+    # Archive: the action line says which parameter picks the email and where its values
+    # are; the email is one of them.
+    archive = actions["archive"]
+    (param, spec), = archive["params"].items()
+    choices = column_values(objects, spec["column"]) if "column" in spec else spec["allowed"]
+    out["archive_choices_include"] = email_id in choices
+    out["archive_tier"] = archive["tier"]
     async with subscribe(uri):
-        archived = payload(await client.call_tool("execute", {"tab": pid, "action": "archive", "parameters": {"email_id": email_id}}))
+        archived = payload(await client.call_tool("execute", {
+            "tab": pid, "action": "archive", "parameters": {param: email_id},
+            "expected_capture_id": header["capture_id"],
+        }))
         out["archived"] = archived["executed"]
         # The archive changed the page: its state resource must say so.
         out["update_uri"] = await asyncio.wait_for(updates.get(), UPDATE_TIMEOUT)
 
+    # Send: the irreversible action whose name says send, its required parameters from
+    # its line, and a verify expression over the object that counts what was sent.
+    compact = framed_text(await client.call_tool("get_state", {"tab": pid, "fresh": True}))
+    header, objects, actions = parse_model(compact)
+    send_name = next(n for n, a in actions.items() if a["tier"] == "irreversible_write" and "send" in n)
+    params = actions[send_name]["params"]
+    if "same_as" in params:
+        params = actions[params["same_as"]]["params"]
+    words = {"to": "bob@example.com", "subject": "Quarterly numbers", "body": "Attached."}
+    send = {name: words.get(name, "x") for name, p in params.items() if p["required"] or name in words}
+    counter = next(k for k in objects if k.endswith("sent_count"))
+    expression = f"prev.{counter} != {counter}"
+    out["send_action"] = send_name
+    out["send_params"] = sorted(send)
     sent_before = backend_sent(demo_url)
-    send = {"to": "bob@example.com", "subject": "Quarterly numbers", "body": "Attached."}
-    refused = await client.call_tool("execute", {"tab": pid, "action": "send_email", "parameters": send})
+    refused = await client.call_tool("execute", {"tab": pid, "action": send_name, "parameters": send})
     out["refused_is_error"] = refused.is_error
     out["refused_text"] = text_of(refused)
     out["refused_code"] = (refused.structured_content or {}).get("error", {}).get("code")
     out["sent_after_refusal"] = backend_sent(demo_url) - sent_before
 
     sent = payload(await client.call_tool("execute", {
-        "tab": pid, "action": "send_email", "parameters": send,
-        "verify_expression": "prev.outbox.sent_count != outbox.sent_count",
+        "tab": pid, "action": send_name, "parameters": send,
+        "verify_expression": expression, "expected_capture_id": header["capture_id"],
     }))
     out["sent_verified"] = sent["verification"]["passed"]
     out["sent_after_verified"] = backend_sent(demo_url) - sent_before

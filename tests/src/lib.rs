@@ -305,11 +305,22 @@ impl Nspd {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(StatusCode, Value)> {
+        self.request_as(&self.key, method, path, body).await
+    }
+
+    /// [`Nspd::request`] with another agent's key (`nspd agents add`).
+    pub async fn request_as(
+        &self,
+        key: &str,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Value)> {
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         let req = Request::builder()
             .method(method)
             .uri(format!("{}{path}", self.base))
-            .header("x-substrate-key", &self.key)
+            .header("x-substrate-key", key)
             .header("content-type", "application/json")
             .body(Full::new(Bytes::from(body)))?;
         let resp = tokio::time::timeout(Duration::from_secs(150), self.client.request(req))

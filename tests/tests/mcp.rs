@@ -82,6 +82,21 @@ fn check_scenario(out: &Value, email_id: &str) {
     );
     assert_eq!(out["resource_pid"], out["pid"], "{out}");
 
+    // The compact form (get_state's default): the same slice, no selectors, and the
+    // archive and send below decided from it alone.
+    assert_eq!(out["model_slice_keys"], out["slice_keys"], "{out}");
+    assert_eq!(out["model_slice_truncated"], true, "{out}");
+    assert_eq!(
+        out["model_slice_action_tiers"],
+        serde_json::json!(["irreversible_write"]),
+        "{out}"
+    );
+    assert_eq!(out["model_pid"], out["pid"], "{out}");
+    assert_eq!(out["model_has_no_selectors"], true, "{out}");
+    assert_eq!(out["archive_choices_include"], true, "{out}");
+    assert_eq!(out["archive_tier"], "reversible_write", "{out}");
+    assert_eq!(out["send_action"], "send_email", "{out}");
+
     assert_eq!(out["archived"], true, "archive {email_id}: {out}");
     assert_eq!(
         out["update_uri"],

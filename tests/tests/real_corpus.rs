@@ -446,7 +446,8 @@ async fn the_probe_on_real_apps_against_hand_labelled_truth() {
 /// values, which the probe reads): generated UUIDs (Jupyter's widget ids, numbered in
 /// order of appearance so references between elements still have to match), clock
 /// times and "… ago" texts (Jupyter's file list), Trac's form token, I Hate Money's
-/// signed feed URL, and `tabindex` values (Jupyter's `jp-button` sets its own once
+/// signed feed URL, a field's value that is a date (I Hate Money's new bill defaults to
+/// today), and `tabindex` values (Jupyter's `jp-button` sets its own once
 /// upgraded, sometimes after the snapshot).
 fn volatile_masked(text: &str) -> String {
     let mut uuids: BTreeMap<String, usize> = BTreeMap::new();
@@ -460,6 +461,8 @@ fn volatile_masked(text: &str) -> String {
             format!("{indent}\"tabindex\": \"<n>\"{comma}")
         } else if token_next && trimmed.starts_with("\"value\": ") {
             format!("{indent}\"value\": \"<token>\"{comma}")
+        } else if is_date_value(trimmed.trim_end_matches(',')) {
+            format!("{indent}\"value\": \"<date>\"{comma}")
         } else if trimmed.trim_end_matches(',').ends_with(" ago\"") {
             let key = trimmed.split_once(": ").map_or("", |(k, _)| k);
             format!("{indent}{key}: \"<ago>\"{comma}")
@@ -475,6 +478,24 @@ fn volatile_masked(text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Whether a snapshot line is a field's value holding a date alone (`"value":
+/// "2026-12-01"`).
+fn is_date_value(line: &str) -> bool {
+    let Some(v) = line
+        .strip_prefix("\"value\": \"")
+        .and_then(|v| v.strip_suffix('"'))
+    else {
+        return false;
+    };
+    let b = v.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
 }
 
 /// Each UUID (8-4-4-4-12 hex digits) replaced by `<uuid N>`, N in order of first

@@ -1,6 +1,6 @@
 //! `cargo xtask bench`: every benchmark, each reported against the anchor measured in
 //! the same run, into `target/bench/report.md` (BENCHMARKS.md quotes it).
-//! `NSP_BENCH_ONLY=verify,probe,loop` runs a subset (comma-separated).
+//! `NSP_BENCH_ONLY=verify,scope,probe,loop,size` runs a subset (comma-separated).
 
 use std::path::Path;
 
@@ -18,7 +18,15 @@ pub fn run(root: &Path) -> Result<()> {
         report.push_str(&verify);
         report.push('\n');
     }
-    let needs_browser = wanted("probe") || wanted("loop");
+    if wanted("scope") {
+        crate::stage("agents: the scope check per request vs the default key's guard");
+        let scope = crate::bench_verify::cargo_bench(root, "nsp-daemon", "scope")?;
+        println!("{scope}");
+        report.push_str("## Agents: what a scope costs per request\n\n");
+        report.push_str(&scope);
+        report.push('\n');
+    }
+    let needs_browser = wanted("probe") || wanted("loop") || wanted("size");
     let browser = if needs_browser {
         Some((
             crate::bench_probe::extension(root)?,
@@ -42,6 +50,12 @@ pub fn run(root: &Path) -> Result<()> {
         let lp = crate::bench_loop::run(root, &inputs)?;
         println!("{lp}");
         report.push_str(&lp);
+        report.push('\n');
+    }
+    if let (true, Some((extension, chromium))) = (wanted("size"), &browser) {
+        let size = crate::bench_size::run(root, extension, chromium)?;
+        println!("{size}");
+        report.push_str(&size);
         report.push('\n');
     }
     let dir = root.join("target/bench");

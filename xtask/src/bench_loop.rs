@@ -26,7 +26,10 @@ const NPM_PACKAGES: [(&str, &str); 2] = [("playwright-core", "playwright-core@1"
 const READ_P50_VS_PLAYWRIGHT: f64 = 1.0;
 const READ_P99_VS_PLAYWRIGHT: f64 = 0.5;
 const STATE_VS_HEALTH: f64 = 0.5;
-const STATE_P99_MS: f64 = 10.0;
+/// Issue 23: at the paced rate, `/state`'s p99 at most this multiple of `/health`'s on
+/// the same nspd in the same run (on 2 cores the load generator shares them, so an
+/// absolute figure measures the machine).
+const STATE_P99_VS_HEALTH: f64 = 1.5;
 const RSS_MB: f64 = 100.0;
 /// Issue 13: `read_text` over MCP within this many ms of the HTTP API at p50.
 const MCP_P50_OVER_HTTP_MS: f64 = 1.0;
@@ -72,7 +75,7 @@ pub fn run(root: &Path, inputs: &Inputs) -> Result<String> {
 }
 
 /// nspd in release, or `$NSP_BENCH_NSPD` (to measure another build, e.g. before a change).
-fn build_nspd(root: &Path) -> Result<PathBuf> {
+pub(crate) fn build_nspd(root: &Path) -> Result<PathBuf> {
     if let Some(bin) = std::env::var_os("NSP_BENCH_NSPD") {
         return Ok(PathBuf::from(bin));
     }
@@ -122,12 +125,13 @@ pub fn ensure_npm(work: &Path) -> Result<()> {
 }
 
 /// An nspd on a free port with a fresh data dir and raised rate limits; killed on drop.
-struct Daemon {
+/// (The probe benchmark's page-load timing starts one too.)
+pub(crate) struct Daemon {
     child: Child,
-    base: String,
+    pub(crate) base: String,
     /// nspd's MCP endpoint (`MCP: URL ...` on its stdout).
     mcp: String,
-    key: String,
+    pub(crate) key: String,
     _data: TempDir,
 }
 
@@ -141,7 +145,7 @@ impl Drop for TempDir {
 }
 
 impl Daemon {
-    fn start(nspd: &Path, name: &str) -> Result<Daemon> {
+    pub(crate) fn start(nspd: &Path, name: &str) -> Result<Daemon> {
         let dir = std::env::temp_dir().join(format!("nsp-bench-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
@@ -578,7 +582,8 @@ fn state_under_load(
 }
 
 /// The paced phase offers this share of the saturating phase's /health throughput:
-/// the 0.5 target, "serves half the ceiling, and at that rate p99 ≤ 10 ms".
+/// the 0.5 target, "serves half the ceiling, and at that rate /state's p99 is within
+/// 1.5× /health's".
 const PACED_SHARE: f64 = 0.5;
 /// A paced run counts as run at its offered rate when it achieved at least this share
 /// of it (oha starts 1,000 connections and stops on a deadline, so a little is lost).
@@ -971,12 +976,13 @@ fn load_markdown(r: &LoadReport) -> String {
     );
     let _ = writeln!(
         md,
-        "| /state p99 ≤ {STATE_P99_MS} ms at {PACED_SHARE} of the ceiling (paced) | {:.2} ms at {:.0} /s achieved of {:.0} /s offered (/health: {:.2} ms) | {} |",
+        "| /state p99 ≤ {STATE_P99_VS_HEALTH}× /health's p99 at {PACED_SHARE} of the ceiling (paced, same nspd, same run) | {:.2} ms vs {:.2} ms ({:.2}×) at {:.0} /s achieved of {:.0} /s offered | {} |",
         ps.p99_ms_worst,
+        ph.p99_ms_worst,
+        ps.p99_ms_worst / ph.p99_ms_worst,
         ps.achieved_per_sec,
         ps.offered_per_sec,
-        ph.p99_ms_worst,
-        mark(ps.p99_ms_worst <= STATE_P99_MS && reached(&ps))
+        mark(ps.p99_ms_worst <= STATE_P99_VS_HEALTH * ph.p99_ms_worst && reached(&ps) && reached(&ph))
     );
     let _ = writeln!(
         md,
@@ -1089,7 +1095,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| /state p99 ≤ 10 ms at 0.5 of the ceiling (paced) | 12.00 ms at 50000 /s achieved of 50000 /s offered (/health: 2.00 ms) | **not met** |"),
+            md.contains("| /state p99 ≤ 1.5× /health's p99 at 0.5 of the ceiling (paced, same nspd, same run) | 12.00 ms vs 2.00 ms (6.00×) at 50000 /s achieved of 50000 /s offered | **not met** |"),
             "{md}"
         );
         assert!(
@@ -1163,16 +1169,16 @@ mod tests {
             secs: 10,
             load: String::new(),
         };
-        // 40,000 of 50,000 /s: a p99 under 10 ms does not count, and the miss is said.
+        // 40,000 of 50,000 /s: a p99 within the ratio does not count, and the miss is said.
         let md = load_markdown(&report(a.clone(), a.clone()));
         assert!(md.contains("| `GET /state/{pid}` | 50000 /s | 40000 /s | 400000 | 2 | 10 | 0.80 ms | 4.00 ms | 4.00 ms | 40.00 ms |"), "{md}");
         assert!(md.contains("**not reached**"), "{md}");
-        assert!(md.contains("4.00 ms at 40000 /s achieved of 50000 /s offered (/health: 4.00 ms) | **not met** |"), "{md}");
+        assert!(md.contains("4.00 ms vs 4.00 ms (1.00×) at 40000 /s achieved of 50000 /s offered | **not met** |"), "{md}");
         assert!(
             md.contains("/state paced error: 2 × connection closed before message completed"),
             "{md}"
         );
-        // At the offered rate and under 10 ms: met.
+        // At the offered rate and within 1.5× /health's p99: met.
         let full = PacedRun {
             responses: 500_000.0,
             non_2xx: 0.0,
@@ -1183,7 +1189,7 @@ mod tests {
         assert!(!md.contains("not reached") && !md.contains("-0"), "{md}");
         assert!(
             md.contains(
-                "4.00 ms at 50000 /s achieved of 50000 /s offered (/health: 4.00 ms) | met |"
+                "4.00 ms vs 4.00 ms (1.00×) at 50000 /s achieved of 50000 /s offered | met |"
             ),
             "{md}"
         );

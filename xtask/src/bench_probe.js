@@ -2,10 +2,12 @@
 // xtask/src/bench_probe.rs. It exists because the comparison must happen in one headless
 // Chromium run: for generated app pages of several sizes it times our full capture
 // (the extension's extract.js + bridge.js, the wasm probe) against Playwright's
-// `locator('body').ariaSnapshot()`, compares the sizes of what each produces, and times
-// an incremental update after one small DOM change. Prints one JSON object.
+// `locator('body').ariaSnapshot({ timeout: 0 })`, compares the sizes of what each produces, and times
+// an incremental update after one small DOM change; each page load's first (cold)
+// capture in a fresh renderer, and the memory a tab keeps. Prints one JSON object.
 //
 // Usage: node bench_probe.js <extension dir> <chromium> <sizes,comma,separated>
+//        node bench_probe.js nav … (a page load's time to its first state at nspd; see nav())
 "use strict";
 
 const fs = require("fs");
@@ -15,6 +17,8 @@ const { chromium } = require(path.join(process.cwd(), "node_modules", "playwrigh
 const [extDir, browserPath, sizesArg] = process.argv.slice(2);
 const SIZES = (sizesArg || "600,1700,5000,12000,35000").split(",").map(Number);
 const RUNS = 7;
+// Cold page loads per size (each a fresh context and renderer); the median is reported.
+const COLD_RUNS = 5;
 // Warm-up: at least this many captures and this much time spent capturing. V8 moves
 // wasm and JS to its optimizing tier by the work done, not by the number of calls, so
 // a small page needs more captures than a big one to reach the state agents get.
@@ -67,23 +71,96 @@ async function main() {
     "/probe/nsp_probe_bg.wasm": ["application/wasm", fs.readFileSync(path.join(extDir, "probe", "nsp_probe_bg.wasm"))],
   };
   const pages = {};
-  await context.route(`${ORIGIN}/**`, (route) => {
+  const bare = {};
+  const serve = (route) => {
     const url = new URL(route.request().url());
     const f = files[url.pathname];
     if (f) return route.fulfill({ status: 200, contentType: f[0], body: f[1] });
     const m = /^\/page-(\d+)\.html$/.exec(url.pathname);
     if (m) return route.fulfill({ status: 200, contentType: "text/html", body: pages[m[1]] || (pages[m[1]] = page(Number(m[1]))) });
+    // The same page without our scripts: the memory baseline.
+    const b = /^\/bare-(\d+)\.html$/.exec(url.pathname);
+    if (b) return route.fulfill({ status: 200, contentType: "text/html", body: bare[b[1]] || (bare[b[1]] = page(Number(b[1])).replace(/<script [^>]*><\/script>/g, "")) });
     return route.fulfill({ status: 404, body: "" });
-  });
+  };
+  await context.route(`${ORIGIN}/**`, serve);
+  // The JS heap in use after a full garbage collection (CDP: HeapProfiler.collectGarbage,
+  // Runtime.getHeapUsage), in bytes.
+  const heapUsed = async (t) => {
+    const cdp = await context.newCDPSession(t);
+    await cdp.send("HeapProfiler.enable");
+    await cdp.send("HeapProfiler.collectGarbage");
+    await cdp.send("HeapProfiler.collectGarbage");
+    const h = await cdp.send("Runtime.getHeapUsage");
+    await cdp.detach();
+    return h.usedSize;
+  };
+
+  // Cold: a page load's first capture, each in a fresh browser context on an origin of
+  // its own (so a new renderer process: V8 shares compiled wasm and its tier-ups between
+  // the pages of one process, which no first visit to a site gets). Timed like the
+  // content script runs it: load the probe (import the glue, fetch + compile +
+  // instantiate the wasm, make the Probe), its warm-up, then one full capture.
+  const coldRun = async (n, k, warmUp) => {
+    const ctx = await browser.newContext();
+    const origin = `http://cold-${warmUp ? "w" : "n"}-${n}-${k}.test`;
+    await ctx.route(`${origin}/**`, (route) => serve(route));
+    const t = await ctx.newPage();
+    await t.goto(`${origin}/page-${n}.html`);
+    const r = await t.evaluate(async (warmUp) => {
+      const t0 = performance.now();
+      const glue = await import("/probe/nsp_probe.js");
+      const t1 = performance.now();
+      await glue.default({ module_or_path: "/probe/nsp_probe_bg.wasm" });
+      const probe = new glue.Probe(JSON.stringify({ tier: "wasm_in_page" }));
+      const bridge = NspBridge.create({});
+      const t2 = performance.now();
+      // What the content script does next, while it waits for a quiet page.
+      if (warmUp) glue.warm();
+      const t3 = performance.now();
+      const ex = new NspExtract.Extractor(document);
+      const snap = bridge.snapshot(ex);
+      const t4 = performance.now();
+      const cap = JSON.parse(probe.analyze(JSON.stringify(snap)));
+      const t5 = performance.now();
+      if (!cap.actions) throw new Error("no capture");
+      return { import: t1 - t0, init: t2 - t1, warm: t3 - t2, extract: t4 - t3, analyze: t5 - t4, total: t5 - t3 };
+    }, warmUp);
+    await ctx.close();
+    return r;
+  };
+  // The anchor's cold run: Playwright's first ariaSnapshot() of a freshly loaded page,
+  // in a fresh context of its own (Playwright injects its script into every new page).
+  const coldAria = async (n, k) => {
+    const ctx = await browser.newContext();
+    const origin = `http://aria-${n}-${k}.test`;
+    await ctx.route(`${origin}/**`, (route) => serve(route));
+    const t = await ctx.newPage();
+    await t.goto(`${origin}/bare-${n}.html`);
+    const t0 = performance.now();
+    await t.locator("body").ariaSnapshot({ timeout: 0 });
+    const ms = performance.now() - t0;
+    await ctx.close();
+    return ms;
+  };
 
   const results = [];
   for (const n of SIZES) {
+    const colds = [];
+    const coldArias = [];
+    // Without the warm-up too, to show what it moves out of the first capture.
+    const coldsBare = [];
+    for (let k = 0; k < COLD_RUNS; k++) {
+      colds.push(await coldRun(n, k, true));
+      coldsBare.push(await coldRun(n, k, false));
+      coldArias.push(await coldAria(n, k));
+    }
     const tab = await context.newPage();
     await tab.goto(`${ORIGIN}/page-${n}.html`);
     // The probe, loaded the way the content script loads it.
     await tab.evaluate(async () => {
       const glue = await import("/probe/nsp_probe.js");
-      await glue.default({ module_or_path: "/probe/nsp_probe_bg.wasm" });
+      globalThis.__wasm = await glue.default({ module_or_path: "/probe/nsp_probe_bg.wasm" });
       globalThis.__probe = new glue.Probe(JSON.stringify({ tier: "wasm_in_page" }));
       globalThis.__bridge = NspBridge.create({});
     });
@@ -102,16 +179,22 @@ async function main() {
       const state = JSON.stringify({ confidence: cap.confidence, context: cap.context, objects: cap.objects, actions: cap.actions, probe_metadata: cap.probe_metadata });
       return { total: t2 - t0, extract: t1 - t0, analyze: t2 - t1, records: snap.elements.length, stateBytes: state.length, actions: Object.keys(cap.actions).length, objects: Object.keys(cap.objects).length, confidence: cap.confidence };
     });
-    const cold = await capture();
+    await capture();
     // V8 first runs wasm and JS from its baseline compilers and optimizes hot code in
     // the background; the extension captures a page again on every change, so the
     // steady state is what agents see. Warm up both contestants the same way.
     let warmed = 0;
     for (let w = 0; w < WARMUP || warmed < WARMUP_MS; w++) warmed += (await capture()).total;
+    // Memory per tab, before Playwright's own script enters this page (ariaSnapshot
+    // injects it): what our scripts, the extractor and the last capture keep in the JS
+    // heap, against the same page without our scripts (below), plus the wasm
+    // instance's linear memory (its high-water mark: it never shrinks).
+    const heapOurs = await heapUsed(tab);
+    const wasmMemory = await tab.evaluate(() => globalThis.__wasm.memory.buffer.byteLength);
     warmed = 0;
     for (let w = 0; w < 2 || warmed < WARMUP_MS; w++) {
       const t0 = performance.now();
-      await tab.locator("body").ariaSnapshot();
+      await tab.locator("body").ariaSnapshot({ timeout: 0 });
       warmed += performance.now() - t0;
     }
     const ours = [];
@@ -125,7 +208,7 @@ async function main() {
     let ariaText = "";
     for (let r = 0; r < Math.max(3, RUNS - 2); r++) {
       const t0 = performance.now();
-      ariaText = await tab.locator("body").ariaSnapshot();
+      ariaText = await tab.locator("body").ariaSnapshot({ timeout: 0 });
       aria.push(performance.now() - t0);
     }
     // Incremental: one counter changes; the content script's path from the mutation to
@@ -166,12 +249,26 @@ async function main() {
       return batches;
     }, RUNS);
     await tab.close();
+    const bareTab = await context.newPage();
+    await bareTab.goto(`${ORIGIN}/bare-${n}.html`);
+    await bareTab.evaluate(() => document.getElementsByTagName("*").length);
+    const heapBare = await heapUsed(bareTab);
+    await bareTab.close();
     const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     results.push({
       target_elements: n,
       elements,
       records: ours[0].records,
-      cold_ms: cold.total,
+      cold_ms: med(colds.map((c) => c.total)),
+      cold_extract_ms: med(colds.map((c) => c.extract)),
+      cold_analyze_ms: med(colds.map((c) => c.analyze)),
+      cold_load_ms: med(colds.map((c) => c.import + c.init)),
+      cold_warm_ms: med(colds.map((c) => c.warm)),
+      cold_unwarmed_ms: med(coldsBare.map((c) => c.total)),
+      cold_aria_ms: med(coldArias),
+      cold_runs: colds,
+      heap_bytes: heapOurs - heapBare,
+      wasm_memory_bytes: wasmMemory,
       capture_ms: med(ours.map((o) => o.total)),
       extract_ms: med(ours.map((o) => o.extract)),
       analyze_ms: med(ours.map((o) => o.analyze)),
@@ -190,7 +287,94 @@ async function main() {
   process.stdout.write(JSON.stringify({ chromium: browser.version ? browser.version() : "", results }) + "\n");
 }
 
-main().catch((err) => {
+// node bench_probe.js nav <extension dir> <chromium> <sizes> <nspd base url> <agent key>
+// A page load's time to its first state at nspd, cold: the extension loaded in headless
+// Chromium and pointed at nspd the way `nspd --launch` does it; each load in a new tab
+// on a host of its own (`*.localhost`, so a new renderer process: nothing compiled is
+// shared), timed from the navigation's start (`performance.timeOrigin` in the page) to
+// the moment nspd lists the tab with a state (polled every 2 ms from node; node's and the
+// page's clocks are both the system's). Also the page's own load event, for the share
+// that is the page's. Prints one JSON object.
+async function nav(argv) {
+  const [ext0, chromiumPath, sizesArg, base, key] = argv;
+  process.env.PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK = "1";
+  const os = require("os");
+  const http = require("http");
+  const sizes = sizesArg.split(",").map(Number);
+  const server = http.createServer((req, res) => {
+    const m = /^\/page-(\d+)\.html$/.exec(req.url || "");
+    if (!m) {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+    res.end(page(Number(m[1])).replace(/<script [^>]*><\/script>/g, ""));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const port = /** @type {{ port: number }} */ (server.address()).port;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nsp-bench-nav-"));
+  const ext = path.join(tmp, "extension");
+  fs.cpSync(ext0, ext, { recursive: true });
+  fs.writeFileSync(path.join(ext, "nsp-config.json"), JSON.stringify({ daemon_url: base.replace(/^http/, "ws") + "/substrate/v1/extension" }));
+  const args = ["--headless=new", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", `--disable-extensions-except=${ext}`, `--load-extension=${ext}`];
+  if (process.getuid && process.getuid() === 0) args.push("--no-sandbox");
+  const context = await chromium.launchPersistentContext(path.join(tmp, "profile"), {
+    executablePath: chromiumPath,
+    headless: false, // --headless=new above: the headless mode that runs extensions
+    args,
+    ignoreDefaultArgs: ["--disable-extensions"],
+  });
+  const apps = () =>
+    new Promise((resolve, reject) => {
+      const u = new URL(base + "/substrate/v1/apps");
+      http
+        .get({ host: u.hostname, port: u.port, path: u.pathname, headers: { "x-substrate-key": key } }, (res) => {
+          const chunks = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")).apps || []));
+        })
+        .on("error", reject);
+    });
+  const once = async (url) => {
+    const tab = await context.newPage();
+    const going = tab.goto(url);
+    let seen = null;
+    const deadline = Date.now() + 30000;
+    while (!seen) {
+      if (Date.now() > deadline) throw new Error(`no state at nspd for ${url} within 30 s`);
+      if ((await apps()).some((a) => a.current_url === url && a.has_state)) seen = Date.now();
+      else await new Promise((r) => setTimeout(r, 2));
+    }
+    await going;
+    const t = await tab.evaluate(() => {
+      const e = /** @type {PerformanceNavigationTiming} */ (performance.getEntriesByType("navigation")[0]);
+      return { origin: performance.timeOrigin, load: e.loadEventEnd, dcl: e.domContentLoadedEventEnd };
+    });
+    await tab.close();
+    return { state: seen - t.origin, load: t.load, dcl: t.dcl };
+  };
+  const runs = Number(process.env.NSP_BENCH_NAV_RUNS || 5);
+  const results = [];
+  try {
+    // One navigation first, so the service worker, its socket to nspd and the browser's
+    // own start-up are not in the first page's time.
+    await once(`http://warm.localhost:${port}/page-60.html`);
+    for (const n of sizes) {
+      const loads = [];
+      for (let k = 0; k < runs; k++) loads.push(await once(`http://n${n}-${k}.localhost:${port}/page-${n}.html`));
+      const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      results.push({ target_elements: n, nav_state_ms: med(loads.map((l) => l.state)), nav_load_ms: med(loads.map((l) => l.load)), runs: loads });
+    }
+  } finally {
+    await context.close();
+    server.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  process.stdout.write(JSON.stringify({ results }) + "\n");
+}
+
+(process.argv[2] === "nav" ? nav(process.argv.slice(3)) : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -1,7 +1,9 @@
 //! The probe benchmark: our full capture (extraction + classification) against
 //! Playwright's `ariaSnapshot()` on generated app pages of 600 to 35,000 elements, in one
 //! headless Chromium run; the size of our state against the aria snapshot's text; the
-//! time of an incremental update after one small DOM change; the wasm's size. Returns
+//! time of an incremental update after one small DOM change; the wasm's size; a page
+//! load's first (cold) capture and the memory a tab pays (issue 23); and, with the
+//! extension loaded and an nspd, a page load's time to its first state at nspd. Returns
 //! markdown for BENCHMARKS.md.
 //!
 //! The browser side is `bench_probe.js`, run with node and playwright-core (installed
@@ -20,14 +22,21 @@ use serde_json::Value;
 const SCRIPT: &str = include_str!("bench_probe.js");
 const SIZES: &str = "600,1700,5000,12000,35000";
 
-/// Targets from the probe issue: (elements, ms) for a full capture.
-const CAPTURE_TARGETS: [(u64, f64); 2] = [(600, 5.0), (5000, 15.0)];
+/// Targets from the probe issue: (elements, ms) for a full warm capture; issue 23 set the
+/// one at 5,000 elements from 15 to 8 ms.
+const CAPTURE_TARGETS: [(u64, f64); 2] = [(600, 5.0), (5000, 8.0)];
+/// Issue 23: a page load's first (cold) capture, (elements, ms).
+const COLD_TARGETS: [(u64, f64); 2] = [(600, 20.0), (5000, 40.0)];
+/// Issue 23: the extension's memory per tab at 5,000 elements (JS heap + wasm memory).
+/// Checked as 4,000,000 bytes, the stricter reading.
+const MEMORY_TARGET_BYTES: f64 = 4_000_000.0;
 const INCREMENTAL_TARGET_MS: f64 = 2.0;
-const SPEEDUP_TARGET: f64 = 3.0;
+/// Issue 23 (3× before).
+const SPEEDUP_TARGET: f64 = 20.0;
 const SIZE_RATIO_TARGET: f64 = 3.0;
-/// 250 KB gzipped since issue 20 (150 KB before; the cost that matters is per page),
-/// checked as 250,000 bytes, the stricter reading.
-const WASM_GZ_TARGET: u64 = 250_000;
+/// 300 KB gzipped since issue 23 (250 KB since issue 20, 150 KB before; the cost that
+/// matters is per page), checked as 300,000 bytes, the stricter reading.
+const WASM_GZ_TARGET: u64 = 300_000;
 /// Issue 19: the dispatcher's actionability checks may add at most this to a dispatched
 /// click at p50.
 const CLICK_CHECKS_TARGET_MS: f64 = 0.2;
@@ -79,9 +88,78 @@ pub fn run(root: &Path, extension: &Path) -> Result<String> {
             String::from_utf8_lossy(&out.stdout)
         )
     })?;
+    let nav = if std::env::var("NSP_BENCH_NAV").as_deref() == Ok("0") {
+        None
+    } else {
+        Some(page_loads(root, &work, extension, &browser)?)
+    };
     let raw = std::fs::metadata(&wasm)?.len();
     let gz = gzip_len(&wasm)?;
-    Ok(markdown(&report, raw, gz))
+    let mut md = markdown(&report, raw, gz);
+    if let Some(nav) = nav {
+        md.push_str(&nav_markdown(&nav));
+    }
+    Ok(md)
+}
+
+/// A page load's time to its first state at nspd (release), with the extension loaded
+/// and pointed at it (`bench_probe.js nav`). `NSP_BENCH_NAV=0` skips it.
+fn page_loads(root: &Path, work: &Path, extension: &Path, browser: &Path) -> Result<Value> {
+    let nspd = crate::bench_loop::build_nspd(root)?;
+    let daemon = crate::bench_loop::Daemon::start(&nspd, "nav")?;
+    crate::stage("timing page loads to their first state at nspd (headless Chromium)");
+    let out = Command::new("node")
+        .current_dir(work)
+        .arg("bench_probe.js")
+        .arg("nav")
+        .arg(extension)
+        .arg(browser)
+        .arg(std::env::var("NSP_BENCH_NAV_SIZES").unwrap_or_else(|_| "600,5000".into()))
+        .arg(&daemon.base)
+        .arg(&daemon.key)
+        .output()
+        .context("running node (is Node.js installed?)")?;
+    drop(daemon);
+    if !out.status.success() {
+        bail!(
+            "the page-load benchmark failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.lines().last().unwrap_or(""))
+        .with_context(|| format!("the page-load benchmark printed no JSON:\n{text}"))
+}
+
+fn nav_markdown(nav: &Value) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "\nPage load to first state at nspd (cold): the extension loaded in headless \
+         Chromium and pointed at nspd (release, or the build `NSP_BENCH_NSPD` names); \
+         each load in a new tab on a host of its own (`*.localhost`, a new renderer \
+         process), from the navigation's start to nspd listing the tab with a state \
+         (polled every 2 ms), median of the loads. The content script starts at \
+         `document_idle` and waits for 120 ms without DOM changes before its first \
+         capture (loading the probe meanwhile, and warming it up if the wait goes on), \
+         so that wait is in the figure; \"page load\" is the page's own load event.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| elements | navigation to first state at nspd | page load | ours after the page's load |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|");
+    for r in nav["results"].as_array().cloned().unwrap_or_default() {
+        let _ = writeln!(
+            md,
+            "| {} | {:.0} ms | {:.0} ms | {:.0} ms |",
+            r["target_elements"],
+            f(&r["nav_state_ms"]),
+            f(&r["nav_load_ms"]),
+            f(&r["nav_state_ms"]) - f(&r["nav_load_ms"]),
+        );
+    }
+    md
 }
 
 fn gzip_len(path: &Path) -> Result<u64> {
@@ -101,6 +179,13 @@ fn mark(ok: bool) -> &'static str {
     } else {
         "**missed**"
     }
+}
+
+const MB: f64 = 1_000_000.0;
+
+/// The extension's memory in one tab: its JS heap and the wasm instance's memory.
+fn memory(r: &Value) -> f64 {
+    f(&r["heap_bytes"]) + f(&r["wasm_memory_bytes"])
 }
 
 fn markdown(report: &Value, raw: u64, gz: u64) -> String {
@@ -152,6 +237,45 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
     }
     let _ = writeln!(
         md,
+        "\nCold: a page load's first capture, in a fresh browser context on an origin of its \
+         own each time (a new renderer process, so no compiled wasm or tier-up is shared), \
+         median of the runs. \"load\" (importing the glue, fetching, compiling and \
+         instantiating the wasm, making the probe) and the warm-up (one analysis of a \
+         small built-in page, `warm()`) precede it, as in the content script, which \
+         waits for a quiet page (120 ms) before its first capture and warms the probe \
+         up if that wait goes on; \"without the warm-up\" is the same first capture in \
+         fresh contexts that skip it. The anchor is the first `ariaSnapshot()` of a \
+         freshly loaded page in a fresh context. Memory per tab: the JS heap in use after a full GC (CDP \
+         `HeapProfiler.collectGarbage`, `Runtime.getHeapUsage`) of the warm tab (probe \
+         loaded, extractor and last capture kept, as the content script keeps them) minus \
+         that of the same page without our scripts, plus the wasm instance's linear memory \
+         (its high-water mark; it never shrinks).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| elements | cold capture (extract + analyze) | load + warm-up | without the warm-up | cold ariaSnapshot | cold vs warm | JS heap | wasm memory | memory per tab |"
+    );
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        let _ = writeln!(
+            md,
+            "| {} | {:.1} ms ({:.1} + {:.1}) | {:.1} + {:.1} ms | {:.1} ms | {:.1} ms | {:.1}× | {:.2} MB | {:.2} MB | {:.2} MB |",
+            r["elements"],
+            f(&r["cold_ms"]),
+            f(&r["cold_extract_ms"]),
+            f(&r["cold_analyze_ms"]),
+            f(&r["cold_load_ms"]),
+            f(&r["cold_warm_ms"]),
+            f(&r["cold_unwarmed_ms"]),
+            f(&r["cold_aria_ms"]),
+            f(&r["cold_ms"]) / f(&r["capture_ms"]),
+            f(&r["heap_bytes"]) / MB,
+            f(&r["wasm_memory_bytes"]) / MB,
+            memory(r) / MB,
+        );
+    }
+    let _ = writeln!(
+        md,
         "\nProbe wasm: {:.1} KiB raw, {:.1} KiB gzipped.\n",
         raw as f64 / 1024.0,
         gz as f64 / 1024.0
@@ -171,6 +295,28 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
                 mark(got <= ms)
             );
         }
+    }
+    for (n, ms) in COLD_TARGETS {
+        if let Some(r) = at(n) {
+            let got = f(&r["cold_ms"]);
+            let _ = writeln!(
+                md,
+                "| cold first capture ≤ {ms} ms at {n} (anchor: cold ariaSnapshot {:.1} ms, {:.1}× ours) | {got:.1} ms | {} |",
+                f(&r["cold_aria_ms"]),
+                f(&r["cold_aria_ms"]) / got,
+                mark(got <= ms)
+            );
+        }
+    }
+    if let Some(r) = at(5000) {
+        let mem = memory(&r);
+        let _ = writeln!(
+            md,
+            "| memory per tab ≤ {:.0} MB at 5000 (JS heap + wasm memory) | {:.2} MB | {} |",
+            MEMORY_TARGET_BYTES / MB,
+            mem / MB,
+            mark(mem <= MEMORY_TARGET_BYTES)
+        );
     }
     if let Some(r) = at(5000) {
         let speedup = f(&r["aria_ms"]) / f(&r["capture_outer_ms"]);
@@ -204,7 +350,7 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
     );
     let _ = writeln!(
         md,
-        "| wasm ≤ 250 KB gzipped | {:.1} KB ({:.1} KiB) | {} |",
+        "| wasm ≤ 300 KB gzipped | {:.1} KB ({:.1} KiB) | {} |",
         gz as f64 / 1000.0,
         gz as f64 / 1024.0,
         mark(gz <= WASM_GZ_TARGET)
@@ -217,20 +363,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn page_loads_are_tabled() {
+        let nav = serde_json::json!({"results": [
+            {"target_elements": 600, "nav_state_ms": 190.4, "nav_load_ms": 40.2}
+        ]});
+        let md = nav_markdown(&nav);
+        assert!(md.contains("| 600 | 190 ms | 40 ms | 150 ms |"), "{md}");
+    }
+
+    #[test]
     fn markdown_reports_targets() {
         let report = serde_json::json!({"chromium": "156", "results": [
-            {"target_elements": 5000, "elements": 4999, "records": 3900, "capture_ms": 12.0, "cold_ms": 90.0,
+            {"target_elements": 5000, "elements": 4999, "records": 3900, "capture_ms": 12.0, "cold_ms": 36.0,
+             "cold_extract_ms": 16.0, "cold_analyze_ms": 20.0, "cold_load_ms": 9.0, "cold_warm_ms": 5.0,
+             "cold_unwarmed_ms": 60.0, "cold_aria_ms": 300.0,
+             "heap_bytes": 2000000, "wasm_memory_bytes": 3000000,
              "extract_ms": 6.0, "analyze_ms": 6.0, "capture_outer_ms": 14.0, "aria_ms": 200.0,
              "incremental_ms": 1.0, "click_checks_ms": 0.045, "state_bytes": 30000, "aria_bytes": 120000, "actions": 15,
              "objects": 500, "confidence": 1.0}
         ]});
         let md = markdown(&report, 600_000, 140_000);
         assert!(
-            md.contains("| 4999 | 3900 | 12.0 ms (6.0 + 6.0) | 90 ms | 14.0 ms | 200.0 ms | 14.3×"),
+            md.contains("| 4999 | 3900 | 12.0 ms (6.0 + 6.0) | 36 ms | 14.0 ms | 200.0 ms | 14.3×"),
             "{md}"
         );
         assert!(
-            md.contains("| full capture ≤ 15 ms at 5000 | 12.0 ms | met |"),
+            md.contains("| full capture ≤ 8 ms at 5000 | 12.0 ms | **missed** |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| cold first capture ≤ 40 ms at 5000 (anchor: cold ariaSnapshot 300.0 ms, 8.3× ours) | 36.0 ms | met |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 4999 | 36.0 ms (16.0 + 20.0) | 9.0 + 5.0 ms | 60.0 ms | 300.0 ms | 3.0× | 2.00 MB | 3.00 MB | 5.00 MB |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| memory per tab ≤ 4 MB at 5000 (JS heap + wasm memory) | 5.00 MB | **missed** |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| ≥ 20× faster than ariaSnapshot at 5000 | 14.3× | **missed** |"),
             "{md}"
         );
         assert!(
@@ -242,7 +418,7 @@ mod tests {
             "{md}"
         );
         assert!(
-            md.contains("| wasm ≤ 250 KB gzipped | 140.0 KB (136.7 KiB) | met |"),
+            md.contains("| wasm ≤ 300 KB gzipped | 140.0 KB (136.7 KiB) | met |"),
             "{md}"
         );
     }

@@ -1,4 +1,4 @@
-//! `cargo xtask dist`: the probe for wasm32 (release, size-optimised), wasm-bindgen
+//! `cargo xtask dist`: the probe for wasm32 (profile `probe`: `opt-level = 2`), wasm-bindgen
 //! glue (`--target web`), and the loadable extension in `target/dist/extension` plus a
 //! zip beside it.
 
@@ -22,7 +22,7 @@ pub fn extension_dir(root: &Path) -> PathBuf {
 }
 
 pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
-    crate::stage("building the probe (wasm32, profile `probe`: size-optimised)");
+    crate::stage("building the probe (wasm32, profile `probe`: opt-level 2)");
     tools::run(Command::new(tools::cargo()).current_dir(root).args([
         "build",
         "--package",

@@ -5,6 +5,7 @@
 mod bench;
 mod bench_loop;
 mod bench_probe;
+mod bench_size;
 mod bench_verify;
 mod demo;
 mod dist;

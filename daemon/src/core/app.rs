@@ -15,6 +15,14 @@ pub struct AppState {
     pub key: AgentKey,
     /// A short id of the key for logs and limits; never the key itself.
     pub key_id: String,
+    /// The agents and their scopes (`agents.json`; `key` is the default agent's).
+    pub agents: crate::core::agents::Agents,
+    /// Which agent owns which tab, and what the person shared (`owners.json`).
+    pub owners: crate::core::owners::Owners,
+    /// Agents' leases on tabs.
+    pub leases: crate::core::leases::Leases,
+    /// Each agent's last actions, for the popup.
+    pub last_actions: crate::core::agents::LastActions,
     /// The address actually bound (the port may have been 0 in the settings).
     pub local_addr: SocketAddr,
     /// Shared with the extension channels, which record the person's corrections.

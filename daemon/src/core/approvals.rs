@@ -20,10 +20,11 @@ use nsp_protocol::approval::{
     CorrectionSource,
 };
 use nsp_protocol::channel::DaemonMessage;
-use nsp_protocol::{ActionExplain, SubstrateState};
+use nsp_protocol::{ActionExplain, Reversibility, SubstrateState};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, oneshot, OwnedMutexGuard};
 
+use crate::core::agents::{Agent, AgentAsk};
 use crate::core::app::AppState;
 use crate::core::audit;
 use crate::core::codes;
@@ -43,32 +44,67 @@ pub fn asks(ask_person: AskPerson, req: &ActionRequest) -> bool {
     }
 }
 
+/// [`asks`], held to the agent's own `--ask`, which is never looser than the daemon's:
+/// an agent that is never to ask is never held for the person.
+pub fn agent_asks(ask_person: AskPerson, who: &Agent, req: &ActionRequest) -> bool {
+    who.scope.ask != AgentAsk::Never && asks(ask_person, req)
+}
+
 /// The gate, with the person in it: a [`Decision`] to dispatch, and, when the person was
 /// asked, the tab's action lock, taken before asking and to be held until the action is
 /// done. An action under its floor is held only when [`asks`] says so; otherwise the
 /// answer is exactly [`gate::check`]'s.
+/// Between the gate's verdict and any person, the agent's scope
+/// ([`crate::core::access::may_run`]: its max-tier and other agents' leases), which no
+/// approval can lift; and an agent with `--ask always` puts every write to the person.
 pub async fn check(
     state: &Arc<AppState>,
+    who: &Arc<Agent>,
     req: &ActionRequest,
     pid: u64,
     seen: gate::Seen<'_>,
     limits: GateLimits,
     request_id: &str,
 ) -> Result<(Decision, Option<OwnedMutexGuard<()>>), CoreError> {
-    let ask = asks(state.settings.ask_person, req);
+    let ask = agent_asks(state.settings.ask_person, who, req);
     let gated = gate::check_or_hold(req, seen.state, seen.explain, seen.resolved, limits, ask)?;
-    match gated {
-        Gated::Clear(d) => Ok((d, None)),
-        Gated::Held(held) => {
-            ask_person(state, req, pid, seen.state, seen.explain, held, request_id)
-                .await
-                .map(|(d, g)| (d, Some(g)))
+    let (action, tier) = match &gated {
+        Gated::Clear(d) => (d.action.clone(), d.tier),
+        Gated::Held(h) => (h.action().to_owned(), h.tier()),
+    };
+    crate::core::access::may_run(state, who, pid, &action, tier)?;
+    let held = match gated {
+        Gated::Clear(d) if who.scope.ask == AgentAsk::Always && d.tier != Reversibility::Read => {
+            let why = CoreError::new(
+                codes::APPROVAL_DENIED,
+                format!(
+                    "The agent {:?} runs every write past the person (its --ask always scope), and nobody could be asked.",
+                    who.name
+                ),
+            );
+            gate::Held::by_scope(d, why)
         }
-    }
+        Gated::Clear(d) => return Ok((d, None)),
+        Gated::Held(held) => held,
+    };
+    ask_person(
+        state,
+        who,
+        req,
+        pid,
+        seen.state,
+        seen.explain,
+        held,
+        request_id,
+    )
+    .await
+    .map(|(d, g)| (d, Some(g)))
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn ask_person(
     state: &Arc<AppState>,
+    who: &Arc<Agent>,
     req: &ActionRequest,
     pid: u64,
     gate_state: Option<&SubstrateState>,
@@ -119,7 +155,8 @@ async fn ask_person(
         signals: why.map(|w| w.signals.clone()).unwrap_or_default(),
         reason: held.refusal.message.clone(),
         verify_expression: held.verify_expression().map(str::to_owned),
-        key_id: state.key_id.clone(),
+        key_id: who.key_id.clone(),
+        agent: Some(who.name.clone()),
         target: outline_target(&held, why),
         asked_at: crate::core::util::rfc3339(asked),
         expires_at: crate::core::util::rfc3339(asked + settings.approval_timeout),
@@ -143,13 +180,7 @@ async fn ask_person(
         reason: ApprovalClosedReason::Withdrawn,
     };
 
-    let mut rec = audit::base(
-        &state.key_id,
-        request_id,
-        pid,
-        url.as_deref(),
-        held.action(),
-    );
+    let mut rec = audit::base(who, request_id, pid, url.as_deref(), held.action());
     rec.insert("decision".into(), json!("approval_asked"));
     rec.insert("approval_id".into(), json!(approval_id));
     rec.insert(
@@ -167,13 +198,7 @@ async fn ask_person(
         _ => {
             open.reason = ApprovalClosedReason::TimedOut;
             drop(open);
-            let mut rec = audit::base(
-                &state.key_id,
-                request_id,
-                pid,
-                url.as_deref(),
-                held.action(),
-            );
+            let mut rec = audit::base(who, request_id, pid, url.as_deref(), held.action());
             rec.insert("decision".into(), json!("approval_timed_out"));
             rec.insert("approval_id".into(), json!(approval_id));
             rec.insert("asked_at".into(), json!(question.asked_at));
@@ -191,13 +216,7 @@ async fn ask_person(
     };
     open.reason = ApprovalClosedReason::Answered;
     drop(open);
-    let mut rec = audit::base(
-        &state.key_id,
-        request_id,
-        pid,
-        url.as_deref(),
-        held.action(),
-    );
+    let mut rec = audit::base(who, request_id, pid, url.as_deref(), held.action());
     rec.insert("decision".into(), json!("approval_answered"));
     rec.insert("approval_id".into(), json!(approval_id));
     rec.insert("answer".into(), json!(decision));
@@ -220,7 +239,7 @@ async fn ask_person(
         .with("executed", false)),
         ApprovalDecision::ApproveOnce | ApprovalDecision::Always => {
             if decision == ApprovalDecision::Always {
-                remember_always(state, origin.as_deref(), &held, &approval_id);
+                remember_always(state, who, origin.as_deref(), &held, &approval_id);
             }
             // Answered from a service worker that just restarted: its tabs announce
             // themselves again a moment later. Wait for this one (bounded) rather than
@@ -267,6 +286,7 @@ async fn wait_attached(hub: &Hub, pid: u64, limit: std::time::Duration) {
 /// stored, if anything; the audit log records either way.
 pub fn remember_always(
     state: &AppState,
+    who: &Agent,
     origin: Option<&str>,
     held: &Held,
     approval_id: &str,
@@ -292,7 +312,8 @@ pub fn remember_always(
         _ => None,
     };
     let mut rec = Map::new();
-    rec.insert("key_id".into(), json!(state.key_id));
+    rec.insert("agent".into(), json!(who.name));
+    rec.insert("key_id".into(), json!(who.key_id));
     rec.insert("decision".into(), json!("approval_always"));
     rec.insert("approval_id".into(), json!(approval_id));
     rec.insert("origin".into(), json!(origin));

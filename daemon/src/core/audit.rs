@@ -189,8 +189,9 @@ pub fn redact(params: &Map<String, Value>, marked: &[String]) -> Value {
 }
 
 /// The fields every audit record of a request about an action starts with.
+/// Every such record names the agent that asked (`nspd audit --agent NAME`).
 pub fn base(
-    key_id: &str,
+    who: &crate::core::agents::Agent,
     request_id: &str,
     pid: u64,
     url: Option<&str>,
@@ -198,7 +199,8 @@ pub fn base(
 ) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("request_id".into(), json!(request_id));
-    m.insert("key_id".into(), json!(key_id));
+    m.insert("agent".into(), json!(who.name));
+    m.insert("key_id".into(), json!(who.key_id));
     m.insert("pid".into(), json!(pid));
     m.insert("url".into(), json!(url));
     m.insert("action".into(), json!(action));

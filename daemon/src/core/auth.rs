@@ -55,7 +55,12 @@ impl AgentKey {
     /// (file 0600) when there is none.
     pub fn load_or_create(data_dir: &Path) -> Result<AgentKey, KeyError> {
         ensure_private_dir(data_dir)?;
-        let path = data_dir.join(KEY_FILE);
+        AgentKey::load_or_create_at(data_dir.join(KEY_FILE))
+    }
+
+    /// Loads the key in the file `path`, or creates the file (0600) with a fresh key;
+    /// `path`'s directory must exist.
+    pub fn load_or_create_at(path: PathBuf) -> Result<AgentKey, KeyError> {
         match fs::metadata(&path) {
             Ok(meta) => {
                 let mode = meta.permissions().mode() & 0o777;
@@ -100,9 +105,13 @@ impl AgentKey {
     /// A short, non-reversible id of the key (first 48 bits of its SHA-256), for
     /// logs, limits and the audit trail.
     pub fn id(&self) -> String {
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(self.key.as_bytes());
-        digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+        self.fingerprint()[..12].to_owned()
+    }
+
+    /// The SHA-256 of the key, in hex: what `agents.json` keeps to know a key again
+    /// without holding it.
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&self.key)
     }
 
     /// Where the key lives.
@@ -121,6 +130,15 @@ impl AgentKey {
         let b = candidate.as_bytes();
         a.len() == b.len() && bool::from(a.ct_eq(b))
     }
+}
+
+/// The SHA-256 of a presented key, in hex.
+pub fn fingerprint(key: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Creates `dir` with mode 0700, or tightens an existing dir we own to 0700.

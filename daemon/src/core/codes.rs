@@ -37,3 +37,5 @@ pub const CORRECTIONS_UNAVAILABLE: &str = "corrections_unavailable";
 pub const TOO_MANY_WATCHERS: &str = "too_many_watchers";
 pub const PROBE_TIMEOUT: &str = "probe_timeout";
 pub const REQUEST_TIMEOUT: &str = "request_timeout";
+pub const SCOPE_DENIED: &str = "scope_denied";
+pub const TAB_LEASED: &str = "tab_leased";

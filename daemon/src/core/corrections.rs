@@ -10,22 +10,19 @@
 //! another process changed, so `nspd corrections remove` takes effect without a restart
 //! and without an HTTP route that would let an agent remove a person's correction.
 
-use std::fs::{File, OpenOptions};
-use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use nsp_protocol::approval::{Correction, CorrectionSource};
 use nsp_protocol::Reversibility;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
+use crate::core::filestore::{self, stamp_of, Stamp};
+
 pub const CORRECTIONS_FILE: &str = "corrections.json";
 const LOCK_FILE: &str = "corrections.lock";
-/// How often a running nspd looks for changes another process made to the file.
-pub const POLL_INTERVAL: Duration = Duration::from_millis(250);
+pub use crate::core::filestore::POLL_INTERVAL;
 /// The most corrections kept: the whole list travels to the extension in one message.
 pub const MAX_CORRECTIONS: usize = 2_000;
 /// The longest action name a correction may name.
@@ -53,10 +50,6 @@ struct FileBody {
     version: u32,
     corrections: Vec<Correction>,
 }
-
-/// What identifies one version of the file on disk: a rename makes a new inode, a
-/// write in place a new length or time.
-type Stamp = Option<(u64, u64, i64, i64)>;
 
 #[derive(Debug)]
 struct Inner {
@@ -203,23 +196,15 @@ impl Corrections {
         Ok(self.publish(list))
     }
 
-    /// Polls the file until the last handle on the store is gone (a weak reference:
-    /// this task never keeps a stopped server's store alive).
+    /// Polls the file until the last handle on the store is gone.
     pub fn watch_file(&self) {
-        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(POLL_INTERVAL);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                let Some(inner) = weak.upgrade() else { break };
-                let store = Corrections { inner };
-                if let Err(e) = store.reload_if_changed() {
-                    // Logged once per version of the file, not on every poll.
-                    tracing::warn!(error = %e, "cannot reload the corrections; keeping the last good ones");
-                    let mut stamp = store.inner.state.lock().unwrap_or_else(|e| e.into_inner());
-                    *stamp = stamp_of(&store.path());
-                }
+        filestore::watch(&self.inner, |inner| {
+            let store = Corrections { inner };
+            if let Err(e) = store.reload_if_changed() {
+                // Logged once per version of the file, not on every poll.
+                tracing::warn!(error = %e, "cannot reload the corrections; keeping the last good ones");
+                let mut stamp = store.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+                *stamp = stamp_of(&store.path());
             }
         });
     }
@@ -240,27 +225,15 @@ impl Corrections {
         &self,
         f: impl FnOnce(&mut Vec<Correction>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let dir = &self.inner.dir;
         let path = self.path();
         let mut stamp = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
-        let lock_path = dir.join(LOCK_FILE);
-        let io = |p: &Path| {
-            let p = p.to_owned();
-            move |source| StoreError::Io { path: p, source }
-        };
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
-        flock(&lock).map_err(io(&lock_path))?;
-        let (mut list, _) = read(&path)?;
-        let out = f(&mut list)?;
-        write(dir, &path, &list)?;
-        *stamp = stamp_of(&path);
-        drop(lock);
+        let ((out, list), new_stamp) =
+            filestore::rewrite(&self.inner.dir, LOCK_FILE, &path, io_error, |text| {
+                let mut list = parse(&path, text)?;
+                let out = f(&mut list)?;
+                Ok((to_text(&list)?, (out, list)))
+            })?;
+        *stamp = new_stamp;
         self.publish(list);
         Ok(out)
     }
@@ -351,72 +324,37 @@ pub fn origin_of(url: &str) -> Option<String> {
     }
 }
 
-/// An exclusive advisory lock on `file`, held until it is closed (`File::lock` is newer
-/// than the workspace's minimum Rust).
-fn flock(file: &File) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    loop {
-        // SAFETY: flock on a descriptor this `File` owns for the whole call.
-        let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if r == 0 {
-            return Ok(());
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-fn stamp_of(path: &Path) -> Stamp {
-    let m = std::fs::metadata(path).ok()?;
-    Some((m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
+fn io_error(path: PathBuf, source: std::io::Error) -> StoreError {
+    StoreError::Io { path, source }
 }
 
 fn read(path: &Path) -> Result<(Vec<Correction>, Stamp), StoreError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), None)),
-        Err(source) => {
-            return Err(StoreError::Io {
-                path: path.to_owned(),
-                source,
-            })
-        }
+    match filestore::read(path).map_err(|e| io_error(path.to_owned(), e))? {
+        Some((text, stamp)) => Ok((parse(path, Some(text))?, stamp)),
+        None => Ok((Vec::new(), None)),
+    }
+}
+
+fn parse(path: &Path, text: Option<String>) -> Result<Vec<Correction>, StoreError> {
+    let Some(text) = text else {
+        return Ok(Vec::new());
     };
-    let stamp = stamp_of(path);
     let body: FileBody = serde_json::from_str(&text).map_err(|e| StoreError::Malformed {
         path: path.to_owned(),
         reason: e.to_string(),
     })?;
-    Ok((body.corrections, stamp))
+    Ok(body.corrections)
 }
 
-/// Writes the whole list to a temporary file (0600) in the same directory, syncs it and
-/// renames it over the file: a reader sees the old list or the new one, never half.
-fn write(dir: &Path, path: &Path, list: &[Correction]) -> Result<(), StoreError> {
-    let io = |source| StoreError::Io {
-        path: path.to_owned(),
-        source,
-    };
+/// The file's text for `list`.
+fn to_text(list: &[Correction]) -> Result<String, StoreError> {
     let body = FileBody {
         version: 1,
         corrections: list.to_vec(),
     };
-    let mut text = serde_json::to_string_pretty(&body).map_err(|e| io(e.into()))?;
-    text.push('\n');
-    // tempfile creates the file 0600.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".corrections.")
-        .tempfile_in(dir)
-        .map_err(io)?;
-    tmp.write_all(text.as_bytes()).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    let text =
+        serde_json::to_string_pretty(&body).map_err(|e| StoreError::Invalid(e.to_string()))?;
+    Ok(text + "\n")
 }
 
 #[cfg(test)]

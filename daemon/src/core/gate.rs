@@ -210,6 +210,11 @@ pub struct Held {
 }
 
 impl Held {
+    /// A decision the gate cleared that the agent's scope still puts to the person
+    /// (`--ask always`); `refusal` stands if nobody can be asked.
+    pub fn by_scope(decision: Decision, refusal: CoreError) -> Held {
+        Held { decision, refusal }
+    }
     pub fn action(&self) -> &str {
         &self.decision.action
     }

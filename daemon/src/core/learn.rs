@@ -64,6 +64,7 @@ pub fn judge(
 /// Judges, stores and audits an agent's correction `req`.
 pub async fn learn(
     state: &Arc<AppState>,
+    who: &crate::core::agents::Agent,
     req: LearnRequest,
     request_id: &str,
 ) -> Result<LearnResponse, CoreError> {
@@ -88,11 +89,10 @@ pub async fn learn(
             .with("field", "confidence"));
         }
     }
-    let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
+    let pid = crate::core::access::resolve(state, who, req.pid, req.app_id.as_deref())?;
     let current = state.hub.state(pid)?;
     let url = current.context.url.clone();
-    let mut rec =
-        crate::core::audit::base(&state.key_id, request_id, pid, url.as_deref(), &req.action);
+    let mut rec = crate::core::audit::base(who, request_id, pid, url.as_deref(), &req.action);
     rec.insert("event".into(), json!("learn"));
     rec.insert(
         "requested".into(),
@@ -165,7 +165,7 @@ pub async fn learn(
         false,
         max_confidence,
         CorrectionSource::Agent,
-        Some(state.key_id.clone()),
+        Some(who.key_id.clone()),
     );
     let stored = match state.corrections.add(correction) {
         Ok(c) => c,

@@ -4,6 +4,7 @@
 //! ([`error::CoreError`]); each door encodes them its own way.
 
 pub mod access;
+pub mod agents;
 pub mod app;
 pub mod approvals;
 pub mod audit;
@@ -11,12 +12,17 @@ pub mod auth;
 pub mod codes;
 pub mod config;
 pub mod corrections;
+pub mod crew;
 pub mod error;
+pub mod filestore;
 pub mod gate;
 pub mod hub;
 pub mod idempotency;
 pub mod learn;
+pub mod leases;
 pub mod lock;
+pub mod model_view;
+pub mod owners;
 pub mod pipeline;
 pub mod ratelimit;
 pub mod request;

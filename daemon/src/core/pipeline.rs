@@ -12,6 +12,7 @@ use nsp_protocol::channel::{DialogKind, DispatchFailure, DispatchOutcome, PageDi
 use nsp_protocol::{Reversibility, SubstrateState};
 use serde_json::{json, Map, Value};
 
+use crate::core::agents::Agent;
 use crate::core::app::AppState;
 use crate::core::codes;
 use crate::core::error::CoreError;
@@ -64,6 +65,7 @@ pub async fn get_state(
 /// key replays the first answer (the step "remember": each answer is kept for its key).
 pub async fn act(
     state: &Arc<AppState>,
+    who: &Arc<Agent>,
     call: &ActionCall,
     pid: u64,
     idem: Option<String>,
@@ -71,13 +73,13 @@ pub async fn act(
 ) -> Result<Acted, CoreError> {
     let req = call.request();
     let Some(idem) = idem else {
-        return run_action(state, req, pid, request_id)
+        return run_action(state, who, req, pid, request_id)
             .await
             .map(|r| Acted::Ran(Box::new(r)));
     };
     // The same key must mean the same request: compare the request and the tab.
     let fingerprint = call.fingerprint(pid);
-    match state.idempotency.claim(&state.key_id, &idem, &fingerprint) {
+    match state.idempotency.claim(&who.key_id, &idem, &fingerprint) {
         Claim::Run => {}
         Claim::Replay(first) => return Ok(Acted::Replayed(first)),
         Claim::Conflict => {
@@ -91,16 +93,16 @@ pub async fn act(
             ))
         }
     }
-    let result = run_action(state, req, pid, request_id).await;
+    let result = run_action(state, who, req, pid, request_id).await;
     if matches!(&result, Err(e) if e.code == codes::AUDIT_UNAVAILABLE) {
         // Nothing was sent and the message says to retry once the disk is fixed: that
         // retry, with the same key, must run rather than replay this refusal.
-        state.idempotency.release(&state.key_id, &idem);
+        state.idempotency.release(&who.key_id, &idem);
         return result.map(|r| Acted::Ran(Box::new(r)));
     }
     let result = result.map(Arc::new);
     state.idempotency.complete(
-        &state.key_id,
+        &who.key_id,
         &idem,
         FirstAnswer {
             result: result.clone(),
@@ -134,12 +136,14 @@ async fn record_audit(
 /// [`CoreError`]; the door encodes it.
 pub async fn run_action(
     state: &Arc<AppState>,
+    who: &Arc<Agent>,
     req: &ActionRequest,
     pid: u64,
     request_id: &str,
 ) -> Result<ActionResponse, CoreError> {
     let trip = Trip {
         state,
+        who,
         req,
         pid,
         request_id,
@@ -178,6 +182,8 @@ pub async fn run_action(
 /// One action request on its way, for the steps of [`run_action`].
 struct Trip<'a> {
     state: &'a Arc<AppState>,
+    /// The agent that asked (its scope was applied at the door and is again at the gate).
+    who: &'a Arc<Agent>,
     req: &'a ActionRequest,
     pid: u64,
     request_id: &'a str,
@@ -238,7 +244,7 @@ impl Trip<'_> {
     /// Every refusal before dispatch is audited alike, secrets redacted by their mark.
     fn refused(&self, seen: &Seen, e: CoreError, secret: &[String]) -> CoreError {
         let mut rec = audit::base(
-            &self.state.key_id,
+            self.who,
             self.request_id,
             self.pid,
             seen.url.as_deref(),
@@ -294,8 +300,15 @@ impl Trip<'_> {
             explain: &seen.explain,
             resolved,
         };
+        if self.req.action == "navigate" {
+            if let Some(url) = self.req.parameters.get("url").and_then(Value::as_str) {
+                crate::core::access::may_go(self.who, url)
+                    .map_err(|e| self.refused(seen, e, &[]))?;
+            }
+        }
         approvals::check(
             self.state,
+            self.who,
             self.req,
             self.pid,
             seen_by_gate,
@@ -358,6 +371,9 @@ impl Trip<'_> {
         decision: &Decision,
     ) -> Result<Option<Arc<SubstrateState>>, CoreError> {
         let (state, pid) = (self.state, self.pid);
+        // Revoked while it waited for the lock or the person: nothing is sent.
+        crate::core::access::still_current(state, self.who)
+            .map_err(|e| self.refused(seen, e, &decision.secret_parameters))?;
         if decision.expression.is_none() && decision.tier == Reversibility::Read {
             // A read without an expression: no verification and no state after it, so
             // no before-state either (it would be a second copy of the whole state per
@@ -396,7 +412,7 @@ impl Trip<'_> {
         let state = self.state;
         let action_id = uuid::Uuid::now_v7().to_string();
         let mut rec = audit::base(
-            &state.key_id,
+            self.who,
             self.request_id,
             self.pid,
             seen.url.as_deref(),
@@ -447,7 +463,7 @@ impl Trip<'_> {
         dialogs: &[PageDialog],
     ) -> Map<String, Value> {
         let mut rec = audit::base(
-            &self.state.key_id,
+            self.who,
             self.request_id,
             self.pid,
             seen.url.as_deref(),
@@ -574,6 +590,15 @@ impl Trip<'_> {
             Some(v) if !v.passed => "verification_failed",
             _ => "done",
         };
+        let host = seen
+            .url
+            .as_deref()
+            .and_then(crate::core::util::host_of)
+            .unwrap_or("?");
+        self.state.last_actions.note(
+            &self.who.name,
+            format!("{} on {host}: {result}", decision.action),
+        );
         let rec = self.completion(seen, decision, action_id, result, verification, dialogs);
         record_audit(self.state, rec, Self::irreversible(decision))
             .await
@@ -844,6 +869,10 @@ pub(crate) mod tests {
         AppState {
             hub: crate::core::hub::Hub::new(),
             key_id: key.id(),
+            agents: crate::core::agents::Agents::open(dir, &key).expect("agents"),
+            owners: crate::core::owners::Owners::open(dir),
+            leases: crate::core::leases::Leases::default(),
+            last_actions: Default::default(),
             key,
             local_addr: "127.0.0.1:7842".parse().expect("addr"),
             audit: std::sync::Arc::new(crate::core::audit::AuditLog::open(dir).expect("audit")),

@@ -4,7 +4,7 @@ use std::num::NonZeroU32;
 use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use governor::{DefaultDirectRateLimiter, DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 /// Which bucket a request draws from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +18,9 @@ pub enum Bucket {
 pub struct Limits {
     actions: DefaultKeyedRateLimiter<String>,
     reads: DefaultKeyedRateLimiter<String>,
+    /// Agents with their own `--actions-per-minute`: one bucket each, by key id, with
+    /// the quota it was made for (a changed quota makes a new bucket).
+    own: std::sync::Mutex<std::collections::HashMap<String, (u32, DefaultDirectRateLimiter)>>,
     clock: DefaultClock,
 }
 
@@ -28,6 +31,7 @@ impl Limits {
         Limits {
             actions: RateLimiter::keyed(quota(actions_per_sec)),
             reads: RateLimiter::keyed(quota(reads_per_sec)),
+            own: Default::default(),
             clock: DefaultClock::default(),
         }
     }
@@ -39,6 +43,26 @@ impl Limits {
             Bucket::StateReads => &self.reads,
         };
         limiter.check_key(&key_id.to_owned()).map_err(|not_until| {
+            not_until
+                .wait_time_from(self.clock.now())
+                .max(Duration::from_millis(1))
+        })
+    }
+}
+
+impl Limits {
+    /// An agent's own ceiling of `per_minute` actions (besides [`Limits::check`]'s).
+    pub fn check_own(&self, key_id: &str, per_minute: u32) -> Result<(), Duration> {
+        let mut own = self.own.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh = || {
+            let n = NonZeroU32::new(per_minute.max(1)).unwrap_or(NonZeroU32::MIN);
+            (per_minute, RateLimiter::direct(Quota::per_minute(n)))
+        };
+        let entry = own.entry(key_id.to_owned()).or_insert_with(fresh);
+        if entry.0 != per_minute {
+            *entry = fresh();
+        }
+        entry.1.check().map_err(|not_until| {
             not_until
                 .wait_time_from(self.clock.now())
                 .max(Duration::from_millis(1))
@@ -64,5 +88,15 @@ mod tests {
         // Reads and other keys have their own buckets.
         assert!(limits.check(Bucket::StateReads, "k").is_ok());
         assert!(limits.check(Bucket::Actions, "other").is_ok());
+    }
+
+    #[test]
+    fn an_agents_own_ceiling_is_per_minute_and_its_own() {
+        let limits = Limits::new(100, 100);
+        assert!(limits.check_own("a", 2).is_ok());
+        assert!(limits.check_own("a", 2).is_ok());
+        let wait = limits.check_own("a", 2).expect_err("third in a minute");
+        assert!(wait > Duration::from_secs(1), "{wait:?}");
+        assert!(limits.check_own("b", 2).is_ok(), "another agent's bucket");
     }
 }

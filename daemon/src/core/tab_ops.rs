@@ -5,10 +5,12 @@
 use std::time::Duration;
 
 use nsp_protocol::api::AppSummary;
-use nsp_protocol::channel::DaemonMessage;
+use nsp_protocol::channel::{DaemonMessage, TabGroup};
 use nsp_protocol::SubstrateState;
 use tokio::sync::broadcast;
 
+use crate::core::agents::Agent;
+use crate::core::app::AppState;
 use crate::core::codes;
 use crate::core::error::CoreError;
 use crate::core::hub::{Hub, TabEventKind};
@@ -78,6 +80,54 @@ pub async fn open(
     url: &str,
     settle: Duration,
 ) -> Result<(AppSummary, SubstrateState), CoreError> {
+    open_claimed(hub, url, settle, None, |_, _| {}).await
+}
+
+/// [`open`] for `who`: the URL must be in its origins, and a tab it opens is its own
+/// (claimed before its first capture can arrive) and goes into its tab group.
+pub async fn open_for(
+    state: &AppState,
+    who: &Agent,
+    url: &str,
+    settle: Duration,
+) -> Result<(AppSummary, SubstrateState), CoreError> {
+    check_url(url)?;
+    crate::core::access::may_go(who, url)?;
+    let group = (!who.is_default()).then(|| crate::core::agents::group_of(&who.name));
+    open_claimed(&state.hub, url, settle, group, |instance_id, tab_id| {
+        if !who.is_default() {
+            state.owners.claim(instance_id, tab_id, &who.name);
+        }
+    })
+    .await
+}
+
+/// Closes tab `pid` for `who`: a write on the tab (its max-tier and other agents'
+/// leases apply); the tab's lease and claims end with it.
+pub async fn close_for(state: &AppState, who: &Agent, pid: u64) -> Result<(), CoreError> {
+    crate::core::access::may_run(
+        state,
+        who,
+        pid,
+        "close_tab",
+        nsp_protocol::Reversibility::ReversibleWrite,
+    )?;
+    let identity = state.hub.identity(pid);
+    close(&state.hub, pid).await?;
+    state.leases.tab_closed(pid);
+    if let Some((instance_id, tab_id, _)) = identity {
+        state.owners.release(&instance_id, tab_id, false);
+    }
+    Ok(())
+}
+
+async fn open_claimed(
+    hub: &Hub,
+    url: &str,
+    settle: Duration,
+    group: Option<TabGroup>,
+    claim: impl FnOnce(&str, i64),
+) -> Result<(AppSummary, SubstrateState), CoreError> {
     check_url(url)?;
     let (conn, tx) = hub.a_browser().ok_or_else(no_browser)?;
     // Subscribed before asking, so no capture of the new tab can slip by unseen.
@@ -86,10 +136,14 @@ pub async fn open(
     let msg = DaemonMessage::OpenTab {
         request_id: request_id.clone(),
         url: url.to_owned(),
+        group,
     };
     let tab_id = ask(hub, &tx, request_id, msg)
         .await?
         .ok_or_else(|| CoreError::new(codes::ACTION_FAILED, "The browser opened no tab."))?;
+    if let Some(instance_id) = hub.conn_instance(conn) {
+        claim(&instance_id, tab_id);
+    }
     let deadline = tokio::time::Instant::now() + settle;
     loop {
         if let Some(pid) = hub.pid_of(conn, tab_id) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use hyper::upgrade::Upgraded;
 use hyper_util::rt::TokioIo;
-use nsp_protocol::channel::{DaemonMessage, ExtensionMessage, ProbeSettings};
+use nsp_protocol::channel::{AgentView, DaemonMessage, ExtensionMessage, ProbeSettings};
 use nsp_protocol::CHANNEL_VERSION;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -15,9 +15,10 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use crate::core::audit::AuditLog;
-use crate::core::corrections::Corrections;
-use crate::core::hub::{Hub, TabReport};
+use std::sync::Arc;
+
+use crate::core::app::AppState;
+use crate::core::hub::TabReport;
 use nsp_protocol::approval::CorrectionSource;
 
 /// The first message must arrive within this time.
@@ -25,6 +26,8 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// The extension sends a keepalive at least every 20 s; silence for this long means the
 /// worker is gone even if TCP has not noticed.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(65);
+/// How often the popup's view of the agents is looked at (and sent when it changed).
+const AGENTS_EVERY: Duration = Duration::from_millis(500);
 
 /// WebSocket limits for the extension channel.
 pub fn ws_config(max_message_bytes: usize) -> WebSocketConfig {
@@ -39,13 +42,10 @@ pub fn ws_config(max_message_bytes: usize) -> WebSocketConfig {
 /// `corrections`: the store whose every correction goes to the extension after the
 /// welcome and again on every change (all origins in one message: the list is small and
 /// bounded, and the worker picks each page's own when it configures that page's probe).
-pub async fn serve(
-    ws: WebSocketStream<TokioIo<Upgraded>>,
-    hub: Hub,
-    probe: ProbeSettings,
-    corrections: Corrections,
-    audit: std::sync::Arc<AuditLog>,
-) {
+pub async fn serve(ws: WebSocketStream<TokioIo<Upgraded>>, state: Arc<AppState>) {
+    let hub = state.hub.clone();
+    let probe: ProbeSettings = state.settings.probe;
+    let corrections = state.corrections.clone();
     let (mut sink, mut stream) = ws.split();
 
     let hello = tokio::time::timeout(HELLO_TIMEOUT, stream.next()).await;
@@ -87,7 +87,7 @@ pub async fn serve(
     };
 
     let (tx, mut rx) = mpsc::channel::<DaemonMessage>(256);
-    let conn = hub.connect(instance_id, browser, tx);
+    let conn = hub.connect(instance_id.clone(), browser, tx);
     let welcome = DaemonMessage::Welcome {
         channel_version: CHANNEL_VERSION,
         daemon_version: crate::VERSION.into(),
@@ -114,9 +114,25 @@ pub async fn serve(
         }
     }
 
+    // The agents the popup shows: sent when what it would show changed.
+    let mut agents_tick = tokio::time::interval(AGENTS_EVERY);
+    let mut agents_sent: Option<Vec<AgentView>> = None;
+    // Silence is measured from the last frame, whatever else the loop does meanwhile.
+    let mut idle_until = tokio::time::Instant::now() + IDLE_TIMEOUT;
     loop {
         tokio::select! {
-            incoming = tokio::time::timeout(IDLE_TIMEOUT, stream.next()) => {
+            _ = agents_tick.tick() => {
+                let now = crate::core::crew::views(&state, &instance_id);
+                if agents_sent.as_ref() != Some(&now) {
+                    let msg = DaemonMessage::Agents { agents: now.clone() };
+                    if send(&mut sink, &msg).await.is_err() {
+                        break;
+                    }
+                    agents_sent = Some(now);
+                }
+            }
+            incoming = tokio::time::timeout_at(idle_until, stream.next()) => {
+                idle_until = tokio::time::Instant::now() + IDLE_TIMEOUT;
                 let frame = match incoming {
                     Err(_) => {
                         tracing::warn!(conn, "extension silent for {IDLE_TIMEOUT:?}; closing");
@@ -133,7 +149,7 @@ pub async fn serve(
                 match frame {
                     Message::Text(text) => match serde_json::from_str::<ExtensionMessage>(&text) {
                         Ok(msg) => {
-                            if let Some(reply) = handle(&hub, &corrections, &audit, conn, msg) {
+                            if let Some(reply) = handle(&state, &instance_id, conn, msg) {
                                 if send(&mut sink, &reply).await.is_err() {
                                     break;
                                 }
@@ -170,12 +186,12 @@ pub async fn serve(
 }
 
 fn handle(
-    hub: &Hub,
-    corrections: &Corrections,
-    audit: &AuditLog,
+    state: &AppState,
+    instance_id: &str,
     conn: u64,
     msg: ExtensionMessage,
 ) -> Option<DaemonMessage> {
+    let (hub, corrections, audit) = (&state.hub, &state.corrections, &state.audit);
     // The person's corrections go to the audit log like every other decision that
     // changes what the gate will allow.
     let record = |what: &str, fields: &[(&str, serde_json::Value)]| {
@@ -221,7 +237,44 @@ fn handle(
             None
         }
         ExtensionMessage::TabClosed { tab_id } => {
+            if let Some(pid) = hub.pid_of(conn, tab_id) {
+                state.leases.tab_closed(pid);
+            }
             hub.tab_closed(conn, tab_id);
+            state.owners.release(instance_id, tab_id, false);
+            None
+        }
+        // The person's say over agents: the service worker sends these only for the
+        // extension's own pages (the popup).
+        ExtensionMessage::TabUngrouped { tab_id } => {
+            state.owners.release(instance_id, tab_id, true);
+            record("tab_ungrouped", &[("tab_id", tab_id.into())]);
+            None
+        }
+        ExtensionMessage::ShareTab {
+            tab_id,
+            agent,
+            share,
+        } => {
+            if state.agents.get(&agent).is_some_and(|a| !a.is_default()) {
+                state.owners.share(instance_id, tab_id, &agent, share);
+                record(
+                    if share { "tab_shared" } else { "tab_unshared" },
+                    &[("tab_id", tab_id.into()), ("agent", agent.into())],
+                );
+            }
+            None
+        }
+        ExtensionMessage::RevokeAgent { name } => {
+            match state.agents.revoke(&name) {
+                Ok(true) => {
+                    state.owners.forget_agent(&name);
+                    tracing::info!(conn, %name, "the person revoked an agent");
+                    record("agent_revoked", &[("agent", name.into())]);
+                }
+                Ok(false) => tracing::info!(conn, %name, "no agent of this name to revoke"),
+                Err(e) => tracing::warn!(conn, %name, error = %e, "the agent was not revoked"),
+            }
             None
         }
         ExtensionMessage::TabOpResult {

@@ -453,6 +453,12 @@ impl FakeExtension {
     }
 
     /// Waits until at least `n` questions arrived on this connection; returns them.
+    /// The questions put to the person so far.
+    #[allow(dead_code)]
+    pub fn questions(&self) -> Vec<ApprovalQuestion> {
+        self.page.lock().expect("page").questions.clone()
+    }
+
     pub async fn wait_questions(&self, n: usize) -> Vec<ApprovalQuestion> {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         loop {
@@ -656,6 +662,8 @@ fn handle(page: &Arc<Mutex<Page>>, out: &mpsc::UnboundedSender<Message>, msg: Da
         DaemonMessage::Corrections { corrections } => p.corrections.push(corrections),
         // Its browser opens and closes no tabs.
         DaemonMessage::OpenTab { .. } | DaemonMessage::CloseTab { .. } => {}
+        // It shows no popup.
+        DaemonMessage::Agents { .. } => {}
     }
 }
 

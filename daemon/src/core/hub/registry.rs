@@ -30,6 +30,8 @@ pub(super) struct Tab {
     pub(super) pid: u64,
     pub(super) app_id: String,
     pub(super) conn: Option<ConnId>,
+    /// The browser session the tab is in (`hello.instance_id`).
+    pub(super) instance_id: String,
     pub(super) tab_id: i64,
     pub(super) window_id: Option<i64>,
     pub(super) status: ProbeStatus,
@@ -337,6 +339,7 @@ impl Hub {
                         pid,
                         app_id,
                         conn: Some(conn),
+                        instance_id: instance_id.clone(),
                         tab_id,
                         window_id: report.window_id,
                         status: report.status,
@@ -628,6 +631,18 @@ impl Hub {
         let tab = inner.tabs.get(&pid)?;
         let conn = inner.conns.get(&tab.conn?)?;
         Some((tab.tab_id, conn.instance_id.clone(), conn.tx.clone()))
+    }
+
+    /// Who a tab is, for an agent's scope: its browser session, browser tab id and URL.
+    pub fn identity(&self, pid: u64) -> Option<(String, i64, Option<String>)> {
+        let inner = self.lock();
+        let tab = inner.tabs.get(&pid)?;
+        Some((tab.instance_id.clone(), tab.tab_id, tab.url.clone()))
+    }
+
+    /// The pids of every known tab.
+    pub fn pids(&self) -> Vec<u64> {
+        self.lock().tabs.keys().copied().collect()
     }
 
     /// The browser tab id of `pid` and the sender of its live connection (`tab_ops`).

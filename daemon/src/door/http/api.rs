@@ -3,23 +3,27 @@
 //! bodies in one place.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use nsp_protocol::api::{
-    ActionHeaders, ActionRequest, ActionResponse, AppList, DiffResponse, Health, SchemaResponse,
-    StateQuery, VerificationOutcome, VerifyRequest, WatchEvent, WatchQuery,
-    IDEMPOTENCY_KEY_MAX_BYTES,
+    ActionHeaders, ActionRequest, ActionResponse, AppList, DiffResponse, Health, LeaseRequest,
+    LeaseResponse, OpenTabRequest, OpenTabResponse, SchemaResponse, StateQuery, StateView,
+    VerificationOutcome, VerifyRequest, WatchEvent, WatchQuery, IDEMPOTENCY_KEY_MAX_BYTES,
 };
 pub use nsp_protocol::api::{MAX_KEY_QUERY_BYTES, MAX_STATE_LIMIT};
 use nsp_protocol::approval::{LearnRequest, LearnResponse};
 use nsp_protocol::SubstrateState;
 
+use crate::core::access;
+use crate::core::agents::Agent;
 use crate::core::app::AppState;
 use crate::core::codes;
 use crate::core::error::CoreError;
+use crate::core::leases::Lease;
 use crate::core::pipeline::{self, bounded, Acted};
 use crate::core::ratelimit::Bucket;
 use crate::core::request::{self, ActionCall, ObjectWindow};
@@ -60,7 +64,7 @@ pub static ROUTES: &[Route] = &[
         path: "/substrate/v1/apps",
         summary: "List the tabs with a probe",
         access: Access::Key(Bucket::StateReads),
-        handler: |c| Box::pin(async move { Ok(ok_json(&apps(&c.state))) }),
+        handler: |c| Box::pin(async move { Ok(ok_json(&apps(&c.state, &c.agent))) }),
         query: None,
         headers: None,
         body: None,
@@ -70,13 +74,13 @@ pub static ROUTES: &[Route] = &[
     Route {
         method: Method::GET,
         path: "/substrate/v1/state/{pid}",
-        summary: "A tab's state, flat; fresh=true asks the page for a new capture; prefix=, after= and limit= return a part of its objects (a large page read in pages)",
+        summary: "A tab's state, flat; fresh=true asks the page for a new capture; prefix=, after= and limit= return a part of its objects (a large page read in pages); view=model returns the compact text written for a model instead of JSON",
         access: Access::Key(Bucket::StateReads),
         handler: |c| Box::pin(state_route(c)),
         query: Some(schema_of::<StateQuery>),
         headers: None,
         body: None,
-        reply: Reply::Json(schema_of::<SubstrateState>),
+        reply: Reply::JsonOrModelText(schema_of::<SubstrateState>),
         errors: &[
             codes::PROBE_DETACHED,
             codes::PROBE_NOT_READY,
@@ -188,12 +192,42 @@ pub static ROUTES: &[Route] = &[
         path: "/substrate/v1/watch/{pid}",
         summary: "WebSocket of state changes; pings every 15 s; closes 1000 when the tab goes away",
         access: Access::KeyOrQuery(Bucket::StateReads),
-        handler: |c| Box::pin(async move { crate::door::http::watch::upgrade(&c.state, c.req, c.pid) }),
+        handler: |c| Box::pin(async move { crate::door::http::watch::upgrade(&c.state, c.agent, c.req, c.pid) }),
         query: Some(schema_of::<WatchQuery>),
         headers: None,
         body: None,
         reply: Reply::WebSocket(schema_of::<WatchEvent>),
         errors: &[codes::UPGRADE_REQUIRED, codes::TOO_MANY_WATCHERS],
+    },
+    Route {
+        method: Method::POST,
+        path: "/substrate/v1/tabs",
+        summary: "Open a page in a new tab; an agent owns the tabs it opens (its tab group)",
+        access: Access::Key(Bucket::Actions),
+        handler: |c| Box::pin(open_tab_route(c)),
+        query: None,
+        headers: None,
+        body: Some(schema_of::<OpenTabRequest>),
+        reply: Reply::Json(schema_of::<OpenTabResponse>),
+        errors: &[
+            codes::SCOPE_DENIED,
+            codes::ACTION_FAILED,
+            codes::PROBE_DETACHED,
+            codes::PROBE_NOT_READY,
+            codes::PROBE_TIMEOUT,
+        ],
+    },
+    Route {
+        method: Method::POST,
+        path: "/substrate/v1/lease",
+        summary: "Hold a tab for a multi-step flow: other agents' writes on it are refused until it ends (send again to renew; ttl_ms 0 releases it)",
+        access: Access::Key(Bucket::Actions),
+        handler: |c| Box::pin(lease_route(c)),
+        query: None,
+        headers: None,
+        body: Some(schema_of::<LeaseRequest>),
+        reply: Reply::Json(schema_of::<LeaseResponse>),
+        errors: &[codes::PID_NOT_FOUND, codes::TAB_LEASED],
     },
     Route {
         method: Method::GET,
@@ -232,6 +266,16 @@ async fn state_route(c: Call) -> Result<Response<Body>, CoreError> {
     let fresh = query_flag(req.uri().query(), "fresh")?;
     // Checked before any capture is asked for: a bad query costs the page nothing.
     let window = parse_window(req.uri().query())?;
+    let view = query_view(req.uri().query())?;
+    if view == StateView::Model {
+        let mut s = bounded(
+            state.settings.request_timeout,
+            pipeline::get_state(&state, pid, fresh),
+        )
+        .await?;
+        window.apply(&mut s);
+        return Ok(text_response(crate::core::model_view::render(&s)));
+    }
     if !fresh && window == ObjectWindow::default() {
         // The whole current state: the bytes serialized once per capture.
         return Ok(json_bytes_response(
@@ -253,13 +297,14 @@ async fn action_route(c: Call) -> Result<Response<Body>, CoreError> {
         state,
         req,
         request_id,
+        agent,
         ..
     } = c;
     let idem = idempotency_key(req.headers())?;
     let body = read_body(&state, req).await?;
     bounded(
         state.settings.action_route_timeout,
-        action(&state, &body, idem, &request_id),
+        action(&state, &agent, &body, idem, &request_id),
     )
     .await
 }
@@ -267,7 +312,7 @@ async fn action_route(c: Call) -> Result<Response<Body>, CoreError> {
 async fn learn_route(c: Call) -> Result<Response<Body>, CoreError> {
     let body = read_body(&c.state, c.req).await?;
     let req: LearnRequest = parse_json(&body)?;
-    let resp = crate::core::learn::learn(&c.state, req, &c.request_id).await?;
+    let resp = crate::core::learn::learn(&c.state, &c.agent, req, &c.request_id).await?;
     Ok(ok_json(&resp))
 }
 
@@ -275,7 +320,7 @@ async fn verify_route(c: Call) -> Result<Response<Body>, CoreError> {
     let body = read_body(&c.state, c.req).await?;
     bounded(
         c.state.settings.action_route_timeout,
-        verify(&c.state, &body),
+        verify(&c.state, &c.agent, &body),
     )
     .await
 }
@@ -290,8 +335,8 @@ fn health(state: &AppState) -> Response<Body> {
     })
 }
 
-fn apps(state: &AppState) -> AppList {
-    let apps = state.hub.list();
+fn apps(state: &AppState, agent: &Agent) -> AppList {
+    let apps = access::tabs(state, agent);
     AppList {
         total: apps.len() as u64,
         apps,
@@ -326,6 +371,57 @@ fn diff(state: &AppState, pid: u64) -> Result<Response<Body>, CoreError> {
     }))
 }
 
+/// How long `POST /substrate/v1/tabs` waits for the new page's first settled capture.
+const OPEN_SETTLE: Duration = Duration::from_secs(20);
+
+async fn open_tab_route(c: Call) -> Result<Response<Body>, CoreError> {
+    let body = read_body(&c.state, c.req).await?;
+    let req: OpenTabRequest = parse_json(&body)?;
+    let (tab, s) =
+        crate::core::tab_ops::open_for(&c.state, &c.agent, &req.url, OPEN_SETTLE).await?;
+    Ok(ok_json(&OpenTabResponse {
+        tab,
+        capture_id: s.capture_id,
+        settled: s.probe_metadata.settled,
+    }))
+}
+
+async fn lease_route(c: Call) -> Result<Response<Body>, CoreError> {
+    let body = read_body(&c.state, c.req).await?;
+    let req: LeaseRequest = parse_json(&body)?;
+    let pid = crate::core::access::tab(&c.state, &c.agent, req.pid)?;
+    let leases = &c.state.leases;
+    if req.ttl_ms == 0 {
+        leases.release(&c.state.agents, &c.agent, pid);
+        // Whoever holds it now (another agent's lease is not the caller's to end).
+        return Ok(ok_json(&match leases.holder(&c.state.agents, pid) {
+            Some(lease) => lease_view(&lease, true),
+            None => LeaseResponse {
+                pid,
+                holder: c.agent.name.clone(),
+                expires_at: crate::core::util::now_rfc3339(),
+                held: false,
+            },
+        }));
+    }
+    let lease = leases.take(
+        &c.state.agents,
+        &c.agent,
+        pid,
+        Duration::from_millis(req.ttl_ms),
+    )?;
+    Ok(ok_json(&lease_view(&lease, true)))
+}
+
+fn lease_view(lease: &Lease, held: bool) -> LeaseResponse {
+    LeaseResponse {
+        pid: lease.pid,
+        holder: lease.holder.name.clone(),
+        expires_at: lease.expires_at.clone(),
+        held,
+    }
+}
+
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, CoreError> {
     match headers.get("idempotency-key") {
         None => Ok(None),
@@ -351,14 +447,15 @@ pub fn parse_action_request(body: &[u8]) -> Result<ActionCall, CoreError> {
 
 async fn action(
     state: &Arc<AppState>,
+    agent: &Arc<Agent>,
     body: &Bytes,
     idem: Option<String>,
     request_id: &str,
 ) -> Result<Response<Body>, CoreError> {
     let call = parse_action_request(body)?;
     let req = call.request();
-    let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
-    match pipeline::act(state, &call, pid, idem, request_id).await? {
+    let pid = access::resolve(state, agent, req.pid, req.app_id.as_deref())?;
+    match pipeline::act(state, agent, &call, pid, idem, request_id).await? {
         Acted::Ran(response) => Ok(ok_json(&response)),
         Acted::Replayed(first) => {
             let mut resp = match &first.result {
@@ -377,7 +474,11 @@ async fn action(
     }
 }
 
-async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, CoreError> {
+async fn verify(
+    state: &Arc<AppState>,
+    agent: &Agent,
+    body: &Bytes,
+) -> Result<Response<Body>, CoreError> {
     let req: VerifyRequest = parse_json(body)?;
     if req.pid == Some(0) {
         return Err(
@@ -388,7 +489,7 @@ async fn verify(state: &Arc<AppState>, body: &Bytes) -> Result<Response<Body>, C
     if req.pid.is_none() && req.app_id.is_none() {
         return Err(CoreError::invalid_request("Send \"pid\" or \"app_id\".").with("field", "pid"));
     }
-    let pid = state.hub.resolve(req.pid, req.app_id.as_deref())?;
+    let pid = access::resolve(state, agent, req.pid, req.app_id.as_deref())?;
     let outcome = pipeline::verify(state, pid, &req.expression, timeout).await?;
     Ok(ok_json(&outcome))
 }
@@ -537,6 +638,41 @@ fn percent_decode(raw: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+/// `?view=` of `GET /state`: `json` (the default) or `model`.
+fn query_view(query: Option<&str>) -> Result<StateView, CoreError> {
+    let Some(query) = query else {
+        return Ok(StateView::Json);
+    };
+    let mut view = None;
+    for pair in query.split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if k != "view" {
+            continue;
+        }
+        let bad = |m: String| Err(CoreError::invalid_request(m).with("field", "view"));
+        match (view, StateView::parse(v)) {
+            (Some(_), _) => return bad("?view= is given twice; give it once.".into()),
+            (None, Some(v)) => view = Some(v),
+            (None, None) => {
+                return bad(format!(
+                    "?view= must be json (the state as JSON) or model (compact text for a model), not {v:?}."
+                ))
+            }
+        }
+    }
+    Ok(view.unwrap_or(StateView::Json))
+}
+
+/// A `text/plain` 200 with the headers every response carries.
+fn text_response(text: String) -> Response<Body> {
+    let mut resp = json_bytes_response(StatusCode::OK, Bytes::from(text));
+    resp.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
 }
 
 fn query_flag(query: Option<&str>, name: &str) -> Result<bool, CoreError> {

@@ -188,11 +188,8 @@ fn upgrade_extension(
     }
     let key = websocket_key(&req, "This endpoint is a WebSocket for the NSP extension.")?;
     let accept = derive_accept_key(key.as_bytes());
-    let hub = state.hub.clone();
     let config = crate::door::channel::ws_config(state.settings.max_ws_message_bytes);
-    let probe = state.settings.probe;
-    let corrections = state.corrections.clone();
-    let audit = state.audit.clone();
+    let state = state.clone();
     tokio::spawn(async move {
         match hyper::upgrade::on(req).await {
             Ok(upgraded) => {
@@ -202,7 +199,7 @@ fn upgrade_extension(
                     Some(config),
                 )
                 .await;
-                crate::door::channel::serve(ws, hub, probe, corrections, audit).await;
+                crate::door::channel::serve(ws, state).await;
             }
             Err(e) => tracing::warn!(error = %e, "extension upgrade failed"),
         }

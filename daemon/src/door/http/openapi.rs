@@ -151,6 +151,13 @@ fn operation(route: &Route, g: &mut Generators) -> Value {
             "200",
             json!({"description": "Done", "content": {"application/json": {"schema": of(&mut g.replies)}}}),
         ),
+        Reply::JsonOrModelText(of) => (
+            "200",
+            json!({"description": "Done: JSON, or with view=model the compact text for a model", "content": {
+                "application/json": {"schema": of(&mut g.replies)},
+                "text/plain": {"schema": {"type": "string"}},
+            }}),
+        ),
         Reply::WebSocket(of) => (
             "101",
             json!({

@@ -11,6 +11,7 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
+use crate::core::agents::Agent;
 use crate::core::app::AppState;
 use crate::core::codes;
 use crate::core::error::CoreError;
@@ -43,6 +44,9 @@ pub struct Call {
     /// The `{pid}` of the path, parsed (a positive integer); 0 on a route without one.
     pub pid: u64,
     pub request_id: String,
+    /// The agent the key named (the default agent on an open route), whose scope the
+    /// router applied to `pid`.
+    pub agent: Arc<Agent>,
 }
 
 /// Who may call a route, and which rate-limit bucket it draws from.
@@ -62,6 +66,9 @@ pub enum Access {
 pub enum Reply {
     /// 200 with a JSON body of this type.
     Json(SchemaFn),
+    /// 200 with a JSON body of this type, or with `view=model` the compact text for a
+    /// model (`core::model_view`).
+    JsonOrModelText(SchemaFn),
     /// 101, then a WebSocket whose text messages are this type.
     WebSocket(SchemaFn),
     /// 200 with the OpenAPI document itself.
@@ -159,11 +166,11 @@ pub async fn serve(
         return Err(crate::door::http::status::not_found(&path));
     }
     let access = matched.first().map(|(r, _)| r.access);
-    if access != Some(Access::Open) {
+    let agent = if access != Some(Access::Open) {
         let query_key = matched
             .iter()
             .any(|(r, _)| matches!(r.access, Access::KeyOrQuery(_)));
-        crate::core::access::authenticate(
+        let agent = crate::core::access::authenticate(
             state,
             crate::door::http::presented_key(
                 req.headers(),
@@ -174,8 +181,11 @@ pub async fn serve(
             Some(Access::Key(b) | Access::KeyOrQuery(b)) => b,
             _ => Bucket::StateReads,
         };
-        crate::core::access::limit(state, bucket)?;
-    }
+        crate::core::access::limit(state, &agent, bucket)?;
+        agent
+    } else {
+        state.agents.default_agent()
+    };
     let Some((route, pid)) = matched.iter().find(|(r, _)| r.method == method) else {
         return Err(if matched.is_empty() {
             crate::door::http::status::not_found(&path)
@@ -183,12 +193,18 @@ pub async fn serve(
             crate::door::http::status::method_not_allowed(method.as_str(), &path)
         });
     };
-    let pid = if route.has_pid() { parse_pid(pid)? } else { 0 };
+    // A tab outside the agent's scope does not exist for it.
+    let pid = if route.has_pid() {
+        crate::core::access::tab(state, &agent, parse_pid(pid)?)?
+    } else {
+        0
+    };
     (route.handler)(Call {
         state: state.clone(),
         req,
         pid,
         request_id: request_id.to_owned(),
+        agent,
     })
     .await
 }

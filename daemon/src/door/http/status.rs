@@ -26,6 +26,8 @@ pub const ALL: &[(u16, &str, &str)] = &[
     (404, NO_DIFF_YET, "fewer than two captures exist for the tab"),
     (405, METHOD_NOT_ALLOWED, "the route exists for another method"),
     (408, APPROVAL_TIMEOUT, "the person was asked about the held action and did not answer within approval_timeout_ms; nothing was sent"),
+    (403, SCOPE_DENIED, "outside the agent's scope: an action above its max-tier, or a URL outside its origins; a person's approval cannot lift it"),
+    (409, TAB_LEASED, "another agent holds a lease on the tab; the error says who and until when"),
     (409, IDEMPOTENCY_CONFLICT, "the same Idempotency-Key is still running"),
     (409, STALE_STATE, "expected_capture_id was given and the action's target (where it acts, its labels, a row action's rows) changed since that capture; or the capture taken just before dispatch shows another tier, other labels or another named row than the gate saw: nothing was sent"),
     (413, PAYLOAD_TOO_LARGE, "the request body is over max_body_bytes"),

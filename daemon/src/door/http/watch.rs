@@ -38,6 +38,7 @@ impl Drop for WatcherSlot {
 
 pub fn upgrade(
     state: &Arc<AppState>,
+    agent: Arc<crate::core::agents::Agent>,
     req: Request<Incoming>,
     pid: u64,
 ) -> Result<Response<Body>, CoreError> {
@@ -64,6 +65,7 @@ pub fn upgrade(
     // poll of the stream is lost.
     let mut events = state.hub.subscribe();
     let hub = state.hub.clone();
+    let scope_state = state.clone();
     let config = WebSocketConfig::default()
         .max_message_size(Some(64 * 1024))
         .max_frame_size(Some(64 * 1024));
@@ -106,6 +108,15 @@ pub fn upgrade(
                         },
                         Err(RecvError::Closed) => break,
                     };
+                    // The agent was revoked, or the tab left its scope (navigated to
+                    // another origin, ungrouped, unshared): the stream ends.
+                    if !scope_state.agents.is_current(&agent)
+                        || !crate::core::access::sees(&scope_state, &agent, pid)
+                    {
+                        let frame = CloseFrame { code: CloseCode::Policy, reason: "outside the agent's scope".into() };
+                        let _ = sink.send(Message::Close(Some(frame))).await;
+                        break;
+                    }
                     sequence += 1;
                     let captured_at = hub.state(pid).map(|s| s.captured_at).unwrap_or_else(|_| crate::core::util::now_rfc3339());
                     let msg = WatchEvent {
@@ -121,6 +132,11 @@ pub fn upgrade(
                     }
                 }
                 _ = ping.tick() => {
+                    if !scope_state.agents.is_current(&agent) {
+                        let frame = CloseFrame { code: CloseCode::Policy, reason: "the agent was revoked".into() };
+                        let _ = sink.send(Message::Close(Some(frame))).await;
+                        break;
+                    }
                     if sink.send(Message::Ping(Bytes::new())).await.is_err() {
                         break;
                     }

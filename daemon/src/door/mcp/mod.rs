@@ -20,7 +20,7 @@ use http_body_util::combinators::BoxBody;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
-use nsp_protocol::api::{IDEMPOTENCY_KEY_MAX_BYTES, MAX_STATE_LIMIT};
+use nsp_protocol::api::{StateView, IDEMPOTENCY_KEY_MAX_BYTES, MAX_STATE_LIMIT};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -36,6 +36,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use crate::core::agents::Agent;
 use crate::core::app::AppState;
 use crate::core::codes;
 use crate::core::error::CoreError;
@@ -106,6 +107,7 @@ pub fn admit<B>(state: &AppState, req: &Request<B>, port: u16) -> Result<(), Cor
         return Err(crate::door::http::status::not_found(req.uri().path()));
     }
     crate::core::access::authenticate(state, crate::door::http::presented_key(req.headers(), None))
+        .map(drop)
 }
 
 /// The URI of tab `pid`'s state resource.
@@ -295,23 +297,38 @@ fn failed(code: &str) -> bool {
 }
 
 impl NspMcp {
+    /// The agent whose key came with this MCP request (every request of a session
+    /// carries it; rmcp hands the door the HTTP request's parts).
+    fn agent_of(&self, context: &RequestContext<RoleServer>) -> Result<Arc<Agent>, CoreError> {
+        let headers = context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .map(|p| &p.headers);
+        crate::core::access::authenticate(
+            &self.state,
+            headers.and_then(|h| crate::door::http::presented_key(h, None)),
+        )
+    }
+
     async fn call(
         &self,
+        who: &Arc<Agent>,
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<CallToolResult, CoreError> {
         let state = &self.state;
-        let hub = &state.hub;
         match name {
             "list_tabs" => {
-                crate::core::access::limit(state, Bucket::StateReads)?;
+                crate::core::access::limit(state, who, Bucket::StateReads)?;
                 let _: Map<String, Value> = args(arguments)?;
-                Ok(page_json(&json!({"tabs": hub.list()})))
+                Ok(page_json(
+                    &json!({"tabs": crate::core::access::tabs(state, who)}),
+                ))
             }
             "open_tab" => {
-                crate::core::access::limit(state, Bucket::Actions)?;
+                crate::core::access::limit(state, who, Bucket::Actions)?;
                 let a: OpenTabArgs = args(arguments)?;
-                let (tab, s) = crate::core::tab_ops::open(hub, &a.url, OPEN_SETTLE).await?;
+                let (tab, s) = crate::core::tab_ops::open_for(state, who, &a.url, OPEN_SETTLE).await?;
                 let actions: Map<String, Value> = s
                     .actions
                     .iter()
@@ -327,16 +344,16 @@ impl NspMcp {
                 })))
             }
             "close_tab" => {
-                crate::core::access::limit(state, Bucket::Actions)?;
+                crate::core::access::limit(state, who, Bucket::Actions)?;
                 let a: TabArgs = args(arguments)?;
-                let pid = check_tab(a.tab)?;
-                crate::core::tab_ops::close(hub, pid).await?;
+                let pid = crate::core::access::tab(state, who, check_tab(a.tab)?)?;
+                crate::core::tab_ops::close_for(state, who, pid).await?;
                 Ok(ok_json(&json!({"closed": pid})))
             }
             "get_state" => {
-                crate::core::access::limit(state, Bucket::StateReads)?;
+                crate::core::access::limit(state, who, Bucket::StateReads)?;
                 let a: GetStateArgs = args(arguments)?;
-                let pid = check_tab(a.tab)?;
+                let pid = crate::core::access::tab(state, who, check_tab(a.tab)?)?;
                 let window = ObjectWindow {
                     prefix: a.prefix,
                     after: None,
@@ -357,12 +374,17 @@ impl NspMcp {
                 if let Some(tier) = a.tier {
                     s.actions.retain(|_, v| v.reversibility == tier);
                 }
-                Ok(page_json(&s))
+                match a.view.unwrap_or(StateView::Model) {
+                    StateView::Json => Ok(page_json(&s)),
+                    StateView::Model => Ok(CallToolResult::success(vec![ContentBlock::text(
+                        frame_page_content(&crate::core::model_view::render(&s)),
+                    )])),
+                }
             }
             "execute" => {
-                crate::core::access::limit(state, Bucket::Actions)?;
+                crate::core::access::limit(state, who, Bucket::Actions)?;
                 let a: ExecuteArgs = args(arguments)?;
-                let pid = check_tab(a.tab)?;
+                let pid = crate::core::access::tab(state, who, check_tab(a.tab)?)?;
                 let idem = match a.idempotency_key.as_deref().map(str::trim) {
                     Some(key) if key.is_empty() || key.len() > IDEMPOTENCY_KEY_MAX_BYTES => {
                         return Err(CoreError::invalid_request(format!(
@@ -375,7 +397,7 @@ impl NspMcp {
                 let request_id = uuid::Uuid::now_v7().to_string();
                 let acted = pipeline::bounded(
                     state.settings.action_route_timeout,
-                    pipeline::act(state, &call, pid, idem, &request_id),
+                    pipeline::act(state, who, &call, pid, idem, &request_id),
                 )
                 .await?;
                 match acted {
@@ -387,9 +409,9 @@ impl NspMcp {
                 }
             }
             "verify" => {
-                crate::core::access::limit(state, Bucket::Actions)?;
+                crate::core::access::limit(state, who, Bucket::Actions)?;
                 let a: VerifyArgs = args(arguments)?;
-                let pid = check_tab(a.tab)?;
+                let pid = crate::core::access::tab(state, who, check_tab(a.tab)?)?;
                 let timeout = request::verify_timeout(a.timeout_ms)?;
                 let outcome = pipeline::bounded(
                     state.settings.action_route_timeout,
@@ -532,7 +554,11 @@ impl ServerHandler for NspMcp {
                 let asking = tab.map(|pid| (self.state.clone(), pid));
                 tokio::spawn(still_running(context.peer.clone(), token, asking))
             });
-        let result = match self.call(&request.name, request.arguments).await {
+        let called = match self.agent_of(&context) {
+            Ok(who) => self.call(&who, &request.name, request.arguments).await,
+            Err(e) => Err(e),
+        };
+        let result = match called {
             Ok(result) => result,
             Err(err) => tool_error(&err),
         };
@@ -545,12 +571,12 @@ impl ServerHandler for NspMcp {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let resources = self
-            .state
-            .hub
-            .list()
+        let who = self
+            .agent_of(&context)
+            .map_err(|e| McpError::invalid_request(e.message, None))?;
+        let resources = crate::core::access::tabs(&self.state, &who)
             .into_iter()
             .map(|app| {
                 let mut r = Resource::new(
@@ -584,11 +610,17 @@ impl ServerHandler for NspMcp {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let pid = parse_state_uri(&request.uri).ok_or_else(|| resource_not_found(&request.uri))?;
-        crate::core::access::limit(&self.state, Bucket::StateReads)
+        let who = self
+            .agent_of(&context)
+            .map_err(|e| McpError::invalid_request(e.message, None))?;
+        crate::core::access::limit(&self.state, &who, Bucket::StateReads)
             .map_err(|e| McpError::internal_error(e.message, None))?;
+        if !crate::core::access::sees(&self.state, &who, pid) {
+            return Err(resource_not_found(&request.uri));
+        }
         let bytes = self.state.hub.state_json(pid).map_err(|e| {
             McpError::resource_not_found(mcp_wording(&CoreError::from(e).message), None)
         })?;
@@ -606,7 +638,10 @@ impl ServerHandler for NspMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let pid = parse_state_uri(&request.uri).ok_or_else(|| resource_not_found(&request.uri))?;
-        if self.state.hub.summary(pid).is_none() {
+        let who = self
+            .agent_of(&context)
+            .map_err(|e| McpError::invalid_request(e.message, None))?;
+        if !crate::core::access::sees(&self.state, &who, pid) {
             return Err(resource_not_found(&request.uri));
         }
         self.subscriptions
