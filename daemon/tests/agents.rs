@@ -197,3 +197,37 @@ async fn an_agent_revoked_while_the_person_decides_sends_nothing() {
         "a revoked agent's action never reaches the page"
     );
 }
+
+#[tokio::test]
+async fn an_agent_cannot_send_a_tab_outside_its_origins() {
+    let (d, ext, pid) = daemon_with_tab(fast_config(), 0.95).await;
+    let mut s = scope(Reversibility::IrreversibleWrite, AgentAsk::BelowFloor);
+    s.origins = vec!["http://127.0.0.1:9".parse().expect("origin")];
+    let key = agent(&d, "local", s).await;
+    let go = |url: &str| {
+        json!({"pid": pid, "action": "navigate", "parameters": {"url": url},
+               "verify_expression": "changed(context.url)"})
+    };
+    let r = act_as(&d, &key, go("http://127.0.0.1:10/elsewhere")).await;
+    r.assert_error(403, "scope_denied");
+    assert_eq!(r.body["scope"], "origins", "{}", r.body);
+    assert!(ext.dispatched().is_empty(), "nothing was sent");
+    // The tab is in its origins, and so is a page of the same origin: the gate decides.
+    let r = act_as(&d, &key, go("http://127.0.0.1:9/other")).await;
+    assert_ne!(r.code(), "scope_denied", "{}", r.body);
+    // An agent outside the tab's origin does not see the tab at all.
+    let mut s = scope(Reversibility::IrreversibleWrite, AgentAsk::BelowFloor);
+    s.origins = vec!["https://*.example.com".parse().expect("origin")];
+    let key = agent(&d, "elsewhere", s).await;
+    let r = act_as(&d, &key, go("https://a.example.com/")).await;
+    r.assert_error(404, "pid_not_found");
+    let r = d
+        .call(
+            Method::GET,
+            &format!("/substrate/v1/state/{pid}"),
+            None,
+            &[("x-substrate-key", &key)],
+        )
+        .await;
+    r.assert_error(404, "pid_not_found");
+}

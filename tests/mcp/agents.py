@@ -4,8 +4,10 @@ key, against one running nspd. Run by tests/tests/agents.rs:
     python agents.py MCP_URL KEY_A KEY_B
 
 For each key it lists the tabs (list_tabs and resources/list) and reads the state of
-every tab the other agent sees but it does not. It prints one JSON line:
-{"a": {"tabs": [...], "resources": [...], "foreign": [errors]}, "b": {...}}.
+every tab the other agent sees but it does not; the first agent leases its first tab
+with `lease_tab` and releases it. It prints one JSON line:
+{"a": {"tabs": [...], "resources": [...], "foreign": [errors]}, "b": {...},
+ "lease": {...}, "release": {...}}.
 """
 
 import asyncio
@@ -68,6 +70,14 @@ async def main():
         "b": {"tabs": b_tabs, "resources": b_res,
               "foreign": await refused(url, key_b, [p for p in a_tabs if p not in b_tabs])},
     }
+    if a_tabs:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {key_a}"})
+        client = Client(streamable_http_client(url, http_client=http), mode="legacy")
+        async with client:
+            for name, ttl in (("lease", 30000), ("release", 0)):
+                got = await client.call_tool("lease_tab", {"tab": a_tabs[0], "ttl_ms": ttl})
+                assert not got.is_error, text_of(got)
+                out[name] = json.loads(text_of(got))
     print(json.dumps(out))
 
 

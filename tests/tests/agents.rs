@@ -389,6 +389,8 @@ async fn agents_see_and_do_only_what_their_scopes_allow() {
         json!([format!("nsp://tab/{writer_tab}/state")]),
         "{mcp}"
     );
+    assert_eq!(mcp["lease"]["holder"], "writer", "{mcp}");
+    assert_eq!(mcp["release"]["released"], true, "{mcp}");
     for side in ["a", "b"] {
         let foreign = mcp[side]["foreign"].as_array().expect("foreign");
         assert!(!foreign.is_empty(), "{mcp}");

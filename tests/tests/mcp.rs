@@ -51,6 +51,7 @@ fn check_scenario(out: &Value, email_id: &str) {
             "close_tab",
             "execute",
             "get_state",
+            "lease_tab",
             "list_tabs",
             "open_tab",
             "verify"

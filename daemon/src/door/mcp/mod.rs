@@ -1,14 +1,16 @@
 //! The MCP front door: the Model Context Protocol over Streamable HTTP at `/mcp`, on a
 //! port of its own, built on the official Rust SDK (`rmcp`). It passes the same Host,
 //! Origin and key checks as the HTTP API and calls the same pipeline; only the encoding
-//! differs. Tools: list_tabs, open_tab, close_tab, get_state, execute, verify. Each
-//! tab's state is the resource `nsp://tab/{pid}/state`, with subscriptions.
+//! differs. Tools: list_tabs, open_tab, close_tab, lease_tab, get_state, execute,
+//! verify. Each tab's state is the resource `nsp://tab/{pid}/state`, with subscriptions.
 
 pub mod stdio;
 mod tools;
 
 pub use tools::tools;
-use tools::{args, check_tab, ExecuteArgs, GetStateArgs, OpenTabArgs, TabArgs, VerifyArgs};
+use tools::{
+    args, check_tab, ExecuteArgs, GetStateArgs, LeaseArgs, OpenTabArgs, TabArgs, VerifyArgs,
+};
 
 use std::collections::BTreeSet;
 use std::convert::Infallible;
@@ -350,6 +352,22 @@ impl NspMcp {
                 crate::core::tab_ops::close_for(state, who, pid).await?;
                 Ok(ok_json(&json!({"closed": pid})))
             }
+            "lease_tab" => {
+                crate::core::access::limit(state, who, Bucket::Actions)?;
+                let a: LeaseArgs = args(arguments)?;
+                let pid = crate::core::access::tab(state, who, check_tab(a.tab)?)?;
+                if a.ttl_ms == 0 {
+                    let released = state.leases.release(&state.agents, who, pid);
+                    return Ok(ok_json(&json!({"tab": pid, "released": released})));
+                }
+                let ttl = std::time::Duration::from_millis(a.ttl_ms);
+                let lease = state.leases.take(&state.agents, who, pid, ttl)?;
+                Ok(ok_json(&json!({
+                    "tab": pid,
+                    "holder": lease.holder.name,
+                    "expires_at": lease.expires_at,
+                })))
+            }
             "get_state" => {
                 crate::core::access::limit(state, who, Bucket::StateReads)?;
                 let a: GetStateArgs = args(arguments)?;
@@ -421,7 +439,7 @@ impl NspMcp {
                 Ok(page_json(&outcome))
             }
             other => Err(CoreError::new(codes::NOT_FOUND,
-                format!("There is no tool {other:?}; the tools are list_tabs, open_tab, close_tab, get_state, execute and verify."),
+                format!("There is no tool {other:?}; the tools are list_tabs, open_tab, close_tab, lease_tab, get_state, execute and verify."),
             )),
         }
     }

@@ -78,6 +78,18 @@ pub fn tools() -> Vec<Tool> {
                 .idempotent(true)
                 .open_world(false),
         ),
+        Tool::new(
+            "lease_tab",
+            "Hold a tab for a multi-step flow: while the lease holds, other agents' writes on the tab are refused (tab_leased); reads stay open. Call again before it ends to renew; ttl_ms 0 releases it. Leases end when the tab closes or the key is revoked.",
+            schema_of::<LeaseArgs>(),
+        )
+        .annotate(
+            ToolAnnotations::new()
+                .read_only(false)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
         Tool::new("get_state", get_state_description(), schema_of::<GetStateArgs>())
         .annotate(
             ToolAnnotations::new()
@@ -111,6 +123,18 @@ pub fn tools() -> Vec<Tool> {
                 .open_world(false),
         ),
     ]
+}
+
+/// `lease_tab`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseArgs {
+    /// The tab's pid, from list_tabs or open_tab.
+    #[schemars(range(min = 1))]
+    pub tab: u64,
+    /// How long the lease holds from now, in ms (1,000 to 600,000); 0 releases it.
+    #[schemars(range(max = nsp_protocol::api::LEASE_TTL_MS_MAX))]
+    pub ttl_ms: u64,
 }
 
 /// `get_state`'s description: how to read the compact state, and the builtins every tab
