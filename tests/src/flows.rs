@@ -110,6 +110,9 @@ const CHOOSE_TIMEOUT: Duration = Duration::from_secs(20);
 const OFFER_TIMEOUT: Duration = Duration::from_secs(6);
 /// How long the person's card may take to appear in the popup.
 const CARD_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a flow's action polls its verify expression (the API's default is 5 s).
+const FLOW_VERIFY_TIMEOUT_MS: u64 = 20_000;
+
 /// nspd's `approval_timeout_ms` in flows: the harness answers at once.
 const APPROVAL_TIMEOUT_MS: &str = "30000";
 const TAB_TIMEOUT: Duration = Duration::from_secs(60);
@@ -763,6 +766,12 @@ impl FlowAgent {
                 Verify::Auto => body["verify_expression"] = json!(auto_verify(state)),
                 Verify::Expr(e) => body["verify_expression"] = json!(e),
                 Verify::None => {}
+            }
+            if body.get("verify_expression").is_some() {
+                // Real apps' backends on a loaded two-core machine can take longer than
+                // the default 5 s to answer a POST (Trac's new ticket did, in CI); polling
+                // ends as soon as the expression holds, so this costs nothing otherwise.
+                body["verify_timeout_ms"] = json!(FLOW_VERIFY_TIMEOUT_MS);
             }
             let mut record = StepRecord {
                 intent: step.intent.clone(),
