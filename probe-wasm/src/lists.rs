@@ -838,12 +838,27 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
             *n < rows.len()
                 && c.len() <= 16
                 && c.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-')
+                && !is_position_class(c)
         })
         .map(|(c, _)| c)
         .collect();
     out.sort_unstable();
     out.truncate(3);
     out
+}
+
+/// A class that says where a row is (`first`, `last`, `odd`, `even-row`,
+/// `is-last-child`): it varies from row to row as state does, but the row's index says
+/// it already, and it never changes while the row stays where it is.
+fn is_position_class(c: &str) -> bool {
+    let c = c.to_ascii_lowercase();
+    let c = c.trim_start_matches("is-");
+    c.split('-').any(|part| {
+        matches!(
+            part,
+            "first" | "last" | "odd" | "even" | "alt" | "alternate" | "nth"
+        )
+    })
 }
 
 fn is_state_word(c: &str) -> bool {

@@ -389,7 +389,10 @@ fn field_value(
     out: &mut Objects,
 ) {
     let e = &page.els[i];
-    if e.disabled && !e.visible {
+    // A field in a hidden part of the page (a closed dialog, another view of a
+    // single-page app) is state of nothing the person sees; a hidden field whose parent
+    // shows (a styled checkbox's input, drawn by its label) still counts.
+    if !e.visible && (e.disabled || page.parent[i].is_some_and(|p| !page.els[p].visible)) {
         return;
     }
     if is_secret(e) {

@@ -934,3 +934,79 @@ fn an_unnamed_fields_key_is_its_role_never_its_value() {
     );
     assert_eq!(o["editor.text_2"], json!("Body text"), "{o:#?}");
 }
+
+/// A field in a hidden part of the page (a closed dialog, another scene of a single-page
+/// app) is not an object; a hidden input whose parent shows (a checkbox drawn by its
+/// label) still is.
+#[test]
+fn fields_of_a_hidden_section_are_not_objects() {
+    let hidden = |mut e: ElementRecord| {
+        e.visible = false;
+        e
+    };
+    let s = snap(vec![
+        el("main", None, "", &[]),
+        el("form", Some(0), "", &[("aria-label", "Sign in")]),
+        el(
+            "input",
+            Some(1),
+            "",
+            &[("name", "username"), ("type", "text")],
+        ),
+        hidden(el("section", Some(0), "", &[("id", "createscene")])),
+        hidden(el("form", Some(3), "", &[("aria-label", "Create")])),
+        hidden(el(
+            "input",
+            Some(4),
+            "",
+            &[("name", "displayname"), ("type", "text")],
+        )),
+        el("label", Some(0), "Remember me", &[]),
+        hidden(el(
+            "input",
+            Some(6),
+            "",
+            &[("name", "remember"), ("type", "checkbox")],
+        )),
+    ]);
+    let o = objects(&s);
+    assert!(o.keys().any(|k| k.ends_with("username")), "{o:?}");
+    assert!(!o.keys().any(|k| k.contains("displayname")), "{o:?}");
+    assert!(o.keys().any(|k| k.ends_with("remember")), "{o:?}");
+}
+
+/// A class that says where a row is (`first`, `last`, `odd`) is not a state of the row:
+/// `selected` is.
+#[test]
+fn position_classes_are_not_row_state() {
+    let mut els = vec![
+        el("div", None, "", &[("id", "metanav")]),
+        el("ul", Some(0), "", &[]),
+    ];
+    for (n, (class, label)) in [
+        ("first", "Login"),
+        ("odd", "Preferences"),
+        ("", "Help"),
+        ("last", "About"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(1),
+            &format!("li:nth-of-type({})", n + 1),
+            label,
+            &[("class", class)],
+        ));
+        els.push(el("a", Some(li), label, &[("href", "#x")]));
+    }
+    let s = snap(els);
+    let o = objects(&s);
+    assert!(
+        !o.keys()
+            .any(|k| k.ends_with(".first") || k.ends_with(".last") || k.ends_with(".odd")),
+        "{o:?}"
+    );
+}

@@ -70,9 +70,11 @@ def read_name(line, i):
 
 def parse_model(text):
     """The compact state (get_state's default view): header and object lines are
-    `name: JSON value`, action lines `name(parameters) tier confidence "description"`."""
+    `name: JSON value` (the header's `capture` is bare), a list's table is `list[N]: a, b`
+    then `[n]: JSON, JSON` per record, action lines `name(parameters) tier confidence`
+    and maybe a JSON description."""
     header, objects, actions = {}, {}, {}
-    section = header
+    section, table = header, None
     for line in text.split("\n"):
         if not line:
             continue
@@ -83,18 +85,27 @@ def parse_model(text):
             section = actions
             continue
         assert not line.startswith("## "), line
+        if section is objects and line.startswith("["):
+            # A record of the table above: its values in the table's column order.
+            n, rest = line[1:].split("]: ", 1)
+            stem, columns = table
+            for column, value in zip(columns, read_values(rest), strict=True):
+                objects[f"{stem}[{int(n)}].{column}"] = value
+            continue
         name, i = read_name(line, 0)
         if section is actions:
             assert line[i] == "(", line
             params, i = read_params(line, i + 1)
-            tier, confidence, rest = line[i:].split(" ", 3)[1:]
+            tier, confidence, *rest = line[i + 1:].split(" ", 2)
             actions[name] = {"params": params, "tier": tier, "confidence": float(confidence),
-                             "description": json.loads(rest)}
+                             "description": json.loads(rest[0]) if rest else None}
         else:
             assert line[i:i + 2] == ": ", line
             raw = line[i + 2:]
-            if section is header and name == "capture_id":
+            if section is header and name == "capture":
                 section[name] = raw
+            elif section is objects and name.endswith("[N]"):
+                table = (name[:-3], raw.split(", "))
             elif section is objects and re.match(r"\{[^\"}]", raw):
                 # A record: its fields, `{id: "e1", subject: "Hi"}`, are the keys name.id, name.subject.
                 for field, value in read_record(raw):
@@ -102,6 +113,18 @@ def parse_model(text):
             else:
                 section[name] = json.loads(raw)
     return header, objects, actions
+
+
+def read_values(raw):
+    """The JSON values of a table's record line, `"e1", 2, true`."""
+    decoder, i, values = json.JSONDecoder(), 0, []
+    while True:
+        value, i = decoder.raw_decode(raw, i)
+        values.append(value)
+        if i == len(raw):
+            return values
+        assert raw[i:i + 2] == ", ", raw
+        i += 2
 
 
 def read_record(raw):
@@ -133,11 +156,16 @@ def read_params(line, i):
         name, i = read_name(line, i)
         p = {"required": line[i] != "?"}
         i += 0 if p["required"] else 1
-        assert line[i:i + 2] == ": ", line
-        i += 2
-        if line.startswith("one of ", i):
+        if line[i:i + 2] != ": ":
+            # No type: a string.
+            p["type"] = "string"
+            if line.startswith(' "', i):
+                p["source"], i = decoder.raw_decode(line, i + 1)
+        elif line.startswith("one of ", i + 2):
+            i += 2
             p["column"], i = read_name(line, i + len("one of "))
-        elif line[i] in '"-0123456789[{' or re.match(r"(true|false|null)\b", line[i:]):
+        elif line[i + 2] in '"-0123456789[{' or re.match(r"(true|false|null)\b", line[i + 2:]):
+            i += 2
             values = []
             while True:
                 v, i = decoder.raw_decode(line, i)
@@ -147,7 +175,7 @@ def read_params(line, i):
                 i += 1
             p["allowed"] = values
         else:
-            p["type"], i = read_name(line, i)
+            p["type"], i = read_name(line, i + 2)
             if line.startswith(' "', i):
                 p["source"], i = decoder.raw_decode(line, i + 1)
         if line.startswith(" = ", i):
@@ -214,7 +242,7 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
     header, objects, actions = parse_model(compact)
     out["model_bytes"] = len(compact.encode())
     out["model_has_no_selectors"] = not any(s in compact for s in ("dom:", "builtin:", "internal_target", "fn("))
-    out["model_pid"] = header["pid"]
+    out["model_header"] = sorted(header)
 
     resource = await client.read_resource(uri)
     whole = json.loads(resource.contents[0].text)
@@ -230,7 +258,7 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
     async with subscribe(uri):
         archived = payload(await client.call_tool("execute", {
             "tab": pid, "action": "archive", "parameters": {param: email_id},
-            "expected_capture_id": header["capture_id"],
+            "expected_capture_id": header["capture"],
         }))
         out["archived"] = archived["executed"]
         # The archive changed the page: its state resource must say so.
@@ -240,7 +268,7 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
     # its line, and a verify expression over the object that counts what was sent.
     compact = framed_text(await client.call_tool("get_state", {"tab": pid, "fresh": True}))
     header, objects, actions = parse_model(compact)
-    send_name = next(n for n, a in actions.items() if a["tier"] == "irreversible_write" and "send" in n)
+    send_name = next(n for n, a in actions.items() if a["tier"] == "irreversible" and "send" in n)
     params = actions[send_name]["params"]
     if "same_as" in params:
         params = actions[params["same_as"]]["params"]
@@ -259,7 +287,7 @@ async def scenario(client, demo_url, email_id, updates, subscribe):
 
     sent = payload(await client.call_tool("execute", {
         "tab": pid, "action": send_name, "parameters": send,
-        "verify_expression": expression, "expected_capture_id": header["capture_id"],
+        "verify_expression": expression, "expected_capture_id": header["capture"],
     }))
     out["sent_verified"] = sent["verification"]["passed"]
     out["sent_after_verified"] = backend_sent(demo_url) - sent_before

@@ -89,13 +89,21 @@ fn check_scenario(out: &Value, email_id: &str) {
     assert_eq!(out["model_slice_truncated"], true, "{out}");
     assert_eq!(
         out["model_slice_action_tiers"],
-        serde_json::json!(["irreversible_write"]),
+        serde_json::json!(["irreversible"]),
         "{out}"
     );
-    assert_eq!(out["model_pid"], out["pid"], "{out}");
+    // The header: where the tab is and which capture the actions below belong to.
+    for key in ["capture", "title", "url"] {
+        assert!(
+            out["model_header"]
+                .as_array()
+                .is_some_and(|h| h.contains(&key.into())),
+            "{out}"
+        );
+    }
     assert_eq!(out["model_has_no_selectors"], true, "{out}");
     assert_eq!(out["archive_choices_include"], true, "{out}");
-    assert_eq!(out["archive_tier"], "reversible_write", "{out}");
+    assert_eq!(out["archive_tier"], "write", "{out}");
     assert_eq!(out["send_action"], "send_email", "{out}");
 
     assert_eq!(out["archived"], true, "archive {email_id}: {out}");

@@ -5,6 +5,7 @@
 //! the JSON; a bad `view` is refused. The flow driven from the compact form alone is in
 //! `tests/mcp/client.py` (`mcp.rs`).
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -47,20 +48,68 @@ fn section<'a>(text: &'a str, header: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// Whether `key` is a field of a record line (`record: {field: value, …}`), with `value`
-/// when given.
-fn in_record(lines: &[&str], key: &str, value: Option<&Value>) -> bool {
-    let Some((record, field)) = key.rsplit_once('.') else {
-        return false;
-    };
-    let field = match value {
-        Some(v) => format!("{field}: {v}"),
-        None => format!("{field}: "),
-    };
-    lines.iter().any(|l| {
-        l.strip_prefix(&format!("{record}: {{"))
-            .is_some_and(|rest| rest.starts_with(&field) || rest.contains(&format!(", {field}")))
-    })
+/// The objects the view's object lines say, read back as an agent would: `key: value`,
+/// a record's line `record: {field: value, …}`, and a table `list[N]: a, b` with its
+/// rows `[n]: value, value`.
+fn objects_of(lines: &[&str]) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    let mut table: Option<(String, Vec<String>)> = None;
+    for line in lines {
+        if let Some(row) = line.strip_prefix('[') {
+            let (n, rest) = row.split_once("]: ").expect("a row line");
+            let (stem, columns) = table.as_ref().expect("a row after its table's line");
+            let values = json_values(rest);
+            assert_eq!(values.len(), columns.len(), "{line}");
+            for (column, value) in columns.iter().zip(values) {
+                out.insert(format!("{stem}[{n}].{column}"), value);
+            }
+            continue;
+        }
+        let (key, raw) = line.split_once(": ").expect("a key: value line");
+        if let Some(stem) = key.strip_suffix("[N]") {
+            table = Some((
+                stem.to_owned(),
+                raw.split(", ").map(str::to_owned).collect(),
+            ));
+        } else if let Some(fields) = raw.strip_prefix('{').filter(|r| !r.starts_with(['"', '}'])) {
+            let mut rest = fields;
+            loop {
+                let (field, after) = rest.split_once(": ").expect("field: value");
+                let (value, used) = json_value(after);
+                out.insert(format!("{key}.{field}"), value);
+                rest = &after[used..];
+                if rest == "}" {
+                    break;
+                }
+                rest = rest.strip_prefix(", ").expect("fields apart");
+            }
+        } else {
+            out.insert(key.to_owned(), serde_json::from_str(raw).expect(line));
+        }
+    }
+    out
+}
+
+/// The JSON value at the start of `raw`, and how many bytes it took.
+fn json_value(raw: &str) -> (Value, usize) {
+    let mut values = serde_json::Deserializer::from_str(raw).into_iter::<Value>();
+    let value = values.next().expect("a value").expect("JSON");
+    (value, values.byte_offset())
+}
+
+/// `"a", 2, true` as its values.
+fn json_values(raw: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut rest = raw;
+    loop {
+        let (value, used) = json_value(rest);
+        out.push(value);
+        rest = &rest[used..];
+        if rest.is_empty() {
+            return out;
+        }
+        rest = rest.strip_prefix(", ").expect("values apart");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -101,26 +150,28 @@ async fn the_model_view_holds_the_state_without_selectors_and_slices_like_the_js
         text.len(),
         json.to_string().len()
     );
+    let capture_id = json["capture_id"].as_str().unwrap_or("?");
     assert!(
         text.contains(&format!(
-            "capture_id: {}\n",
-            json["capture_id"].as_str().unwrap_or("?")
+            "capture: {}\n",
+            &capture_id[capture_id.len() - 8..]
         )),
         "the capture id to act on: {text}"
     );
-    assert!(text.starts_with(&format!("pid: {pid}\n")), "{text}");
+    assert!(
+        text.starts_with(&format!("url: {}\n", json["context"]["url"])),
+        "{text}"
+    );
 
-    // Every object, as `key: value` with the value as JSON, or as a field of its
-    // record's line (`inbox.emails[0]: {id: "e1", …}`).
+    // Every object, read back from its line, its record's line or its table.
     let objects = json["objects"].as_object().expect("objects");
     let lines = section(&text, "## objects");
-    for (key, value) in objects {
-        let plain = format!("{key}: {value}");
-        assert!(
-            lines.contains(&plain.as_str()) || in_record(&lines, key, Some(value)),
-            "{plain:?} missing from\n{text}"
-        );
-    }
+    let read = objects_of(&lines);
+    let expected: BTreeMap<String, Value> = objects
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(read, expected, "{text}");
     assert!(lines.len() < objects.len(), "records share lines: {text}");
 
     // Every page action on one line with its tier and confidence; no builtin, no
@@ -142,7 +193,11 @@ async fn the_model_view_holds_the_state_without_selectors_and_slices_like_the_js
             .iter()
             .find(|l| l.starts_with(&format!("{name}(")))
             .unwrap_or_else(|| panic!("no line for {name}:\n{text}"));
-        let tier = a["reversibility"].as_str().unwrap_or("?");
+        let tier = match a["reversibility"].as_str().unwrap_or("?") {
+            "reversible_write" => "write",
+            "irreversible_write" => "irreversible",
+            other => other,
+        };
         assert!(line.contains(&format!(") {tier} ")), "{line}");
     }
     for absent in ["dom:", "builtin:", "row:", "fn(", "internal_target"] {
@@ -174,17 +229,8 @@ async fn the_model_view_holds_the_state_without_selectors_and_slices_like_the_js
         .keys()
         .collect();
     assert_eq!(json_keys.len(), 3, "{sliced}");
-    for key in json_keys {
-        assert!(
-            lines.iter().any(|l| l.starts_with(&format!("{key}: ")))
-                || in_record(&lines, key, None),
-            "{key} missing from\n{sliced_text}"
-        );
-    }
-    assert!(
-        lines.iter().all(|l| l.starts_with("inbox.emails[")),
-        "{sliced_text}"
-    );
+    let read = objects_of(&lines);
+    assert_eq!(read.keys().collect::<Vec<_>>(), json_keys, "{sliced_text}");
     assert!(
         sliced_text.contains("## objects (more matched than shown"),
         "{sliced_text}"

@@ -510,7 +510,13 @@ impl Hub {
         let Some(tab) = inner.tabs.get(&pid) else {
             return TargetCheck::UnknownCapture;
         };
-        let Some((_, then)) = tab.history.iter().find(|(id, _)| id == capture_id) else {
+        // The whole id, or its last digits as the model view writes them
+        // (`model_view::short_capture`): those must name one recent capture.
+        let short = capture_id.len() >= crate::core::model_view::SHORT_CAPTURE_LEN;
+        let mut found = tab.history.iter().filter(|(id, _)| {
+            id == capture_id || (short && id.len() > capture_id.len() && id.ends_with(capture_id))
+        });
+        let (Some((_, then)), None) = (found.next(), found.next()) else {
             return TargetCheck::UnknownCapture;
         };
         // The newest entry is the current capture's, made with its explanations.
@@ -721,6 +727,42 @@ mod tests {
                 "raw_object_count": 1, "filtered_object_count": 1, "cache_hit": false, "probe_tier": null}
         }))
         .expect("capture")
+    }
+
+    /// `expected_capture_id` takes the whole id or the last 8 characters the model view
+    /// writes; fewer characters, or digits no recent capture ends with, are unknown.
+    #[tokio::test]
+    async fn a_capture_is_named_by_its_id_or_its_last_digits() {
+        let hub = Hub::new().with_reconnect_grace(Duration::ZERO);
+        let (tx, _rx) = mpsc::channel(4);
+        let conn = hub.connect("browser-a".into(), "Chromium 156".into(), tx);
+        let pid = hub
+            .tab_state(
+                conn,
+                TabReport {
+                    window_id: Some(1),
+                    capture: Some(capture_with(serde_json::json!({"n": 1}))),
+                    ..TabReport::new(5, ProbeStatus::Active)
+                },
+            )
+            .expect("tab");
+        let id = hub.state(pid).expect("state").capture_id.clone();
+        let short = crate::core::model_view::short_capture(&id);
+        assert_eq!(short.len(), 8);
+        for given in [id.as_str(), short] {
+            assert_eq!(
+                hub.target_since(pid, given, "read_text"),
+                TargetCheck::Same,
+                "{given}"
+            );
+        }
+        for given in [&short[1..], "ffffffff", ""] {
+            assert_eq!(
+                hub.target_since(pid, given, "read_text"),
+                TargetCheck::UnknownCapture,
+                "{given}"
+            );
+        }
     }
 
     /// The cached body is what a fresh serialization of the state gives, after every

@@ -141,7 +141,7 @@ pub struct LeaseArgs {
 /// offers, described here once instead of in every state (from `nsp_protocol::builtins`).
 fn get_state_description() -> String {
     let mut d = String::from(
-        "Read a tab's state, as compact text: a header (pid, confidence, capture_id for execute's expected_capture_id, context.url, context.window_title), then `## objects`: one `key: value` line each (flat dot-path keys, the paths a verify_expression reads; values are JSON), the fields of one record sharing a line as `inbox.emails[0]: {id: \"e1\", subject: \"Hi\"}` (that is inbox.emails[0].id and inbox.emails[0].subject), then `## actions`: one line per action besides the builtins, `name(parameters) tier confidence \"description\"`. A parameter is `name: type`, `name?: type` when optional, `name: \"a\"|\"b\"` for its allowed values, `name: one of list[N].col` for the values of that column of the objects, `= default`, `secret`; `(parameters of other)` repeats another action's list. Tiers: read, reversible_write, irreversible_write. Every tab also offers these builtins (not listed in states):",
+        "Read a tab's state, as compact text: a header (url, title, view and app when they say more, confidence only when low, capture: the last digits of the capture id, which execute's expected_capture_id takes), then `## objects`: one `key: value` line each (flat dot-path keys, the paths a verify_expression reads; values are JSON), the fields of one record sharing a line as `inbox.emails[0]: {id: \"e1\", subject: \"Hi\"}` (that is inbox.emails[0].id and inbox.emails[0].subject), and the records of a list with the same fields as a table: `inbox.emails[N]: id, subject` then `[0]: \"e1\", \"Hi\"` per record (inbox.emails[0].id is \"e1\"); then `## actions`: one line per action besides the builtins, `name(parameters) tier confidence \"description\"`, the description left out when the name says it. A parameter is `name` (a string), `name: type` otherwise, `name?` when optional, `name: \"a\"|\"b\"` for its allowed values, `name: one of list[N].col` for the values of that column of the objects, `= default`, `secret`; `(parameters of other)` repeats another action's list. Tiers: read, write (reversible_write), irreversible (irreversible_write). Every tab also offers these builtins (not listed in states):",
     );
     for name in builtins::NAMES {
         let Some(b) = builtins::schema(name) else {
@@ -162,7 +162,7 @@ fn get_state_description() -> String {
         d.push_str(&format!(
             " {name}({}) {}: {}.",
             params.join(", "),
-            b.reversibility.as_str(),
+            crate::core::model_view::tier_word(b.reversibility),
             b.description
         ));
     }
