@@ -391,8 +391,12 @@ fn field_value(
     let e = &page.els[i];
     // A field in a hidden part of the page (a closed dialog, another view of a
     // single-page app) is state of nothing the person sees; a hidden field whose parent
-    // shows (a styled checkbox's input, drawn by its label) still counts.
-    if !e.visible && (e.disabled || page.parent[i].is_some_and(|p| !page.els[p].visible)) {
+    // shows (a styled checkbox's input, drawn by its label) still counts, and so does
+    // the page behind an open modal dialog: covered, not gone (an agent verifies what
+    // the dialog did to it).
+    let hidden_part =
+        page.parent[i].is_some_and(|p| !page.els[p].visible) && !page.outside_modal(i);
+    if !e.visible && (e.disabled || hidden_part) {
         return;
     }
     if is_secret(e) {
@@ -403,7 +407,10 @@ fn field_value(
     // Named as its parameter is (`forms::param_name`): never by its current value, a
     // colour, a number or a generated id; a field nothing names is named by its role
     // ("text"), not by what it holds ("New item" would give `editor.new_item`).
-    let is_field_tag = matches!(e.tag.as_str(), "input" | "textarea" | "select");
+    // An editable region (`contenteditable`, a code editor's content) is a field too: its
+    // text is its value, never its name (typing would change the key).
+    let is_field_tag =
+        matches!(e.tag.as_str(), "input" | "textarea" | "select") || crate::page::is_editable(e);
     let mut by_role = false;
     let name = e
         .attr("name")

@@ -1010,3 +1010,66 @@ fn position_classes_are_not_row_state() {
         "{o:?}"
     );
 }
+
+/// An editable region with no name of its own (a code editor's content) is keyed by its
+/// role, never by its text: typing must change the value, not the key.
+#[test]
+fn an_unnamed_editable_region_is_keyed_by_its_role_not_its_text() {
+    let page = |text: &str| {
+        snap(vec![
+            el("main", None, "", &[("aria-label", "Editor")]),
+            el(
+                "div",
+                Some(0),
+                text,
+                &[("contenteditable", "true"), ("role", "textbox")],
+            ),
+        ])
+    };
+    let before = objects(&page("Milk, eggs, bread"));
+    let after = objects(&page("Milk, eggs, bread, coffee"));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>(),
+        "{before:?} / {after:?}"
+    );
+    assert!(!before.keys().any(|k| k.contains("milk")), "{before:?}");
+    assert!(
+        before.values().any(|v| v == "Milk, eggs, bread"),
+        "{before:?}"
+    );
+}
+
+/// Behind an open modal dialog the page is covered, not gone: its fields stay objects
+/// even when the cover hides them and their parents, so an agent can verify what the
+/// dialog's action did to the page behind it.
+#[test]
+fn fields_behind_an_open_modal_dialog_stay_objects() {
+    let hidden = |mut e: ElementRecord| {
+        e.visible = false;
+        e
+    };
+    let s = snap(vec![
+        el("main", None, "", &[]),
+        hidden(el("div", Some(0), "", &[("id", "filebrowser")])),
+        hidden(el(
+            "input",
+            Some(1),
+            "",
+            &[("name", "path"), ("type", "text")],
+        )),
+        el(
+            "div",
+            None,
+            "",
+            &[
+                ("role", "dialog"),
+                ("aria-modal", "true"),
+                ("aria-label", "Delete"),
+            ],
+        ),
+        el("button", Some(3), "Delete", &[]),
+    ]);
+    let o = objects(&s);
+    assert!(o.keys().any(|k| k.ends_with("path")), "{o:?}");
+}
