@@ -1120,14 +1120,34 @@ pub fn choose_action_on(
             .iter()
             .filter_map(|n| Some(((*n).clone(), pick_record(state, &actions[*n], target).ok()?)))
             .collect();
-        return match picking.as_slice() {
-            [(name, fill)] => Ok((name.clone(), Some(fill.clone()))),
-            [] => bail!(
+        // One record shown: its action takes no parameter to pick it (one tiddler open
+        // has `edit_this_tiddler()`, two have `edit_this_tiddler(index)`). Only when the
+        // page shows the record at all.
+        let shown = state["objects"].as_object().is_some_and(|o| {
+            o.iter().any(|(k, v)| {
+                let mut seen = words_of(k);
+                seen.extend(words_of(v.as_str().unwrap_or_default()));
+                !target_words.is_empty() && target_words.iter().all(|w| has_word(&seen, w))
+            })
+        });
+        let lone: Vec<&&String> = candidates
+            .iter()
+            .filter(|_| shown)
+            .filter(|n| {
+                actions[n.as_str()]["parameters"]
+                    .as_array()
+                    .is_none_or(|ps| ps.iter().all(|p| p["required"] != true))
+            })
+            .collect();
+        return match (picking.as_slice(), lone.as_slice()) {
+            ([(name, fill)], _) => Ok((name.clone(), Some(fill.clone()))),
+            ([], [one]) => Ok(((**one).clone(), None)),
+            ([], _) => bail!(
                 "no action with all of {words:?} is named after {target} or takes it; \
                  offered:\n  {}",
                 offered()
             ),
-            many => bail!(
+            (many, _) => bail!(
                 "several actions with all of {words:?} take {target}: {:?}; offered:\n  {}",
                 many.iter().map(|(n, _)| n).collect::<Vec<_>>(),
                 offered()
@@ -1400,6 +1420,13 @@ mod tests {
             choose_action_on(&s, &w(&["open"]), &[], Some(&json!("Add note"))).unwrap(),
             ("open_add_note".to_owned(), None)
         );
+        // The only action of its words, taking nothing, acts on the one record the
+        // page shows; not on a record the page does not show.
+        assert_eq!(
+            choose_action_on(&s, &w(&["add", "note"]), &[], Some(&json!("A"))).unwrap(),
+            ("open_add_note".to_owned(), None)
+        );
+        assert!(choose_action_on(&s, &w(&["add", "note"]), &[], Some(&json!("Zed"))).is_err());
         // Plural and description words.
         assert_eq!(choose_action(&s, &w(&["row"]), &[]).unwrap(), "delete");
         assert_eq!(

@@ -489,7 +489,13 @@ async fn tiddlywiki_delete_edit_and_create() {
         .await
         .expect("step");
     agent
-        .run(Step::new("edit it", &["edit"], Tier::ReversibleWrite).verify(Verify::None))
+        // Groceries' frame: the only one open, or (while another frame is still leaving
+        // the story under load) the row of the two that shows it.
+        .run(
+            Step::new("edit it", &["edit"], Tier::ReversibleWrite)
+                .on("Groceries")
+                .verify(Verify::None),
+        )
         .await
         .expect("step");
     agent
