@@ -254,16 +254,6 @@ impl Agent {
     pub fn is_default(&self) -> bool {
         self.name == DEFAULT_AGENT
     }
-
-    /// An agent with this scope, for tests.
-    pub fn for_tests(name: &str, scope: Scope) -> Agent {
-        Agent {
-            name: name.to_owned(),
-            key_id: format!("test-{name}"),
-            scope,
-            fingerprint: String::new(),
-        }
-    }
 }
 
 /// One agent as `agents.json` keeps it.
