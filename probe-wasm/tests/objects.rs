@@ -935,15 +935,17 @@ fn an_unnamed_fields_key_is_its_role_never_its_value() {
     assert_eq!(o["editor.text_2"], json!("Body text"), "{o:#?}");
 }
 
+/// `e`, not visible.
+fn hidden(mut e: ElementRecord) -> ElementRecord {
+    e.visible = false;
+    e
+}
+
 /// A field in a hidden part of the page (a closed dialog, another scene of a single-page
 /// app) is not an object; a hidden input whose parent shows (a checkbox drawn by its
 /// label) still is.
 #[test]
 fn fields_of_a_hidden_section_are_not_objects() {
-    let hidden = |mut e: ElementRecord| {
-        e.visible = false;
-        e
-    };
     let s = snap(vec![
         el("main", None, "", &[]),
         el("form", Some(0), "", &[("aria-label", "Sign in")]),
@@ -1045,10 +1047,6 @@ fn an_unnamed_editable_region_is_keyed_by_its_role_not_its_text() {
 /// dialog's action did to the page behind it.
 #[test]
 fn fields_behind_an_open_modal_dialog_stay_objects() {
-    let hidden = |mut e: ElementRecord| {
-        e.visible = false;
-        e
-    };
     let s = snap(vec![
         el("main", None, "", &[]),
         hidden(el("div", Some(0), "", &[("id", "filebrowser")])),
