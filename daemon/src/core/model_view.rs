@@ -178,8 +178,10 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>) {
         if record.is_empty() {
             continue; // written with its first field
         }
-        if let Some(rows) = list_row(parent).and_then(|(stem, _)| Some((stem, tables.get(stem)?))) {
-            write_table(out, rows.0, rows.1, &mut fields);
+        if let Some((stem, rows)) =
+            list_row(parent).and_then(|(stem, _)| tables.get_key_value(stem))
+        {
+            write_table(out, stem, rows, &mut fields);
             continue;
         }
         let record = std::mem::take(record);
