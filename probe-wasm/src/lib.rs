@@ -132,8 +132,11 @@ impl Probe {
 
     /// Analyses a snapshot (JSON text of a `PageSnapshot`) and returns the capture as
     /// JSON text.
-    pub fn analyze(&mut self, snapshot_json: &str) -> Result<String, JsError> {
-        self.analyze_json(snapshot_json)
+    /// Takes the text by value, so it is freed as soon as it is parsed instead of
+    /// staying in the wasm's memory through the analysis (its high-water mark is what a
+    /// tab pays).
+    pub fn analyze(&mut self, snapshot_json: String) -> Result<String, JsError> {
+        self.analyze_owned(snapshot_json)
             .map_err(|e| JsError::new(&e))
     }
 
@@ -194,6 +197,18 @@ impl Probe {
     pub fn analyze_json(&mut self, snapshot_json: &str) -> Result<String, String> {
         let snapshot: PageSnapshot =
             serde_json::from_str(snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
+        self.analyze_snapshot(snapshot)
+    }
+
+    /// [`Probe::analyze_json`] for text it may free once parsed.
+    pub fn analyze_owned(&mut self, snapshot_json: String) -> Result<String, String> {
+        let snapshot: PageSnapshot =
+            serde_json::from_str(&snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
+        drop(snapshot_json);
+        self.analyze_snapshot(snapshot)
+    }
+
+    fn analyze_snapshot(&mut self, snapshot: PageSnapshot) -> Result<String, String> {
         // The analysis reads neither: dropping them first keeps two generations of a big
         // page from being in the wasm's memory at once (its high-water mark is what a tab
         // pays, issue 23).
