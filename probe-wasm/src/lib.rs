@@ -195,6 +195,7 @@ impl Probe {
     }
 
     pub fn analyze_json(&mut self, snapshot_json: &str) -> Result<String, String> {
+        self.forget();
         let snapshot: PageSnapshot =
             serde_json::from_str(snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
         self.analyze_snapshot(snapshot)
@@ -202,18 +203,24 @@ impl Probe {
 
     /// [`Probe::analyze_json`] for text it may free once parsed.
     pub fn analyze_owned(&mut self, snapshot_json: String) -> Result<String, String> {
+        self.forget();
         let snapshot: PageSnapshot =
             serde_json::from_str(&snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
         drop(snapshot_json);
         self.analyze_snapshot(snapshot)
     }
 
-    fn analyze_snapshot(&mut self, snapshot: PageSnapshot) -> Result<String, String> {
-        // The analysis reads neither: dropping them first keeps two generations of a big
-        // page from being in the wasm's memory at once (its high-water mark is what a tab
-        // pays, issue 23).
+    /// Drops the last snapshot and capture before a new one is parsed: the analysis reads
+    /// neither, and two generations of a big page (with the new one's text) must not be
+    /// in the wasm's memory at once: its high-water mark is what a tab pays (issue 23).
+    /// A patch after a snapshot that failed to parse then asks for a full one.
+    fn forget(&mut self) {
         self.snapshot = None;
         self.last = None;
+        self.reuse = discover::Reuse::default();
+    }
+
+    fn analyze_snapshot(&mut self, snapshot: PageSnapshot) -> Result<String, String> {
         let started = now_ms();
         let (mut capture, reuse) =
             discover::analyze_with_reuse(&snapshot, self.tier, self.limits, &self.fixes);
