@@ -456,4 +456,24 @@ mod json_error_tests {
             "{err}"
         );
     }
+
+    // The last snapshot goes before a new one is parsed (the wasm's high-water mark): a
+    // patch after a snapshot that did not parse must ask for a full one, never apply to
+    // the page before.
+    #[test]
+    fn a_patch_after_a_bad_snapshot_asks_for_a_full_one() {
+        let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
+        probe
+            .analyze_owned(super::WARM_SNAPSHOT.to_owned())
+            .expect("the warm-up page parses");
+        let patch = r#"{"url": "https://warm.invalid/", "title": "t"}"#;
+        probe
+            .update_json(patch)
+            .expect("a patch of the page it has");
+        probe
+            .analyze_owned("{\"url\": 5}".to_owned())
+            .expect_err("not a snapshot");
+        let err = probe.update_json(patch).expect_err("no snapshot left");
+        assert!(err.contains("send a full one"), "{err}");
+    }
 }
