@@ -13,7 +13,7 @@
 //! an action line with its tier and confidence before its quoted description) is NSP's.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use nsp_protocol::{builtins, ActionParameter, ActionSchema, Reversibility, SubstrateState};
@@ -89,7 +89,15 @@ pub fn render(state: &SubstrateState) -> String {
         out.push_str(" (more matched than shown: narrow with prefix, or raise limit)");
     }
     out.push('\n');
-    write_objects(&mut out, &state.objects);
+    // A secret field is reported as `<name>_filled`, `<name>` its parameter's name.
+    let secrets: BTreeSet<&str> = state
+        .actions
+        .values()
+        .flat_map(|a| &a.parameters)
+        .filter(|p| p.secret)
+        .map(|p| p.name.as_str())
+        .collect();
+    write_objects(&mut out, &state.objects, &secrets);
 
     out.push_str(ACTIONS_HEADER);
     out.push('\n');
@@ -118,7 +126,12 @@ pub fn render(state: &SubstrateState) -> String {
 /// "Hi"}`. That is how `verify_expression` reads a key stored whole (docs/verify-language.md:
 /// the path walks into it), so `inbox.emails[0].subject` means the same either way. A
 /// record whose own key is also an object, or with one field, stays on plain lines.
-fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>) {
+///
+/// An empty field ([`says_nothing`]) is left out, and a record whose fields are all
+/// empty with it: a form's fields are named by its action's parameters already, so
+/// `username: ""` would say nothing twice. A table's rows keep their empty cells: a row's
+/// values are read by their position.
+fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, secrets: &BTreeSet<&str>) {
     // Each record's fields, in key order; a record is written where its first key sorts.
     let mut fields: BTreeMap<&str, Vec<(&str, &Value)>> = BTreeMap::new();
     for (key, value) in objects {
@@ -156,23 +169,32 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>) {
         let first = names(rows[0].1);
         rows.len() > 1 && rows.iter().all(|(_, p)| names(p) == first)
     });
-    // A record of one field outside a table stays a plain line.
+    // Outside a table, a record keeps its fields that say something; one left, or
+    // none, and its keys are plain lines (or nothing).
+    let in_table =
+        |parent: &str| list_row(parent).is_some_and(|(stem, _)| tables.contains_key(stem));
     fields.retain(|parent, f| {
-        f.len() > 1 || list_row(parent).is_some_and(|(stem, _)| tables.contains_key(stem))
+        if in_table(parent) {
+            return true;
+        }
+        f.retain(|(field, value)| !says_nothing(field, value, secrets));
+        f.len() > 1
     });
-    for (key, value) in objects {
-        let Some(parent) = record_of(key, objects) else {
+    let write_line = |out: &mut String, key: &str, value: &Value| {
+        if !says_nothing(key, value, secrets) {
             write_name(out, key);
             out.push_str(": ");
             write_value(out, value);
             out.push('\n');
+        }
+    };
+    for (key, value) in objects {
+        let Some(parent) = record_of(key, objects) else {
+            write_line(out, key, value);
             continue;
         };
         let Some(record) = fields.get_mut(parent) else {
-            write_name(out, key);
-            out.push_str(": ");
-            write_value(out, value);
-            out.push('\n');
+            write_line(out, key, value);
             continue;
         };
         if record.is_empty() {
@@ -196,6 +218,22 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>) {
             write_value(out, value);
         }
         out.push_str("}\n");
+    }
+}
+
+/// Whether the object `key` (a path, or a record's field) holds nothing a model needs
+/// to read: the empty string, or `<name>_filled: false` of a secret field (`secrets`:
+/// the secret parameters' names), which is how the probe reports an empty password.
+/// Other `false`s, `0`, `null` and empty lists say something.
+fn says_nothing(key: &str, value: &Value, secrets: &BTreeSet<&str>) -> bool {
+    match value {
+        Value::String(s) => s.is_empty(),
+        Value::Bool(false) => key
+            .rsplit('.')
+            .next()
+            .and_then(|field| field.strip_suffix("_filled"))
+            .is_some_and(|name| secrets.contains(name)),
+        _ => false,
     }
 }
 
@@ -748,6 +786,58 @@ mod tests {
             [1]: "Active"
         "#]]
         .assert_eq(objects);
+    }
+
+    /// An empty field is left out: `""`, and a secret field's `<name>_filled: false`
+    /// (its parameter is secret); a record left with one field is a plain line, one
+    /// left with none goes. Other `false`s, `0` and a filled secret stay, and a table's
+    /// rows keep their empty cells, which are read by position.
+    #[test]
+    fn empty_fields_are_left_out_but_table_cells_keep_them() {
+        let mut s = mail();
+        s.objects = std::collections::BTreeMap::from([
+            ("login.heading".to_owned(), json!("Sign in")),
+            ("login.username".to_owned(), json!("")),
+            ("login.password_filled".to_owned(), json!(false)),
+            ("compose.to".to_owned(), json!("")),
+            ("compose.body".to_owned(), json!("")),
+            ("vault.password_filled".to_owned(), json!(true)),
+            ("vault.count".to_owned(), json!(0)),
+            ("todo.done".to_owned(), json!(false)),
+            ("todo.title".to_owned(), json!("")),
+            ("tank.level_filled".to_owned(), json!(false)),
+            ("coupon.code".to_owned(), json!("")),
+            ("note".to_owned(), json!(null)),
+            ("rows[0].id".to_owned(), json!("r0")),
+            ("rows[0].note".to_owned(), json!("")),
+            ("rows[1].id".to_owned(), json!("")),
+            ("rows[1].note".to_owned(), json!("x")),
+        ]);
+        let text = render(&s);
+        let objects = text
+            .split("## objects\n")
+            .nth(1)
+            .and_then(|t| t.split("## actions").next())
+            .unwrap_or_default();
+        expect![[r#"
+            login.heading: "Sign in"
+            note: null
+            rows[N]: id, note
+            [0]: "r0", ""
+            [1]: "", "x"
+            tank.level_filled: false
+            todo.done: false
+            vault: {count: 0, password_filled: true}
+        "#]]
+        .assert_eq(objects);
+        // `log_in(password secret)` makes `password_filled` a secret's; without a
+        // secret parameter of that name, `<name>_filled: false` is a field like another.
+        s.actions.remove("log_in");
+        assert!(
+            render(&s).contains("login: {heading: \"Sign in\", password_filled: false}\n"),
+            "{}",
+            render(&s)
+        );
     }
 
     /// A description is left out when the action's line says all of it (its name, its
