@@ -233,11 +233,15 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             }
         }
         if let Some(id) = e.attr("id").filter(|id| stable_id(id)) {
-            // An element holding controls is a container, its text their labels.
+            // An element holding controls is a container, its text their labels. A skip
+            // link is a link too, though no action: its words ("Skip to main") are a
+            // label, never state, whether the page shows it or keyboard focus brings it
+            // on screen.
             let holds_controls = page
                 .descendants(i)
-                .any(|d| page.control(d) || page.field(d));
+                .any(|d| page.control(d) || page.field(d) || skip_link(&page.els[d]));
             if !page.control(i)
+                && !skip_link(e)
                 && !page.region_el(i)
                 && !holds_controls
                 && !e.text.trim().is_empty()
@@ -322,6 +326,12 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             _ => {}
         }
     }
+}
+
+/// [`crate::page::is_skip_link`], for a link (the tag first: it is asked of every
+/// element under an element with an id).
+fn skip_link(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    e.tag == "a" && crate::page::is_skip_link(e)
 }
 
 /// The text of an article that is no list record (a post, a note, a record's view),

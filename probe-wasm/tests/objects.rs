@@ -1071,3 +1071,69 @@ fn fields_behind_an_open_modal_dialog_stay_objects() {
     let o = objects(&s);
     assert!(o.keys().any(|k| k.ends_with("path")), "{o:?}");
 }
+
+/// A skip link (JupyterLab's `#jp-skiplink`: a wrapper with an id around `<a
+/// href="#first-cell">Skip to Main</a>`, off the page until keyboard focus brings it
+/// on screen) is no action, and its words are a label, not state: neither its wrapper's
+/// id nor its own keys an object. Text under an id beside it still does.
+#[test]
+fn a_skip_links_words_are_no_object() {
+    let mut link = el(
+        "a",
+        Some(2),
+        "Skip to Main",
+        &[
+            ("class", "skip-link"),
+            ("href", "#first-cell"),
+            ("tabindex", "1"),
+        ],
+    );
+    link.clickable = true;
+    let s = snap(vec![
+        el("div", None, "", &[("id", "main")]), // 0
+        el(
+            "div",
+            Some(0),
+            "",
+            &[("id", "top-panel"), ("role", "banner")],
+        ), // 1
+        el(
+            "div",
+            Some(1),
+            "Skip to Main",
+            &[("id", "jp-skiplink"), ("class", "lm-Widget jp-skiplink")],
+        ), // 2
+        link,                                   // 3
+        el(
+            "a",
+            Some(1),
+            "Jump to content",
+            &[("id", "jump"), ("href", "#content")],
+        ), // 4
+        el("div", Some(1), "groceries.txt", &[("id", "jp-title")]), // 5
+        el("div", Some(0), "", &[("id", "content")]), // 6
+    ]);
+    let c = analyze_snapshot(&s, ProbeTier::WasmInPage);
+    for (k, v) in &c.objects {
+        let text = v.as_str().unwrap_or("");
+        assert!(
+            !text.starts_with("Skip") && !text.starts_with("Jump"),
+            "{k}: {v}\n{:#?}",
+            c.objects
+        );
+    }
+    assert!(
+        c.objects
+            .iter()
+            .any(|(k, v)| k.ends_with("jp_title") && v == "groceries.txt"),
+        "{:#?}",
+        c.objects
+    );
+    assert!(
+        c.actions
+            .keys()
+            .all(|n| !n.contains("skip") && !n.contains("jump")),
+        "{:?}",
+        c.actions.keys()
+    );
+}
