@@ -59,6 +59,9 @@ async function settledState(url, wanted) {
     const json = await nspd(`/substrate/v1/state/${pid}`);
     const model = await nspd(`/substrate/v1/state/${pid}?view=model`);
     const aria = await page.locator("body").ariaSnapshot();
+    // What Playwright MCP sends with every snapshot besides it: the page's URL and title
+    // lines (our view carries both in its header).
+    const pageLines = `- Page URL: ${page.url()}\n- Page Title: ${await page.title()}\n`;
     for (const [ext, text] of [["json", json], ["model.txt", model], ["aria.yml", aria]]) {
       fs.writeFileSync(path.join(outDir, `${p.name}.${ext}`), text);
     }
@@ -67,6 +70,7 @@ async function settledState(url, wanted) {
       json_bytes: Buffer.byteLength(json),
       model_bytes: Buffer.byteLength(model),
       aria_bytes: Buffer.byteLength(aria),
+      page_lines_bytes: Buffer.byteLength(pageLines),
       offered_all: all,
     });
     await page.close();
