@@ -760,11 +760,7 @@ mod tests {
         s.objects.insert("mixed[1].c".into(), json!("x, y"));
         s.objects.insert("lone[0].name".into(), json!("only"));
         let text = render(&s);
-        let objects = text
-            .split("## objects\n")
-            .nth(1)
-            .and_then(|t| t.split("## actions").next())
-            .unwrap_or_default();
+        let objects = objects_section(&text);
         expect![[r#"
             lone[0].name: "only"
             mixed[0]: {a: 1, b: 2}
@@ -814,11 +810,7 @@ mod tests {
             ("rows[1].note".to_owned(), json!("x")),
         ]);
         let text = render(&s);
-        let objects = text
-            .split("## objects\n")
-            .nth(1)
-            .and_then(|t| t.split("## actions").next())
-            .unwrap_or_default();
+        let objects = objects_section(&text);
         expect![[r#"
             login.heading: "Sign in"
             note: null
@@ -1028,6 +1020,14 @@ mod tests {
     }
 
     /// `key: value` of an object line: a bare key up to the first `: `, or a JSON string key.
+    /// The lines between `## objects` and `## actions`.
+    fn objects_section(text: &str) -> &str {
+        text.split("## objects\n")
+            .nth(1)
+            .and_then(|t| t.split("## actions").next())
+            .unwrap_or_default()
+    }
+
     fn split_object_line(line: &str) -> (&str, &str) {
         if line.starts_with('"') {
             let mut escaped = false;

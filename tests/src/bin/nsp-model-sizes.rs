@@ -167,16 +167,18 @@ fn markdown(r: &Value) -> String {
     let geomean = (log_sum / pages.len().max(1) as f64).exp();
     let mark = |ok: bool| if ok { "met" } else { "**not met**" };
     let _ = writeln!(md, "\n| target | measured | |\n|---|---|---|");
+    // "1 of 24 larger (radicale-login)".
+    let count = |names: &[String]| {
+        let mut out = format!("{} of {} larger", names.len(), pages.len());
+        if !names.is_empty() {
+            let _ = write!(out, " ({})", names.join(", "));
+        }
+        out
+    };
     let _ = writeln!(
         md,
-        "| no page's model view larger than its ariaSnapshot | {} of {} larger{} | {} |",
-        larger.len(),
-        pages.len(),
-        if larger.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", larger.join(", "))
-        },
+        "| no page's model view larger than its ariaSnapshot | {} | {} |",
+        count(&larger),
         mark(larger.is_empty())
     );
     let _ = writeln!(
@@ -189,14 +191,8 @@ fn markdown(r: &Value) -> String {
     // of the difference. Reported, not a target of the issue.
     let _ = writeln!(
         md,
-        "| (reported) no page larger than ariaSnapshot plus the URL and title lines Playwright MCP sends with it | {} of {} larger{} | |",
-        larger_with_lines.len(),
-        pages.len(),
-        if larger_with_lines.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", larger_with_lines.join(", "))
-        },
+        "| (reported) no page larger than ariaSnapshot plus the URL and title lines Playwright MCP sends with it | {} | |",
+        count(&larger_with_lines),
     );
     md
 }
