@@ -384,6 +384,17 @@ async fn two_agents_get_tab_groups_the_popup_shows_shares_and_revokes_them() {
     click(&browser, "#approvals .card .deny").await;
     let (status, body) = asking.await.expect("alpha's zap");
     assert_eq!(status, StatusCode::FORBIDDEN, "denied: {body}");
+    // The answered card leaves the popup above the share rows, which move up with it: a
+    // click aimed before that redraw lands on whatever took the button's place.
+    wait_eval(
+        &browser,
+        "return document.querySelector('#approvals .card') ? null : true;",
+        json!([]),
+        "the answered card leaves the popup",
+        RENDER_TIMEOUT,
+        |v| v == &json!(true),
+    )
+    .await;
 
     // --- (4) sharing from the popup, and ungrouping ---------------------------------------
     let share_tab = wait_eval(
