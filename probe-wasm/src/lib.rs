@@ -132,11 +132,8 @@ impl Probe {
 
     /// Analyses a snapshot (JSON text of a `PageSnapshot`) and returns the capture as
     /// JSON text.
-    /// Takes the text by value, so it is freed as soon as it is parsed instead of
-    /// staying in the wasm's memory through the analysis (its high-water mark is what a
-    /// tab pays).
-    pub fn analyze(&mut self, snapshot_json: String) -> Result<String, JsError> {
-        self.analyze_owned(snapshot_json)
+    pub fn analyze(&mut self, snapshot_json: &str) -> Result<String, JsError> {
+        self.analyze_json(snapshot_json)
             .map_err(|e| JsError::new(&e))
     }
 
@@ -198,29 +195,6 @@ impl Probe {
         self.forget();
         let snapshot: PageSnapshot =
             serde_json::from_str(snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
-        self.analyze_snapshot(snapshot)
-    }
-
-    /// [`Probe::analyze_json`] for text it may free once parsed.
-    pub fn analyze_owned(&mut self, snapshot_json: String) -> Result<String, String> {
-        self.forget();
-        let snapshot: PageSnapshot =
-            serde_json::from_str(&snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
-        drop(snapshot_json);
-        self.analyze_snapshot(snapshot)
-    }
-
-    /// Drops the last snapshot and capture before a new one is parsed: the analysis reads
-    /// neither, and two generations of a big page (with the new one's text) must not be
-    /// in the wasm's memory at once: its high-water mark is what a tab pays (issue 23).
-    /// A patch after a snapshot that failed to parse then asks for a full one.
-    fn forget(&mut self) {
-        self.snapshot = None;
-        self.last = None;
-        self.reuse = discover::Reuse::default();
-    }
-
-    fn analyze_snapshot(&mut self, snapshot: PageSnapshot) -> Result<String, String> {
         let started = now_ms();
         let (mut capture, reuse) =
             discover::analyze_with_reuse(&snapshot, self.tier, self.limits, &self.fixes);
@@ -231,6 +205,16 @@ impl Probe {
         self.last = Some(capture);
         self.reuse = reuse;
         Ok(text)
+    }
+
+    /// Drops the last snapshot and capture before a new one is parsed: the analysis reads
+    /// neither, and two generations of a big page (with the new one's text) must not be
+    /// in the wasm's memory at once: its high-water mark is what a tab pays (issue 23).
+    /// A patch after a snapshot that failed to parse then asks for a full one.
+    fn forget(&mut self) {
+        self.snapshot = None;
+        self.last = None;
+        self.reuse = discover::Reuse::default();
     }
 
     pub fn update_json(&mut self, patch_json: &str) -> Result<String, String> {
@@ -464,14 +448,14 @@ mod json_error_tests {
     fn a_patch_after_a_bad_snapshot_asks_for_a_full_one() {
         let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
         probe
-            .analyze_owned(super::WARM_SNAPSHOT.to_owned())
+            .analyze_json(super::WARM_SNAPSHOT)
             .expect("the warm-up page parses");
         let patch = r#"{"url": "https://warm.invalid/", "title": "t"}"#;
         probe
             .update_json(patch)
             .expect("a patch of the page it has");
         probe
-            .analyze_owned("{\"url\": 5}".to_owned())
+            .analyze_json("{\"url\": 5}")
             .expect_err("not a snapshot");
         let err = probe.update_json(patch).expect_err("no snapshot left");
         assert!(err.contains("send a full one"), "{err}");

@@ -80,7 +80,7 @@ fn snapshot_json() -> String {
 }
 
 fn analyze(probe: &mut nsp_probe::Probe, snapshot: &str) -> Value {
-    let text = probe.analyze(snapshot.to_owned()).expect("capture");
+    let text = probe.analyze(snapshot).expect("capture");
     serde_json::from_str(&text).expect("capture JSON")
 }
 
@@ -139,7 +139,7 @@ pub mod boundary {
         assert!(nsp_probe::Probe::new(&cfg("somewhere_else")).is_err());
         assert!(nsp_probe::Probe::new("not json").is_err());
         let mut p = nsp_probe::Probe::new(&cfg("wasm_extension")).expect("probe");
-        assert!(p.analyze("not a snapshot".to_owned()).is_err());
+        assert!(p.analyze("not a snapshot").is_err());
         assert!(p.update("{}").is_err(), "no snapshot to patch yet");
         let _ = analyze(&mut p, SNAPSHOT);
         let outside =

@@ -71,7 +71,7 @@ fn snapshot() -> String {
 fn capture() -> Value {
     let snapshot = snapshot();
     let mut probe = nsp_probe::Probe::new(r#"{"tier": "wasm_in_page"}"#).expect("probe");
-    serde_json::from_str(&probe.analyze(snapshot).expect("capture")).expect("JSON")
+    serde_json::from_str(&probe.analyze(&snapshot).expect("capture")).expect("JSON")
 }
 
 async fn run(action: &str, params: &str, capture: &Value) -> Value {
