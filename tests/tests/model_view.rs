@@ -164,12 +164,14 @@ async fn the_model_view_holds_the_state_without_selectors_and_slices_like_the_js
     );
 
     // Every object, read back from its line, its record's line or its table; an empty
-    // field (`""`, a secret's `<name>_filled: false`) may be left out: absent reads as
-    // empty.
+    // field (`""`, a secret's `<name>_filled: false`, a closed menu's
+    // `<name>_expanded: false`) may be left out: absent reads as empty (false).
     let objects = json["objects"].as_object().expect("objects");
     let lines = section(&text, "## objects");
     let read = objects_of(&lines);
-    let empty = |k: &str, v: &Value| v == "" || (k.ends_with("_filled") && *v == false);
+    let empty = |k: &str, v: &Value| {
+        v == "" || ((k.ends_with("_filled") || k.ends_with("_expanded")) && *v == false)
+    };
     let expected: BTreeMap<String, Value> = objects
         .iter()
         .filter(|(k, v)| read.contains_key(*k) || !empty(k, v))

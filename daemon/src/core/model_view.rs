@@ -59,7 +59,11 @@ pub fn render(state: &SubstrateState) -> String {
         ("url", ctx.url.as_deref()),
         // The view is most often the URL's path: written only when it says more.
         ("view", ctx.view.as_deref().filter(|v| !url.contains(v))),
-        ("title", ctx.window_title.as_deref()),
+        // A title the URL holds ("groceries.txt" of …/edit/groceries.txt) says nothing more.
+        (
+            "title",
+            ctx.window_title.as_deref().filter(|t| !url.contains(t)),
+        ),
     ] {
         if let Some(v) = value {
             let _ = writeln!(out, "{key}: {}", quote(v));
@@ -90,14 +94,17 @@ pub fn render(state: &SubstrateState) -> String {
     }
     out.push('\n');
     // A secret field is reported as `<name>_filled`, `<name>` its parameter's name.
-    let secrets: BTreeSet<&str> = state
-        .actions
-        .values()
-        .flat_map(|a| &a.parameters)
-        .filter(|p| p.secret)
-        .map(|p| p.name.as_str())
-        .collect();
-    write_objects(&mut out, &state.objects, &secrets);
+    let quiet = Quiet {
+        secrets: state
+            .actions
+            .values()
+            .flat_map(|a| &a.parameters)
+            .filter(|p| p.secret)
+            .map(|p| p.name.as_str())
+            .collect(),
+        actions: state.actions.keys().map(String::as_str).collect(),
+    };
+    write_objects(&mut out, &state.objects, &quiet);
 
     out.push_str(ACTIONS_HEADER);
     out.push('\n');
@@ -127,11 +134,11 @@ pub fn render(state: &SubstrateState) -> String {
 /// the path walks into it), so `inbox.emails[0].subject` means the same either way. A
 /// record whose own key is also an object, or with one field, stays on plain lines.
 ///
-/// An empty field ([`says_nothing`]) is left out, and a record whose fields are all
+/// An empty field ([`Quiet::says_nothing`]) is left out, and a record whose fields are all
 /// empty with it: a form's fields are named by its action's parameters already, so
 /// `username: ""` would say nothing twice. A table's rows keep their empty cells: a row's
 /// values are read by their position.
-fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, secrets: &BTreeSet<&str>) {
+fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Quiet) {
     // Each record's fields, in key order; a record is written where its first key sorts.
     let mut fields: BTreeMap<&str, Vec<(&str, &Value)>> = BTreeMap::new();
     for (key, value) in objects {
@@ -177,11 +184,11 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, secrets: &
         if in_table(parent) {
             return true;
         }
-        f.retain(|(field, value)| !says_nothing(field, value, secrets));
+        f.retain(|(field, value)| !quiet.says_nothing(field, value));
         f.len() > 1
     });
     let write_line = |out: &mut String, key: &str, value: &Value| {
-        if !says_nothing(key, value, secrets) {
+        if !quiet.says_nothing(key, value) {
             write_name(out, key);
             out.push_str(": ");
             write_value(out, value);
@@ -221,19 +228,34 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, secrets: &
     }
 }
 
-/// Whether the object `key` (a path, or a record's field) holds nothing a model needs
-/// to read: the empty string, or `<name>_filled: false` of a secret field (`secrets`:
-/// the secret parameters' names), which is how the probe reports an empty password.
-/// Other `false`s, `0`, `null` and empty lists say something.
-fn says_nothing(key: &str, value: &Value, secrets: &BTreeSet<&str>) -> bool {
-    match value {
-        Value::String(s) => s.is_empty(),
-        Value::Bool(false) => key
-            .rsplit('.')
-            .next()
-            .and_then(|field| field.strip_suffix("_filled"))
-            .is_some_and(|name| secrets.contains(name)),
-        _ => false,
+/// What tells an empty field from one that says something: the state's secret
+/// parameters and its actions' names.
+struct Quiet<'a> {
+    secrets: BTreeSet<&'a str>,
+    actions: BTreeSet<&'a str>,
+}
+
+impl Quiet<'_> {
+    /// Whether the object `key` (a path, or a record's field) holds nothing a model needs
+    /// to read: the empty string; `<name>_filled: false` of a secret field (`<name>` a
+    /// secret parameter's name), which is how the probe reports an empty password; and
+    /// `<name>_expanded: false` of a closed menu or panel that the action `<name>` opens,
+    /// whose line already says it is there. Other `false`s, `0`, `null` and empty lists
+    /// say something.
+    fn says_nothing(&self, key: &str, value: &Value) -> bool {
+        match value {
+            Value::String(s) => s.is_empty(),
+            Value::Bool(false) => {
+                let field = key.rsplit('.').next().unwrap_or(key);
+                field
+                    .strip_suffix("_filled")
+                    .is_some_and(|name| self.secrets.contains(name))
+                    || field
+                        .strip_suffix("_expanded")
+                        .is_some_and(|name| self.actions.contains(name))
+            }
+            _ => false,
+        }
     }
 }
 
@@ -740,6 +762,29 @@ mod tests {
         .assert_eq(&render(&mail()));
     }
 
+    /// The header writes the title and the view only when the URL does not hold them.
+    #[test]
+    fn a_title_or_view_the_url_holds_is_left_out() {
+        let mut s = mail();
+        s.context.url = Some("http://127.0.0.1:8888/edit/groceries.txt".into());
+        s.context.window_title = Some("groceries.txt".into());
+        s.context.view = Some("/edit/groceries.txt".into());
+        let text = render(&s);
+        let header = &text[..text.find("## objects").expect("objects")];
+        expect![[r#"
+            url: "http://127.0.0.1:8888/edit/groceries.txt"
+            app: "Mail"
+            capture: 00000001
+        "#]]
+        .assert_eq(header);
+        s.context.window_title = Some("Groceries - Mail".into());
+        let text = render(&s);
+        assert!(
+            text.contains("\ntitle: \"Groceries - Mail\"\ncapture"),
+            "{text}"
+        );
+    }
+
     /// A list whose records have the same fields is a table, rows in their numeric
     /// order (row 10 after row 9, not after row 1); a list whose records differ keeps a
     /// line per record; a lone record of one field stays a plain line.
@@ -784,8 +829,9 @@ mod tests {
         .assert_eq(objects);
     }
 
-    /// An empty field is left out: `""`, and a secret field's `<name>_filled: false`
-    /// (its parameter is secret); a record left with one field is a plain line, one
+    /// An empty field is left out: `""`, a secret field's `<name>_filled: false` (its
+    /// parameter is secret) and a closed menu's `<name>_expanded: false` (the action
+    /// `<name>` opens it); a record left with one field is a plain line, one
     /// left with none goes. Other `false`s, `0` and a filled secret stay, and a table's
     /// rows keep their empty cells, which are read by position.
     #[test]
@@ -803,6 +849,9 @@ mod tests {
             ("todo.title".to_owned(), json!("")),
             ("tank.level_filled".to_owned(), json!(false)),
             ("coupon.code".to_owned(), json!("")),
+            ("toolbar.archive_expanded".to_owned(), json!(false)),
+            ("toolbar.help_expanded".to_owned(), json!(false)),
+            ("sidebar.archive_expanded".to_owned(), json!(true)),
             ("note".to_owned(), json!(null)),
             ("rows[0].id".to_owned(), json!("r0")),
             ("rows[0].note".to_owned(), json!("")),
@@ -817,8 +866,10 @@ mod tests {
             rows[N]: id, note
             [0]: "r0", ""
             [1]: "", "x"
+            sidebar.archive_expanded: true
             tank.level_filled: false
             todo.done: false
+            toolbar.help_expanded: false
             vault: {count: 0, password_filled: true}
         "#]]
         .assert_eq(objects);
@@ -827,6 +878,13 @@ mod tests {
         s.actions.remove("log_in");
         assert!(
             render(&s).contains("login: {heading: \"Sign in\", password_filled: false}\n"),
+            "{}",
+            render(&s)
+        );
+        // A closed menu is written once the action that opens it is no longer offered.
+        s.actions.remove("archive");
+        assert!(
+            render(&s).contains("toolbar: {archive_expanded: false, help_expanded: false}\n"),
             "{}",
             render(&s)
         );
