@@ -6,7 +6,8 @@
 // an incremental update after one small DOM change; each page load's first (cold)
 // capture in a fresh renderer, and the memory a tab keeps. Prints one JSON object.
 //
-// Usage: node bench_probe.js <extension dir> <chromium> <sizes,comma,separated>
+// Usage: node bench_probe.js <extension dir> <chromium> <sizes,comma,separated> [<snapshots dir>]
+//        (the snapshots dir: recorded real-app pages, for the cold first analysis of each)
 //        node bench_probe.js nav … (a page load's time to its first state at nspd; see nav())
 "use strict";
 
@@ -14,11 +15,13 @@ const fs = require("fs");
 const path = require("path");
 const { chromium } = require(path.join(process.cwd(), "node_modules", "playwright-core"));
 
-const [extDir, browserPath, sizesArg] = process.argv.slice(2);
+const [extDir, browserPath, sizesArg, realDir] = process.argv.slice(2);
 const SIZES = (sizesArg || "600,1700,5000,12000,35000").split(",").map(Number);
 const RUNS = 7;
 // Cold page loads per size (each a fresh context and renderer); the median is reported.
 const COLD_RUNS = 5;
+// Fresh contexts per recorded real-app page for its cold first analysis.
+const REAL_COLD_RUNS = 3;
 // Warm-up: at least this many captures and this much time spent capturing. V8 moves
 // wasm and JS to its optimizing tier by the work done, not by the number of calls, so
 // a small page needs more captures than a big one to reach the state agents get.
@@ -283,8 +286,64 @@ async function main() {
       confidence: ours[0].confidence,
     });
   }
+  // The cold first analysis of pages nobody here generated: each recorded real-app
+  // snapshot, in fresh contexts, right after `warm()` as the content script runs it (the
+  // extraction is the bench pages' above; this is the wasm's first call on a new shape).
+  let realCold = null;
+  if (realDir) {
+    const names = fs.readdirSync(realDir).filter((f) => f.endsWith(".json")).sort();
+    const pages = [];
+    const warms = [];
+    for (const name of names) {
+      const text = fs.readFileSync(path.join(realDir, name), "utf8");
+      const firsts = [];
+      for (let k = 0; k < REAL_COLD_RUNS; k++) {
+        const ctx = await browser.newContext();
+        const origin = `http://real-${k}-${name.replace(/[^a-z0-9-]/g, "")}.test`;
+        await ctx.route(`${origin}/**`, (route) => {
+          const p = new URL(route.request().url()).pathname;
+          if (files[p]) return route.fulfill({ status: 200, contentType: files[p][0], body: files[p][1] });
+          return route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>blank</title>" });
+        });
+        const t = await ctx.newPage();
+        await t.goto(`${origin}/blank.html`);
+        const m = await t.evaluate(async (text) => {
+          const glue = await import("/probe/nsp_probe.js");
+          await glue.default({ module_or_path: "/probe/nsp_probe_bg.wasm" });
+          const probe = new glue.Probe(JSON.stringify({ tier: "wasm_in_page" }));
+          const t0 = performance.now();
+          glue.warm();
+          const t1 = performance.now();
+          const out = probe.analyze(text);
+          const t2 = performance.now();
+          if (!out.includes("\"actions\"")) throw new Error("no capture");
+          return { warm: t1 - t0, first: t2 - t1 };
+        }, text);
+        await ctx.close();
+        firsts.push(m.first);
+        warms.push(m.warm);
+      }
+      pages.push({ page: name.replace(/\.json$/, ""), first_ms: median(firsts) });
+    }
+    if (pages.length) {
+      const slowest = pages.reduce((a, b) => (b.first_ms > a.first_ms ? b : a));
+      realCold = {
+        pages: pages.length,
+        runs: REAL_COLD_RUNS,
+        geomean_ms: Math.exp(pages.reduce((sum, p) => sum + Math.log(p.first_ms), 0) / pages.length),
+        slowest_ms: slowest.first_ms,
+        slowest: slowest.page,
+        warm_ms: median(warms),
+        per_page: pages,
+      };
+    }
+  }
   await browser.close();
-  process.stdout.write(JSON.stringify({ chromium: browser.version ? browser.version() : "", results }) + "\n");
+  process.stdout.write(JSON.stringify({ chromium: browser.version ? browser.version() : "", results, real_cold: realCold }) + "\n");
+}
+
+function median(xs) {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 }
 
 // node bench_probe.js nav <extension dir> <chromium> <sizes> <nspd base url> <agent key>
