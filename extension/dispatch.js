@@ -431,6 +431,25 @@
     return new Promise((resolve) => setTimeout(resolve, ms === undefined ? 20 : ms));
   }
 
+  // The most an action waits for the page to stop moving before its checks.
+  const MOTION_MS = 1000;
+
+  // Waits until the page's running animations and transitions that end have ended (a
+  // story river sliding an editor in, a dialog fading up), at most MOTION_MS: a person
+  // waits for the page to stop moving before clicking, and a control's place and what
+  // covers it are only known then. Endless animations (spinners) are not waited for;
+  // the checks that follow decide either way.
+  async function still() {
+    if (typeof document.getAnimations !== "function") return;
+    const deadline = performance.now() + MOTION_MS;
+    for (;;) {
+      const moving = document.getAnimations().filter((a) => a.playState === "running" && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+      const left = deadline - performance.now();
+      if (!moving.length || left <= 0) return;
+      await Promise.race([Promise.allSettled(moving.map((a) => a.finished)), settle(left)]);
+    }
+  }
+
   // --- named actions ----------------------------------------------------------------------
 
   /** @param {ActionSchema} schema @param {Record<string, unknown>} params */
@@ -461,6 +480,7 @@
    * @param {DispatchExpect | null} expect
    */
   async function runDom(name, schema, explain, params, expect) {
+    await still();
     const target = schema.internal_target.slice(4);
     const el = /** @type {Target | null} */ (resolve(target));
     if (!el) fail("target_not_found", `The element of ${name} (${target.slice(0, 200)}) is no longer on the page.`);
@@ -572,6 +592,7 @@
    * @param {DispatchExpect | null} expect
    */
   async function runRow(name, schema, explain, params, expect) {
+    await still();
     // A fourth part says how the control is pressed: "open", a record's name in a
     // listing, opened as a person opens an item (see below).
     const [controlsSel, rowsSel, keySpec, how] = schema.internal_target.slice(4).split(" | ");
