@@ -257,28 +257,27 @@ async function main() {
     await bareTab.evaluate(() => document.getElementsByTagName("*").length);
     const heapBare = await heapUsed(bareTab);
     await bareTab.close();
-    const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     results.push({
       target_elements: n,
       elements,
       records: ours[0].records,
-      cold_ms: med(colds.map((c) => c.total)),
-      cold_extract_ms: med(colds.map((c) => c.extract)),
-      cold_analyze_ms: med(colds.map((c) => c.analyze)),
-      cold_load_ms: med(colds.map((c) => c.import + c.init)),
-      cold_warm_ms: med(colds.map((c) => c.warm)),
-      cold_unwarmed_ms: med(coldsBare.map((c) => c.total)),
-      cold_aria_ms: med(coldArias),
+      cold_ms: median(colds.map((c) => c.total)),
+      cold_extract_ms: median(colds.map((c) => c.extract)),
+      cold_analyze_ms: median(colds.map((c) => c.analyze)),
+      cold_load_ms: median(colds.map((c) => c.import + c.init)),
+      cold_warm_ms: median(colds.map((c) => c.warm)),
+      cold_unwarmed_ms: median(coldsBare.map((c) => c.total)),
+      cold_aria_ms: median(coldArias),
       cold_runs: colds,
       heap_bytes: heapOurs - heapBare,
       wasm_memory_bytes: wasmMemory,
-      capture_ms: med(ours.map((o) => o.total)),
-      extract_ms: med(ours.map((o) => o.extract)),
-      analyze_ms: med(ours.map((o) => o.analyze)),
-      capture_outer_ms: med(oursOuter),
-      aria_ms: med(aria),
-      incremental_ms: med(incremental),
-      click_checks_ms: med(clickChecks),
+      capture_ms: median(ours.map((o) => o.total)),
+      extract_ms: median(ours.map((o) => o.extract)),
+      analyze_ms: median(ours.map((o) => o.analyze)),
+      capture_outer_ms: median(oursOuter),
+      aria_ms: median(aria),
+      incremental_ms: median(incremental),
+      click_checks_ms: median(clickChecks),
       state_bytes: ours[0].stateBytes,
       aria_bytes: Buffer.byteLength(ariaText, "utf8"),
       actions: ours[0].actions,
@@ -342,6 +341,7 @@ async function main() {
   process.stdout.write(JSON.stringify({ chromium: browser.version ? browser.version() : "", results, real_cold: realCold }) + "\n");
 }
 
+// The middle of a list of timings (the upper one of an even count).
 function median(xs) {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 }
@@ -422,8 +422,7 @@ async function nav(argv) {
     for (const n of sizes) {
       const loads = [];
       for (let k = 0; k < runs; k++) loads.push(await once(`http://n${n}-${k}.localhost:${port}/page-${n}.html`));
-      const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-      results.push({ target_elements: n, nav_state_ms: med(loads.map((l) => l.state)), nav_load_ms: med(loads.map((l) => l.load)), runs: loads });
+      results.push({ target_elements: n, nav_state_ms: median(loads.map((l) => l.state)), nav_load_ms: median(loads.map((l) => l.load)), runs: loads });
     }
   } finally {
     await context.close();
