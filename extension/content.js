@@ -397,9 +397,11 @@
 
   /** @param {{ request_id: string, selector: string }} msg */
   async function answerResolve(msg) {
-    if (dirty.size) await flush();
     // nspd's question before it gates a builtin aimed by selector (see describe in
-    // dispatch.js).
+    // dispatch.js), answered once the page stops moving: whether a person perceives the
+    // element is only known then.
+    await NspDispatch.still();
+    if (dirty.size) await flush();
     send({ type: "resolved", request_id: msg.request_id, resolution: NspDispatch.describe(msg.selector, capture, extractor.hover) });
   }
 
@@ -502,9 +504,11 @@
         schedule(() => answerResolve(msg));
         break;
       case "capture":
-        // Asked for a fresh state (often right after an action): let the page finish
-        // its current burst of changes first.
-        schedule(() => quiet(FRESH_WAIT_MS).then(() => fullCapture(msg.request_id)));
+        // Asked for a fresh state (often right after an action, or right before one is
+        // dispatched): let the page finish its current burst of changes first, then
+        // stop moving (NspDispatch.still: at most 1 s; what a control looks like and
+        // what covers it are only known then).
+        schedule(() => quiet(FRESH_WAIT_MS).then(() => NspDispatch.still()).then(() => fullCapture(msg.request_id)));
         break;
       case "probe_config":
         onProbeSettings(msg.settings || null);

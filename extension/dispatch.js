@@ -793,6 +793,9 @@
    * @param {DispatchExpect | null} expect
    */
   async function runBuiltin(action, params, expect) {
+    // Whatever it aims at is found and checked once the page stops moving, as for a
+    // named action; a scroll or a navigation checks nothing to wait for.
+    if (action !== "scroll" && action !== "navigate") await still();
     const expected = expect && expect.element && typeof expect.element === "object" ? expect.element : null;
     const selector = typeof params.selector === "string" ? params.selector : "";
     // Right before the event: a person could, and it is still what was allowed.
@@ -1053,5 +1056,5 @@
 
   // `contract`: the copies above, for the test that ties them to the protocol.
   const contract = Object.freeze({ builtins: [...BUILTINS], failureCodes: [...FAILURE_CODES], tierRank: TIER_RANK });
-  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, actionable, describe, Failure, contract };
+  globalThis.NspDispatch = { run, resolve, resolveAll, labelOf, actionable, describe, still, Failure, contract };
 })();

@@ -10,7 +10,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+use hyper::Method;
 use nsp_fixtures::{DemoOptions, DemoServer, Write, Writes};
 use serde_json::{json, Value};
 
@@ -42,6 +43,8 @@ pub struct Suite {
     /// The chromedriver-driven browser the cases open tabs in; `None` when nspd
     /// launched its own browser on one page ([`Suite::launch_logged`]).
     browser: Option<WebDriver>,
+    /// The popup's window handle, which the cases' tabs are opened from.
+    popup: Option<Value>,
 }
 
 /// One case's page: its own server (and log of writes), its tab, and nspd's pid for it.
@@ -70,9 +73,15 @@ impl Suite {
         .await
         .context("chromedriver with the extension")?;
         browser.goto(&popup_url()).await.context("open the popup")?;
+        let popup = browser
+            .call(Method::GET, &browser.session_path("/window"), None)
+            .await
+            .context("the popup's window")?["value"]
+            .clone();
         Ok(Suite {
             nspd,
             browser: Some(browser),
+            popup: Some(popup),
         })
     }
 
@@ -110,6 +119,7 @@ impl Suite {
             Suite {
                 nspd,
                 browser: None,
+                popup: None,
             },
             tab,
         ))
@@ -126,6 +136,7 @@ impl Suite {
             .await
             .context("a server for the page")?;
         let url = demo.url(path);
+        self.to_popup(browser).await?;
         let (tab_id, app) = open_tab_from_popup(browser, &self.nspd, &url, true, TAB_TIMEOUT)
             .await
             .with_context(|| format!("open {url}"))?;
@@ -142,6 +153,7 @@ impl Suite {
         // A tab that is already gone is closed enough; a launched browser's one page
         // closes with nspd.
         if let Some(browser) = &self.browser {
+            let _ = self.to_popup(browser).await;
             let _ = browser
                 .eval(
                     "await chrome.tabs.remove(args[0]); return true;",
@@ -150,6 +162,57 @@ impl Suite {
                 .await;
         }
         tab.demo.shutdown().await;
+    }
+
+    /// Runs `body` (an async function body; `args` are its arguments) in the page of
+    /// `tab`, in the page's own world, as the page itself could. The browser's window
+    /// stays the tab's afterwards, so that what the page started is still running
+    /// when the case's next request reaches it: [`Suite::open`] and [`Suite::close`]
+    /// go back to the popup's window themselves.
+    pub async fn in_page(&self, tab: &Tab, body: &str, args: Value) -> Result<Value> {
+        let browser = self
+            .browser
+            .as_ref()
+            .context("this suite's nspd has its own browser: no window to switch to")?;
+        let handles = browser
+            .call(Method::GET, &browser.session_path("/window/handles"), None)
+            .await?["value"]
+            .clone();
+        for handle in handles.as_array().into_iter().flatten() {
+            if Some(handle) == self.popup.as_ref() {
+                continue;
+            }
+            let switched = browser
+                .call(
+                    Method::POST,
+                    &browser.session_path("/window"),
+                    Some(&json!({ "handle": handle })),
+                )
+                .await;
+            if switched.is_err() {
+                continue;
+            }
+            let here = browser.eval("return location.href;", json!([])).await;
+            if here.ok().as_ref().and_then(Value::as_str) == Some(tab.url.as_str()) {
+                return browser.eval(body, args).await;
+            }
+        }
+        bail!("no window shows {}", tab.url)
+    }
+
+    /// Points the browser's window at the popup again (after [`Suite::in_page`]).
+    async fn to_popup(&self, browser: &WebDriver) -> Result<()> {
+        if let Some(popup) = &self.popup {
+            browser
+                .call(
+                    Method::POST,
+                    &browser.session_path("/window"),
+                    Some(&json!({ "handle": popup })),
+                )
+                .await
+                .context("back to the popup's window")?;
+        }
+        Ok(())
     }
 
     /// The tab's latest state.

@@ -374,6 +374,94 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
             },
         )
         .await;
+    cases
+        .case(
+            "controls the page covers while it moves",
+            |suite| async move {
+                let (tab, _) = open_with(&suite, "/hostile/motion.html", "archive_note").await;
+                let pass = |ms: u64, note: &'static str| {
+                    let suite = suite.clone();
+                    let tab = &tab;
+                    async move {
+                        let covered = suite
+                            .in_page(
+                                tab,
+                                "return window.motion.pass(args[0], args[1]);",
+                                json!([ms, note]),
+                            )
+                            .await
+                            .expect("start the slide");
+                        // The premise: without it the case would test nothing.
+                        assert_eq!(
+                            covered,
+                            json!(true),
+                            "the slide does not cover {note}'s button"
+                        );
+                    }
+                };
+                // A slide of 0.9 s covers the button when the action arrives (the
+                // Web Animations API: no mutation, so the state read before it still
+                // offers the action). The action waits for the page to stop moving and
+                // then archives exactly that note.
+                pass(900, "n1").await;
+                let (status, body) = suite
+                    .act(
+                        &tab,
+                        json!({"action": "archive_note", "parameters": {"note_id": "n1"}}),
+                    )
+                    .await;
+                assert_eq!(
+                    status, 200,
+                    "archive n1 while a slide passes over it: {body:#}"
+                );
+                // A builtin aimed by selector, the same way (resolved and dispatched once
+                // the page is still).
+                pass(900, "n2").await;
+                let (status, body) = suite
+                    .act(
+                        &tab,
+                        json!({"action": "click", "parameters": {"selector": "#archive-n2"},
+                               "verify_expression": "log.archived == 2", "approval": "never"}),
+                    )
+                    .await;
+                assert_eq!(
+                    status, 200,
+                    "click #archive-n2 while a slide passes over it: {body:#}"
+                );
+                let writes = tab.settled_writes(2).await;
+                assert_eq!(
+                    writes
+                        .iter()
+                        .map(|w| (w.verb.as_str(), w.target.as_str()))
+                        .collect::<Vec<_>>(),
+                    [("archive", "n1"), ("archive", "n2")],
+                    "{writes:?}"
+                );
+                // A slide of 5 s outlasts the wait (1 s): the button is still covered
+                // when the capture before dispatch and the checks run, so the action is
+                // refused (the capture no longer offers it: stale_state) and nothing is
+                // written.
+                pass(5000, "n3").await;
+                let (status, body) = suite
+                    .act(
+                        &tab,
+                        json!({"action": "archive_note", "parameters": {"note_id": "n3"}}),
+                    )
+                    .await;
+                let _ = suite
+                    .in_page(&tab, "window.motion.stop(); return true;", json!([]))
+                    .await;
+                let why = refused("archive n3 under a slide that stays", status, &body);
+                assert!(
+                    why == "stale_state" || why == "action_failed:target_hidden",
+                    "archive n3 under a slide that stays: {status} {body:#}"
+                );
+                let writes = tab.settled_writes(2).await;
+                assert_eq!(writes.len(), 2, "a covered button wrote: {writes:?}");
+                suite.close(tab).await;
+            },
+        )
+        .await;
     cases.finish();
 }
 

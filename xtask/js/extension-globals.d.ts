@@ -267,6 +267,7 @@ declare var NspDispatch: {
   labelOf(el: PageElement): string;
   actionable(el: Target, read: boolean): void;
   describe(selector: string, capture: PageCapture | null, hover: Listened | null): Resolution;
+  still(): Promise<void>;
   Failure: new (code: string, message: string) => Error & { code: string };
   /** Its copies of the protocol's lists (tied to them by protocol/tests/extension_contract.rs). */
   contract: { builtins: string[]; failureCodes: string[]; tierRank: Record<string, number> };
