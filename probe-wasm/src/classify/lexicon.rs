@@ -152,11 +152,27 @@ fn lookup(word: &str) -> Option<(Reversibility, Strength)> {
         .map(|i| (table[i].1, table[i].2))
 }
 
-/// Phrases, longest first, so that a longer phrase claims its words before a phrase
-/// inside it can.
-fn phrase_table() -> &'static [Entry] {
-    static TABLE: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
+/// One phrase of the lexicon, with its words.
+struct Phrase {
+    text: &'static str,
+    words: Vec<&'static str>,
+    tier: Reversibility,
+    strength: Strength,
+}
+
+/// The phrases, longest first, so that a longer phrase claims its words before a phrase
+/// inside it can; and where the phrases that start with each word are in that order. A
+/// text is only matched against the phrases that start with one of its words
+/// (classification runs for every control, on several texts each).
+struct Phrases {
+    table: Vec<Phrase>,
+    /// `(first word, position in table)`, by word, then position.
+    starts: Vec<(&'static str, usize)>,
+}
+
+fn phrases() -> &'static Phrases {
+    static PHRASE_TABLE: std::sync::OnceLock<Phrases> = std::sync::OnceLock::new();
+    PHRASE_TABLE.get_or_init(|| {
         let mut all = Vec::new();
         unpack(PHRASES, &mut all);
         let len = |p: &str| p.split(' ').count();
@@ -164,9 +180,24 @@ fn phrase_table() -> &'static [Entry] {
         // Longest first without a sort (a sort of this type costs the wasm kilobytes).
         let mut table = Vec::with_capacity(all.len());
         for n in (1..=longest).rev() {
-            table.extend(all.iter().filter(|p| len(p.0) == n).copied());
+            table.extend(
+                all.iter()
+                    .filter(|p| len(p.0) == n)
+                    .map(|&(text, tier, strength)| Phrase {
+                        text,
+                        words: text.split(' ').collect(),
+                        tier,
+                        strength,
+                    }),
+            );
         }
-        table
+        let mut starts: Vec<(&'static str, usize)> = table
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.words[0], i))
+            .collect();
+        starts.sort_unstable();
+        Phrases { table, starts }
     })
 }
 
@@ -207,8 +238,22 @@ pub(super) fn hits_in(text: &str, inflected: bool) -> Vec<Hit> {
     // the label.
     let lead = usize::from(words.len() > 1 && words[0] == "yes");
     let mut used = vec![false; words.len()];
-    for (phrase, tier, strength) in phrase_table() {
-        let n = phrase.split(' ').count();
+    let Phrases { table, starts } = phrases();
+    // The phrases that start with one of the text's words, in the table's order.
+    let mut candidates = Vec::new();
+    for word in &words {
+        let from = starts.partition_point(|(first, _)| *first < word.as_str());
+        candidates.extend(
+            starts[from..]
+                .iter()
+                .take_while(|(first, _)| *first == word.as_str())
+                .map(|(_, i)| *i),
+        );
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    for phrase in candidates.into_iter().map(|i| &table[i]) {
+        let n = phrase.words.len();
         if n > words.len() {
             continue;
         }
@@ -216,15 +261,15 @@ pub(super) fn hits_in(text: &str, inflected: bool) -> Vec<Hit> {
             !used[i..i + n].iter().any(|u| *u)
                 && words[i..i + n]
                     .iter()
-                    .zip(phrase.split(' '))
+                    .zip(&phrase.words)
                     .all(|(a, b)| a == b)
         });
         if let Some(pos) = at {
             used[pos..pos + n].iter_mut().for_each(|u| *u = true);
             out.push(Hit {
-                tier: *tier,
-                strength: *strength,
-                cue: (*phrase).to_owned(),
+                tier: phrase.tier,
+                strength: phrase.strength,
+                cue: phrase.text.to_owned(),
                 first: pos == lead,
             });
         }
@@ -490,4 +535,79 @@ pub(super) fn formats(word: &str) -> bool {
 /// changes"): the form's real submit is the other one.
 pub(super) fn previews(cue: &str) -> bool {
     matches!(cue, "preview" | "show")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`hits_in`] finds when every phrase of the table is tried in order, as it
+    /// was before the index by first word: the index must change nothing.
+    fn hits_trying_every_phrase(text: &str) -> Vec<Hit> {
+        let words = words(text);
+        let lead = usize::from(words.len() > 1 && words[0] == "yes");
+        let mut used = vec![false; words.len()];
+        let mut out = Vec::new();
+        for phrase in &phrases().table {
+            let n = phrase.words.len();
+            if n > words.len() {
+                continue;
+            }
+            if let Some(pos) = (0..=words.len() - n).find(|&i| {
+                !used[i..i + n].iter().any(|u| *u)
+                    && words[i..i + n]
+                        .iter()
+                        .zip(&phrase.words)
+                        .all(|(a, b)| a == b)
+            }) {
+                used[pos..pos + n].iter_mut().for_each(|u| *u = true);
+                out.push(Hit {
+                    tier: phrase.tier,
+                    strength: phrase.strength,
+                    cue: phrase.text.to_owned(),
+                    first: pos == lead,
+                });
+            }
+        }
+        for (i, word) in words.iter().enumerate() {
+            if !used[i] {
+                if let Some((tier, strength)) = lookup(word) {
+                    out.push(Hit {
+                        tier,
+                        strength,
+                        cue: word.clone(),
+                        first: i == lead,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_text_meets_only_the_phrases_that_start_with_its_words_and_finds_the_same() {
+        for text in [
+            "Sign out other sessions",
+            "Sign out of all devices, then sign in",
+            "Log out all other sessions and log out",
+            "Yes, delete forever",
+            "Save draft and move to trash",
+            "Move to archive or move to trash",
+            "Delete my account permanently delete",
+            "Apply promo code, apply coupon, apply",
+            "Remove from cart remove from wishlist",
+            "close pull request close issue close",
+            "cancel order cancel subscription place your order",
+            "",
+            "Orders",
+            "the the the",
+        ] {
+            assert_eq!(hits(text), hits_trying_every_phrase(text), "{text:?}");
+        }
+        // The phrase claims its words before the shorter phrase inside it can.
+        let found = hits("Sign out other sessions");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].cue, "sign out other sessions");
+        assert!(found[0].first);
+    }
 }
