@@ -230,16 +230,9 @@ fn base_form(word: &str) -> Option<(Reversibility, Strength)> {
 /// [`hits`], with inflected words too when `inflected`.
 pub(super) fn hits_in(text: &str, inflected: bool) -> Vec<Hit> {
     let words = words(text);
-    let mut out = Vec::new();
-    if words.is_empty() {
-        return out;
-    }
-    // "Yes, publish": the verb after an affirmation names the action, as if it opened
-    // the label.
-    let lead = usize::from(words.len() > 1 && words[0] == "yes");
-    let mut used = vec![false; words.len()];
     let Phrases { table, starts } = phrases();
-    // The phrases that start with one of the text's words, in the table's order.
+    // The phrases that start with one of the text's words, in the table's order: no
+    // other phrase can match.
     let mut candidates = Vec::new();
     for word in &words {
         let from = starts.partition_point(|(first, _)| *first < word.as_str());
@@ -252,7 +245,25 @@ pub(super) fn hits_in(text: &str, inflected: bool) -> Vec<Hit> {
     }
     candidates.sort_unstable();
     candidates.dedup();
-    for phrase in candidates.into_iter().map(|i| &table[i]) {
+    hits_trying(&words, candidates.into_iter().map(|i| &table[i]), inflected)
+}
+
+/// The hits in `words` of the phrases tried (in the table's order), then of the single
+/// words no phrase claimed.
+fn hits_trying<'a>(
+    words: &[String],
+    tried: impl Iterator<Item = &'a Phrase>,
+    inflected: bool,
+) -> Vec<Hit> {
+    let mut out = Vec::new();
+    if words.is_empty() {
+        return out;
+    }
+    // "Yes, publish": the verb after an affirmation names the action, as if it opened
+    // the label.
+    let lead = usize::from(words.len() > 1 && words[0] == "yes");
+    let mut used = vec![false; words.len()];
+    for phrase in tried {
         let n = phrase.words.len();
         if n > words.len() {
             continue;
@@ -543,45 +554,8 @@ mod tests {
 
     /// What [`hits_in`] finds when every phrase of the table is tried in order, as it
     /// was before the index by first word: the index must change nothing.
-    fn hits_trying_every_phrase(text: &str) -> Vec<Hit> {
-        let words = words(text);
-        let lead = usize::from(words.len() > 1 && words[0] == "yes");
-        let mut used = vec![false; words.len()];
-        let mut out = Vec::new();
-        for phrase in &phrases().table {
-            let n = phrase.words.len();
-            if n > words.len() {
-                continue;
-            }
-            if let Some(pos) = (0..=words.len() - n).find(|&i| {
-                !used[i..i + n].iter().any(|u| *u)
-                    && words[i..i + n]
-                        .iter()
-                        .zip(&phrase.words)
-                        .all(|(a, b)| a == b)
-            }) {
-                used[pos..pos + n].iter_mut().for_each(|u| *u = true);
-                out.push(Hit {
-                    tier: phrase.tier,
-                    strength: phrase.strength,
-                    cue: phrase.text.to_owned(),
-                    first: pos == lead,
-                });
-            }
-        }
-        for (i, word) in words.iter().enumerate() {
-            if !used[i] {
-                if let Some((tier, strength)) = lookup(word) {
-                    out.push(Hit {
-                        tier,
-                        strength,
-                        cue: word.clone(),
-                        first: i == lead,
-                    });
-                }
-            }
-        }
-        out
+    fn hits_trying_every_phrase(text: &str, inflected: bool) -> Vec<Hit> {
+        hits_trying(&words(text), phrases().table.iter(), inflected)
     }
 
     #[test]
@@ -602,7 +576,13 @@ mod tests {
             "Orders",
             "the the the",
         ] {
-            assert_eq!(hits(text), hits_trying_every_phrase(text), "{text:?}");
+            for inflected in [false, true] {
+                assert_eq!(
+                    hits_in(text, inflected),
+                    hits_trying_every_phrase(text, inflected),
+                    "{text:?}"
+                );
+            }
         }
         // The phrase claims its words before the shorter phrase inside it can.
         let found = hits("Sign out other sessions");
