@@ -227,13 +227,29 @@
       return;
     }
     let text;
+    const t0 = performance.now();
+    let t1 = t0;
     try {
-      text = await analyze(JSON.stringify(snapshot()));
+      const snap = snapshot();
+      t1 = performance.now();
+      text = await analyze(JSON.stringify(snap));
     } catch (err) {
       sendState({ status: "error", message: "The probe failed on this page: " + String((err && err.message) || err), request_id: requestId || null });
       return;
     }
-    capture = JSON.parse(text);
+    /** @type {PageCapture} */
+    const fresh = JSON.parse(text);
+    capture = fresh;
+    // What the capture cost here, end to end: the extraction (with the click listeners
+    // and WebMCP tools), then the snapshot's JSON, the analysis and the capture parsed.
+    const meta = fresh.probe_metadata;
+    if (meta) {
+      const t2 = performance.now();
+      const ms = (/** @type {number} */ d) => Math.round(d * 1000) / 1000;
+      meta.capture_latency_ms = ms(t1 - t0);
+      meta.labeling_latency_ms = ms(t2 - t1);
+      meta.total_latency_ms = ms(t2 - t0);
+    }
     sendState({ status: "active", capture, request_id: requestId || null });
     scheduleSettleCheck();
   }

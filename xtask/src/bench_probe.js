@@ -384,34 +384,40 @@ async function nav(argv) {
     args,
     ignoreDefaultArgs: ["--disable-extensions"],
   });
-  const apps = () =>
+  const getJson = (route) =>
     new Promise((resolve, reject) => {
-      const u = new URL(base + "/substrate/v1/apps");
+      const u = new URL(base + route);
       http
         .get({ host: u.hostname, port: u.port, path: u.pathname, headers: { "x-substrate-key": key } }, (res) => {
           const chunks = [];
           res.on("data", (c) => chunks.push(c));
-          res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")).apps || []));
+          res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
         })
         .on("error", reject);
     });
+  const apps = async () => (await getJson("/substrate/v1/apps")).apps || [];
   const once = async (url) => {
     const tab = await context.newPage();
     const going = tab.goto(url);
     let seen = null;
+    let app = null;
     const deadline = Date.now() + 30000;
     while (!seen) {
       if (Date.now() > deadline) throw new Error(`no state at nspd for ${url} within 30 s`);
-      if ((await apps()).some((a) => a.current_url === url && a.has_state)) seen = Date.now();
+      app = (await apps()).find((a) => a.current_url === url && a.has_state);
+      if (app) seen = Date.now();
       else await new Promise((r) => setTimeout(r, 2));
     }
+    // The first state's own account of its capture, as the content script took it
+    // (after its quiet wait and warm-up): the extraction, then JSON + analysis + JSON.
+    const meta = (await getJson(`/substrate/v1/state/${app.pid}`)).probe_metadata || {};
     await going;
     const t = await tab.evaluate(() => {
       const e = /** @type {PerformanceNavigationTiming} */ (performance.getEntriesByType("navigation")[0]);
       return { origin: performance.timeOrigin, load: e.loadEventEnd, dcl: e.domContentLoadedEventEnd };
     });
     await tab.close();
-    return { state: seen - t.origin, load: t.load, dcl: t.dcl };
+    return { state: seen - t.origin, load: t.load, dcl: t.dcl, extract: meta.capture_latency_ms, analyze: meta.labeling_latency_ms };
   };
   const runs = Number(process.env.NSP_BENCH_NAV_RUNS || 5);
   const results = [];
@@ -422,7 +428,15 @@ async function nav(argv) {
     for (const n of sizes) {
       const loads = [];
       for (let k = 0; k < runs; k++) loads.push(await once(`http://n${n}-${k}.localhost:${port}/page-${n}.html`));
-      results.push({ target_elements: n, nav_state_ms: median(loads.map((l) => l.state)), nav_load_ms: median(loads.map((l) => l.load)), runs: loads });
+      results.push({
+        target_elements: n,
+        nav_state_ms: median(loads.map((l) => l.state)),
+        nav_load_ms: median(loads.map((l) => l.load)),
+        first_capture_ms: median(loads.map((l) => l.extract + l.analyze)),
+        first_extract_ms: median(loads.map((l) => l.extract)),
+        first_analyze_ms: median(loads.map((l) => l.analyze)),
+        runs: loads,
+      });
     }
   } finally {
     await context.close();

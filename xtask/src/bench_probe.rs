@@ -143,22 +143,47 @@ fn nav_markdown(nav: &Value) -> String {
          (polled every 2 ms), median of the loads. The content script starts at \
          `document_idle` and waits for 120 ms without DOM changes before its first \
          capture (loading the probe meanwhile, and warming it up if the wait goes on), \
-         so that wait is in the figure; \"page load\" is the page's own load event.\n"
+         so that wait is in the figure; \"page load\" is the page's own load event. \
+         \"first capture\" is that state's own account of the capture the content \
+         script took (its `probe_metadata`, timed in the content script: the extraction, \
+         then the snapshot's JSON, the wasm analysis and the capture parsed): the cold \
+         capture as the extension takes it on a page load.\n"
     );
     let _ = writeln!(
         md,
-        "| elements | navigation to first state at nspd | page load | ours after the page's load |"
+        "| elements | navigation to first state at nspd | page load | ours after the page's load | first capture (extract + analyze) |"
     );
-    let _ = writeln!(md, "|---:|---:|---:|---:|");
+    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
     for r in nav["results"].as_array().cloned().unwrap_or_default() {
         let _ = writeln!(
             md,
-            "| {} | {:.0} ms | {:.0} ms | {:.0} ms |",
+            "| {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.1} ms ({:.1} + {:.1}) |",
             r["target_elements"],
             f(&r["nav_state_ms"]),
             f(&r["nav_load_ms"]),
             f(&r["nav_state_ms"]) - f(&r["nav_load_ms"]),
+            f(&r["first_capture_ms"]),
+            f(&r["first_extract_ms"]),
+            f(&r["first_analyze_ms"]),
         );
+    }
+    // The cold targets once more, on the capture the extension itself took first (the
+    // table above judges them on the in-page column, taken right after the warm-up).
+    let _ = writeln!(md, "\n| target | measured | |\n|---|---|---|");
+    for (n, ms) in COLD_TARGETS {
+        let found = nav["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|r| r["target_elements"].as_u64() == Some(n));
+        if let Some(r) = found {
+            let got = f(&r["first_capture_ms"]);
+            let _ = writeln!(
+                md,
+                "| cold first capture ≤ {ms} ms at {n}, as the extension took it on a page load | {got:.1} ms | {} |",
+                mark(got <= ms)
+            );
+        }
     }
     md
 }
@@ -381,10 +406,20 @@ mod tests {
     #[test]
     fn page_loads_are_tabled() {
         let nav = serde_json::json!({"results": [
-            {"target_elements": 600, "nav_state_ms": 190.4, "nav_load_ms": 40.2}
+            {"target_elements": 600, "nav_state_ms": 190.4, "nav_load_ms": 40.2,
+             "first_capture_ms": 14.5, "first_extract_ms": 9.25, "first_analyze_ms": 5.25}
         ]});
         let md = nav_markdown(&nav);
-        assert!(md.contains("| 600 | 190 ms | 40 ms | 150 ms |"), "{md}");
+        assert!(
+            md.contains("| 600 | 190 ms | 40 ms | 150 ms | 14.5 ms (9.2 + 5.2) |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| cold first capture ≤ 20 ms at 600, as the extension took it on a page load | 14.5 ms | met |"
+            ),
+            "{md}"
+        );
     }
 
     #[test]
