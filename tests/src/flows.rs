@@ -96,8 +96,6 @@ use serde_json::{json, Value};
 
 pub use nsp_protocol::Reversibility as Tier;
 
-use hyper::Method;
-
 use crate::{
     extension_dir, fresh_data_dir, popup_url, workspace_root, Nspd, WebDriver, WebDriverOptions,
 };
@@ -903,48 +901,13 @@ impl FlowAgent {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        let popup = self
-            .browser
-            .call(Method::GET, &self.browser.session_path("/window"), None)
-            .await?["value"]
-            .clone();
-        let handles = self
-            .browser
-            .call(
-                Method::GET,
-                &self.browser.session_path("/window/handles"),
-                None,
-            )
-            .await?["value"]
-            .clone();
-        let mut result = None;
-        for handle in handles.as_array().into_iter().flatten() {
-            if *handle == popup {
-                continue;
-            }
-            self.browser
-                .call(
-                    Method::POST,
-                    &self.browser.session_path("/window"),
-                    Some(&json!({ "handle": handle })),
-                )
-                .await?;
-            let here = self
-                .browser
-                .eval("return location.href;", json!([]))
-                .await?;
-            if here.as_str() == Some(url.as_str()) {
-                result = Some(self.browser.eval(script, json!([])).await);
-                break;
-            }
-        }
-        self.browser
-            .call(
-                Method::POST,
-                &self.browser.session_path("/window"),
-                Some(&json!({ "handle": popup })),
-            )
-            .await?;
+        let popup = self.browser.window().await?;
+        let result = if self.browser.switch_to_page(&url, &popup).await? {
+            Some(self.browser.eval(script, json!([])).await)
+        } else {
+            None
+        };
+        self.browser.switch_to(&popup).await?;
         // The app's window stays the one in front, as after the person's approval.
         self.focus_app().await;
         let result = result

@@ -11,7 +11,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use hyper::Method;
 use nsp_fixtures::{DemoOptions, DemoServer, Write, Writes};
 use serde_json::{json, Value};
 
@@ -73,11 +72,7 @@ impl Suite {
         .await
         .context("chromedriver with the extension")?;
         browser.goto(&popup_url()).await.context("open the popup")?;
-        let popup = browser
-            .call(Method::GET, &browser.session_path("/window"), None)
-            .await
-            .context("the popup's window")?["value"]
-            .clone();
+        let popup = browser.window().await.context("the popup's window")?;
         Ok(Suite {
             nspd,
             browser: Some(browser),
@@ -174,41 +169,18 @@ impl Suite {
             .browser
             .as_ref()
             .context("this suite's nspd has its own browser: no window to switch to")?;
-        let handles = browser
-            .call(Method::GET, &browser.session_path("/window/handles"), None)
-            .await?["value"]
-            .clone();
-        for handle in handles.as_array().into_iter().flatten() {
-            if Some(handle) == self.popup.as_ref() {
-                continue;
-            }
-            let switched = browser
-                .call(
-                    Method::POST,
-                    &browser.session_path("/window"),
-                    Some(&json!({ "handle": handle })),
-                )
-                .await;
-            if switched.is_err() {
-                continue;
-            }
-            let here = browser.eval("return location.href;", json!([])).await;
-            if here.ok().as_ref().and_then(Value::as_str) == Some(tab.url.as_str()) {
-                return browser.eval(body, args).await;
-            }
+        let skip = self.popup.clone().unwrap_or(Value::Null);
+        if !browser.switch_to_page(&tab.url, &skip).await? {
+            bail!("no window shows {}", tab.url);
         }
-        bail!("no window shows {}", tab.url)
+        browser.eval(body, args).await
     }
 
     /// Points the browser's window at the popup again (after [`Suite::in_page`]).
     async fn to_popup(&self, browser: &WebDriver) -> Result<()> {
         if let Some(popup) = &self.popup {
             browser
-                .call(
-                    Method::POST,
-                    &browser.session_path("/window"),
-                    Some(&json!({ "handle": popup })),
-                )
+                .switch_to(popup)
                 .await
                 .context("back to the popup's window")?;
         }

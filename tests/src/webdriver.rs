@@ -209,6 +209,47 @@ impl WebDriver {
         format!("/session/{}{rest}", self.session)
     }
 
+    /// The handle of the window (tab) commands go to now.
+    pub async fn window(&self) -> Result<Value> {
+        Ok(self
+            .call(Method::GET, &self.session_path("/window"), None)
+            .await?["value"]
+            .clone())
+    }
+
+    /// Sends the commands that follow to the window `handle`.
+    pub async fn switch_to(&self, handle: &Value) -> Result<()> {
+        self.call(
+            Method::POST,
+            &self.session_path("/window"),
+            Some(&serde_json::json!({ "handle": handle })),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Sends the commands that follow to the window, other than `skip`, whose page is at
+    /// `url`; `false` when no window shows it (the current one is then unspecified).
+    pub async fn switch_to_page(&self, url: &str, skip: &Value) -> Result<bool> {
+        let handles = self
+            .call(Method::GET, &self.session_path("/window/handles"), None)
+            .await?["value"]
+            .clone();
+        for handle in handles.as_array().into_iter().flatten() {
+            // A window that closed since the list was read is not the one.
+            if handle == skip || self.switch_to(handle).await.is_err() {
+                continue;
+            }
+            let here = self
+                .eval("return location.href;", serde_json::json!([]))
+                .await;
+            if here.ok().as_ref().and_then(Value::as_str) == Some(url) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The browser-wide DevTools WebSocket URL (for [`crate::faults::Cdp`]).
     pub async fn devtools_ws_url(&self) -> Result<String> {
         let addr = self
