@@ -168,6 +168,19 @@
     }
   }
 
+  // A control its row shows on hover (the page's pointer handlers add a class) with an
+  // animated reveal (a fade-in): hovered before the checks and waited for like any motion
+  // (see still), as a person's pointer rests on the row until the control has appeared.
+  // Decides nothing: actionable, right before the event, hovers again and checks.
+  /** @param {Target} el */
+  async function hoverFirst(el) {
+    if (!el.isConnected) return;
+    if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    if (!/transparent/.test(NspExtract.perceive(el, null, { strict: true, reveal: "none" }))) return;
+    hoverOver(el);
+    await still();
+  }
+
   // Refuses (`target_hidden`) unless a person could act on `el` now: it is on the page,
   // perceivable by extract.js' rule, enabled, and, scrolled into view, the topmost
   // element at its centre (or inside it, or a label of its). A control its row shows
@@ -511,6 +524,7 @@
       }
     };
     same();
+    await hoverFirst(el);
     const guard = (/** @type {Target} */ t) => {
       actionable(t, false);
       same();
@@ -674,6 +688,7 @@
       }
     };
     same();
+    await hoverFirst(c);
     trigger(c, () => {
       click(c, () => {
         actionable(c, false);
@@ -829,6 +844,7 @@
           return true;
         }
         const target = el;
+        await hoverFirst(target);
         trigger(target, () => click(target, () => guard(target)));
         await settle();
         return true;

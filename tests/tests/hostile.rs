@@ -376,6 +376,34 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
         .await;
     cases
         .case(
+            "a row action that fades in once its row is hovered",
+            |suite| async move {
+                // The page's pointer handler marks the row hovered and its Unpin button
+                // fades in over 400 ms: the dispatcher hovers, waits for the fade as a
+                // person's pointer would, and clicks the row the agent named, once.
+                let (tab, _) = open_with(&suite, "/hostile/hover.html", "unpin_note").await;
+                let (status, body) = suite
+                    .act(
+                        &tab,
+                        json!({"action": "unpin_note", "parameters": {"pin_id": "p2"}}),
+                    )
+                    .await;
+                assert_eq!(status, 200, "{body:#}");
+                let writes = tab.settled_writes(1).await;
+                assert_eq!(
+                    writes
+                        .iter()
+                        .map(|w| (w.verb.as_str(), w.target.as_str()))
+                        .collect::<Vec<_>>(),
+                    [("unpin", "p2")],
+                    "{writes:?}"
+                );
+                suite.close(tab).await;
+            },
+        )
+        .await;
+    cases
+        .case(
             "controls the page covers while it moves",
             |suite| async move {
                 let (tab, _) = open_with(&suite, "/hostile/motion.html", "archive_note").await;
