@@ -71,8 +71,8 @@ def read_name(line, i):
 def parse_model(text):
     """The compact state (get_state's default view): header and object lines are
     `name: JSON value` (the header's `capture` is bare), a list's table is `list[N]: a, b`
-    then `[n]: JSON, JSON` per record, action lines `name(parameters) tier confidence`
-    and maybe a JSON description."""
+    then `[n]: JSON, JSON` per record (`-` where it lacks that field), action lines
+    `name(parameters) tier confidence` and maybe a JSON description."""
     header, objects, actions = {}, {}, {}
     section, table = header, None
     for line in text.split("\n"):
@@ -90,7 +90,8 @@ def parse_model(text):
             n, rest = line[1:].split("]: ", 1)
             stem, columns = table
             for column, value in zip(columns, read_values(rest), strict=True):
-                objects[f"{stem}[{int(n)}].{column}"] = value
+                if value is not ABSENT:
+                    objects[f"{stem}[{int(n)}].{column}"] = value
             continue
         name, i = read_name(line, 0)
         if section is actions:
@@ -115,11 +116,18 @@ def parse_model(text):
     return header, objects, actions
 
 
+# A table's cell for a field its record does not have (`-`).
+ABSENT = object()
+
+
 def read_values(raw):
-    """The JSON values of a table's record line, `"e1", 2, true`."""
+    """The JSON values of a table's record line, `"e1", 2, -, true` (`-`: ABSENT)."""
     decoder, i, values = json.JSONDecoder(), 0, []
     while True:
-        value, i = decoder.raw_decode(raw, i)
+        if raw[i] == "-" and raw[i + 1:i + 3] in ("", ", "):
+            value, i = ABSENT, i + 1
+        else:
+            value, i = decoder.raw_decode(raw, i)
         values.append(value)
         if i == len(raw):
             return values

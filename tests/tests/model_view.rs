@@ -50,7 +50,7 @@ fn section<'a>(text: &'a str, header: &str) -> Vec<&'a str> {
 
 /// The objects the view's object lines say, read back as an agent would: `key: value`,
 /// a record's line `record: {field: value, …}`, and a table `list[N]: a, b` with its
-/// rows `[n]: value, value`.
+/// rows `[n]: value, value` (`-` where a record lacks the column's field).
 fn objects_of(lines: &[&str]) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     let mut table: Option<(String, Vec<String>)> = None;
@@ -60,8 +60,11 @@ fn objects_of(lines: &[&str]) -> BTreeMap<String, Value> {
             let (stem, columns) = table.as_ref().expect("a row after its table's line");
             let values = json_values(rest);
             assert_eq!(values.len(), columns.len(), "{line}");
+            // `-`: the record has no such field.
             for (column, value) in columns.iter().zip(values) {
-                out.insert(format!("{stem}[{n}].{column}"), value);
+                if let Some(value) = value {
+                    out.insert(format!("{stem}[{n}].{column}"), value);
+                }
             }
             continue;
         }
@@ -97,14 +100,19 @@ fn json_value(raw: &str) -> (Value, usize) {
     (value, values.byte_offset())
 }
 
-/// `"a", 2, true` as its values.
-fn json_values(raw: &str) -> Vec<Value> {
+/// `"a", 2, -, true` as its values (`-`: none).
+fn json_values(raw: &str) -> Vec<Option<Value>> {
     let mut out = Vec::new();
     let mut rest = raw;
     loop {
-        let (value, used) = json_value(rest);
-        out.push(value);
-        rest = &rest[used..];
+        if rest == "-" || rest.starts_with("-, ") {
+            out.push(None);
+            rest = &rest[1..];
+        } else {
+            let (value, used) = json_value(rest);
+            out.push(Some(value));
+            rest = &rest[used..];
+        }
         if rest.is_empty() {
             return out;
         }

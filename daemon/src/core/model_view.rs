@@ -162,19 +162,42 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Qu
             .count();
         under == f.len()
     });
-    // The records of one list with the same fields, two or more: a table.
-    let mut tables: BTreeMap<&str, Vec<(usize, &str)>> = BTreeMap::new();
+    // The records of one list, two or more: a table, its columns every field any of
+    // them has. When some lack a field (a folder has no size), the table is kept only
+    // if at most a quarter of its cells are empty (a sparse table is read by counting
+    // commas) and it is shorter than the records written one per line.
+    let mut tables: BTreeMap<&str, Table> = BTreeMap::new();
     for parent in fields.keys() {
         if let Some((stem, n)) = list_row(parent) {
-            tables.entry(stem).or_default().push((n, parent));
+            tables.entry(stem).or_default().rows.push((n, parent));
         }
     }
-    tables.retain(|_, rows| {
-        rows.sort_unstable();
-        let names =
-            |parent: &str| -> Vec<&str> { fields[parent].iter().map(|(f, _)| *f).collect() };
-        let first = names(rows[0].1);
-        rows.len() > 1 && rows.iter().all(|(_, p)| names(p) == first)
+    tables.retain(|stem, table| {
+        if table.rows.len() < 2 {
+            return false;
+        }
+        table.rows.sort_unstable();
+        let mut columns: Vec<&str> = table
+            .rows
+            .iter()
+            .flat_map(|(_, p)| fields[p].iter().map(|(f, _)| *f))
+            .collect();
+        columns.sort_unstable();
+        columns.dedup();
+        let cells = table.rows.len() * columns.len();
+        let filled: usize = table.rows.iter().map(|(_, p)| fields[p].len()).sum();
+        table.columns = columns;
+        filled == cells
+            || (4 * (cells - filled) <= cells && {
+                let (mut as_table, mut as_records) = (String::new(), String::new());
+                write_table(&mut as_table, stem, table, &fields);
+                for (_, parent) in &table.rows {
+                    let mut f = fields[parent].clone();
+                    f.retain(|(field, value)| !quiet.says_nothing(field, value));
+                    write_record(&mut as_records, parent, &f);
+                }
+                as_table.len() < as_records.len()
+            })
     });
     // Outside a table, a record keeps its fields that say something; one left, or
     // none, and its keys are plain lines (or nothing).
@@ -207,25 +230,55 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Qu
         if record.is_empty() {
             continue; // written with its first field
         }
-        if let Some((stem, rows)) =
+        if let Some((stem, table)) =
             list_row(parent).and_then(|(stem, _)| tables.get_key_value(stem))
         {
-            write_table(out, stem, rows, &mut fields);
+            write_table(out, stem, table, &fields);
+            for (_, row) in &table.rows {
+                if let Some(f) = fields.get_mut(row) {
+                    f.clear();
+                }
+            }
             continue;
         }
         let record = std::mem::take(record);
-        out.push_str(parent);
-        out.push_str(": {");
-        for (i, (field, value)) in record.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(field);
+        write_record(out, parent, &record);
+    }
+}
+
+/// One record's fields on one line, `inbox.emails[0]: {id: "e1", subject: "Hi"}`; one
+/// field is a plain line, none is nothing.
+fn write_record(out: &mut String, parent: &str, record: &[(&str, &Value)]) {
+    match record {
+        [] => {}
+        [(field, value)] => {
+            write_name(out, &format!("{parent}.{field}"));
             out.push_str(": ");
             write_value(out, value);
+            out.push('\n');
         }
-        out.push_str("}\n");
+        _ => {
+            out.push_str(parent);
+            out.push_str(": {");
+            for (i, (field, value)) in record.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(field);
+                out.push_str(": ");
+                write_value(out, value);
+            }
+            out.push_str("}\n");
+        }
     }
+}
+
+/// A list written as a table: its rows (position, record path) in order and its
+/// columns, every field any row has, in key order.
+#[derive(Default)]
+struct Table<'a> {
+    rows: Vec<(usize, &'a str)>,
+    columns: Vec<&'a str>,
 }
 
 /// What tells an empty field from one that says something: the state's secret
@@ -259,36 +312,31 @@ impl Quiet<'_> {
     }
 }
 
-/// A list's records with the same fields as a table: `inbox.emails[N]: id, subject`,
-/// then `[0]: "e1", "Hi"` for each record in order, which reads `inbox.emails[0].id ==
-/// "e1"` and `inbox.emails[0].subject == "Hi"`. Takes the records' fields from
-/// `fields`, so each is written once.
-fn write_table<'a>(
+/// A list's records as a table: `inbox.emails[N]: id, subject`, then `[0]: "e1", "Hi"`
+/// for each record in order, which reads `inbox.emails[0].id == "e1"` and
+/// `inbox.emails[0].subject == "Hi"`; a record without one of the columns has `-` in
+/// its place (not JSON, so no value reads the same).
+fn write_table(
     out: &mut String,
     stem: &str,
-    rows: &[(usize, &'a str)],
-    fields: &mut BTreeMap<&'a str, Vec<(&'a str, &'a Value)>>,
+    table: &Table<'_>,
+    fields: &BTreeMap<&str, Vec<(&str, &Value)>>,
 ) {
     out.push_str(stem);
     out.push_str("[N]: ");
-    for (i, (field, _)) in fields[rows[0].1].iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        out.push_str(field);
-    }
+    out.push_str(&table.columns.join(", "));
     out.push('\n');
-    for (n, parent) in rows {
-        let record = fields
-            .get_mut(parent)
-            .map(std::mem::take)
-            .unwrap_or_default();
+    for (n, parent) in &table.rows {
+        let record = fields.get(parent).map(Vec::as_slice).unwrap_or_default();
         let _ = write!(out, "[{n}]: ");
-        for (i, (_, value)) in record.iter().enumerate() {
+        for (i, column) in table.columns.iter().enumerate() {
             if i > 0 {
                 out.push_str(", ");
             }
-            write_value(out, value);
+            match record.iter().find(|(f, _)| f == column) {
+                Some((_, value)) => write_value(out, value),
+                None => out.push('-'),
+            }
         }
         out.push('\n');
     }
@@ -748,8 +796,9 @@ mod tests {
             app: "Mail"
             capture: 00000001
             ## objects
-            inbox.emails[0]: {id: "e1", is_read: false, subject: "Hello"}
-            inbox.emails[1]: {id: "e2", subject: "Lunch?"}
+            inbox.emails[N]: id, is_read, subject
+            [0]: "e1", false, "Hello"
+            [1]: "e2", -, "Lunch?"
             inbox.tags: ["work","urgent"]
             inbox.unread_count: 2
             outbox.sent_count: 0
@@ -785,11 +834,12 @@ mod tests {
         );
     }
 
-    /// A list whose records have the same fields is a table, rows in their numeric
-    /// order (row 10 after row 9, not after row 1); a list whose records differ keeps a
-    /// line per record; a lone record of one field stays a plain line.
+    /// A list's records are a table, rows in their numeric order (row 10 after row 9,
+    /// not after row 1); a record without a column's field has `-` there (the string
+    /// "-" and a negative number read differently); records with too few fields in
+    /// common keep a line each; a lone record of one field stays a plain line.
     #[test]
-    fn a_list_of_records_with_the_same_fields_is_a_table() {
+    fn a_lists_records_are_a_table_when_few_cells_are_empty() {
         let mut s = mail();
         s.objects.clear();
         for n in 0..11 {
@@ -803,13 +853,26 @@ mod tests {
         s.objects.insert("mixed[0].b".into(), json!(2));
         s.objects.insert("mixed[1].a".into(), json!(3));
         s.objects.insert("mixed[1].c".into(), json!("x, y"));
+        s.objects.insert("mixed[0].c".into(), json!("-"));
+        s.objects.insert("mixed[2].a".into(), json!(5));
+        s.objects.insert("mixed[2].b".into(), json!(-6));
+        s.objects.insert("mixed[2].c".into(), json!("z"));
         s.objects.insert("lone[0].name".into(), json!("only"));
+        // Records with too few fields in common are shorter one per line.
+        s.objects.insert("odd[0].a".into(), json!(1));
+        s.objects.insert("odd[0].b".into(), json!(2));
+        s.objects.insert("odd[1].c".into(), json!(3));
+        s.objects.insert("odd[1].d".into(), json!(4));
         let text = render(&s);
         let objects = objects_section(&text);
         expect![[r#"
             lone[0].name: "only"
-            mixed[0]: {a: 1, b: 2}
-            mixed[1]: {a: 3, c: "x, y"}
+            mixed[N]: a, b, c
+            [0]: 1, 2, "-"
+            [1]: 3, -, "x, y"
+            [2]: 5, -6, "z"
+            odd[0]: {a: 1, b: 2}
+            odd[1]: {c: 3, d: 4}
             rows[N]: done, id
             [0]: false, "r0"
             [1]: false, "r1"
