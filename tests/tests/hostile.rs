@@ -351,51 +351,29 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
         .await;
     cases
         .case(
-            "a row action revealed by CSS :hover alone",
+            "row actions revealed on hover: by CSS :hover alone, and fading in",
             |suite| async move {
-                let (tab, _) = open_with(&suite, "/hostile/hover.html", "archive_note").await;
-                let (status, body) = suite
-                    .act(
-                        &tab,
-                        json!({"action": "archive_note", "parameters": {"note_id": "n2"}}),
-                    )
-                    .await;
-                assert_eq!(status, 200, "{body:#}");
-                let writes = tab.settled_writes(1).await;
-                assert_eq!(
-                    writes
-                        .iter()
-                        .map(|w| (w.verb.as_str(), w.target.as_str()))
-                        .collect::<Vec<_>>(),
-                    [("archive", "n2")],
-                    "{writes:?}"
-                );
-                suite.close(tab).await;
-            },
-        )
-        .await;
-    cases
-        .case(
-            "a row action that fades in once its row is hovered",
-            |suite| async move {
-                // The page's pointer handler marks the row hovered and its Unpin button
-                // fades in over 400 ms: the dispatcher hovers, waits for the fade as a
-                // person's pointer would, and clicks the row the agent named, once.
+                // Notes' Archive buttons show under a CSS :hover rule alone; pinned notes'
+                // Unpin buttons fade in over 400 ms once the page's pointer handler marks
+                // the row hovered: the dispatcher hovers, waits for the fade as a
+                // person's pointer would, and clicks the row the agent named, once each.
                 let (tab, _) = open_with(&suite, "/hostile/hover.html", "unpin_note").await;
-                let (status, body) = suite
-                    .act(
-                        &tab,
-                        json!({"action": "unpin_note", "parameters": {"pin_id": "p2"}}),
-                    )
-                    .await;
-                assert_eq!(status, 200, "{body:#}");
-                let writes = tab.settled_writes(1).await;
+                for (action, parameters) in [
+                    ("archive_note", json!({"note_id": "n2"})),
+                    ("unpin_note", json!({"pin_id": "p2"})),
+                ] {
+                    let (status, body) = suite
+                        .act(&tab, json!({"action": action, "parameters": parameters}))
+                        .await;
+                    assert_eq!(status, 200, "{action}: {body:#}");
+                }
+                let writes = tab.settled_writes(2).await;
                 assert_eq!(
                     writes
                         .iter()
                         .map(|w| (w.verb.as_str(), w.target.as_str()))
                         .collect::<Vec<_>>(),
-                    [("unpin", "p2")],
+                    [("archive", "n2"), ("unpin", "p2")],
                     "{writes:?}"
                 );
                 suite.close(tab).await;
