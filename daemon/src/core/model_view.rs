@@ -212,10 +212,7 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Qu
     });
     let write_line = |out: &mut String, key: &str, value: &Value| {
         if !quiet.says_nothing(key, value) {
-            write_name(out, key);
-            out.push_str(": ");
-            write_value(out, value);
-            out.push('\n');
+            write_key_line(out, key, value);
         }
     };
     for (key, value) in objects {
@@ -251,12 +248,7 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Qu
 fn write_record(out: &mut String, parent: &str, record: &[(&str, &Value)]) {
     match record {
         [] => {}
-        [(field, value)] => {
-            write_name(out, &format!("{parent}.{field}"));
-            out.push_str(": ");
-            write_value(out, value);
-            out.push('\n');
-        }
+        [(field, value)] => write_key_line(out, &format!("{parent}.{field}"), value),
         _ => {
             out.push_str(parent);
             out.push_str(": {");
@@ -271,6 +263,14 @@ fn write_record(out: &mut String, parent: &str, record: &[(&str, &Value)]) {
             out.push_str("}\n");
         }
     }
+}
+
+/// One object's line, `key: value`.
+fn write_key_line(out: &mut String, key: &str, value: &Value) {
+    write_name(out, key);
+    out.push_str(": ");
+    write_value(out, value);
+    out.push('\n');
 }
 
 /// A list written as a table: its rows (position, record path) in order and its
