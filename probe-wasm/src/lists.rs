@@ -737,7 +737,7 @@ pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
                 .or_else(|| {
                     e.classes()
                         .split_whitespace()
-                        .filter(|c| !shared(i, c))
+                        .filter(|c| !shared(i, c) && !is_state_word(c))
                         .map(|c| element_part(row_classes, c))
                         .filter(|c| !crate::text::generated_name(c))
                         .map(slug)
@@ -816,9 +816,8 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
 fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
     if rows.len() < 2 {
         // One row cannot show which classes vary; a lone `unread` still counts.
-        return page.els[rows[0]]
-            .classes()
-            .split_whitespace()
+        return row_classes(page, rows[0])
+            .into_iter()
             .filter(|c| is_state_word(c))
             .map(str::to_owned)
             .take(3)
@@ -827,8 +826,7 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
     // String keys: one HashMap type for the whole probe keeps the wasm small.
     let mut counts: HashMap<String, usize> = HashMap::default();
     for r in rows {
-        let set: BTreeSet<&str> = page.els[*r].classes().split_whitespace().collect();
-        for c in set {
+        for c in row_classes(page, *r) {
             *counts.entry(c.to_owned()).or_insert(0) += 1;
         }
     }
@@ -847,6 +845,22 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
     out
 }
 
+/// The classes that say a row's state: its own, and the state words ([`is_state_word`])
+/// of its cells, where pages often mark the current item (`li > a.selected` in a filter
+/// bar, `li > a.active` in a nav list). Other classes of a cell style it.
+fn row_classes<'p>(page: &'p Page<'_>, row: usize) -> BTreeSet<&'p str> {
+    let mut set: BTreeSet<&str> = page.els[row].classes().split_whitespace().collect();
+    for i in cell_elements(page, row) {
+        set.extend(
+            page.els[i]
+                .classes()
+                .split_whitespace()
+                .filter(|c| is_state_word(c)),
+        );
+    }
+    set
+}
+
 /// A class that says where a row is (`first`, `last`, `odd`, `even-row`,
 /// `is-last-child`): it varies from row to row as state does, but the row's index says
 /// it already, and it never changes while the row stays where it is.
@@ -861,13 +875,16 @@ fn is_position_class(c: &str) -> bool {
     })
 }
 
+/// A class that says a state a row or item is in (`unread`, `selected`; `is-active` as
+/// some frameworks write it), never what a cell holds.
 fn is_state_word(c: &str) -> bool {
     matches!(
-        c,
+        c.strip_prefix("is-").unwrap_or(c),
         "unread"
             | "read"
             | "selected"
             | "active"
+            | "current"
             | "done"
             | "completed"
             | "starred"
@@ -966,7 +983,11 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         }
         Some(RowKey::Text { .. }) | None => {}
     }
-    let classes: BTreeSet<&str> = e.classes().split_whitespace().collect();
+    let classes = if list.state_classes.is_empty() {
+        BTreeSet::new()
+    } else {
+        row_classes(page, row)
+    };
     for c in &list.state_classes {
         push(
             &mut fields,
@@ -1098,11 +1119,21 @@ pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Val
     if let Some(n) = count {
         fields.push(("count".into(), n));
     }
+    // A tab's selection is its tablist's `selected_tab` (objects.rs), one string
+    // whichever tab is chosen, not a boolean per tab besides it.
+    let tab = |r: usize| {
+        (page.els[r].role() == "tab"
+            || first_control(page, r).is_some_and(|i| page.els[i].role() == "tab"))
+            && page.ancestors(r).any(|a| page.els[a].role() == "tablist")
+    };
     for (attr, name) in [
         ("aria-current", "current"),
         ("aria-selected", "selected"),
         ("aria-expanded", "expanded"),
     ] {
+        if attr == "aria-selected" && tab(row) {
+            continue;
+        }
         let own = item_state(page, row, attr);
         if own.is_some()
             || list

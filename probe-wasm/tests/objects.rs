@@ -286,6 +286,44 @@ fn a_tablist_reports_its_selected_tab_by_label() {
         .all(|k| !k.ends_with("_selected")));
 }
 
+/// A tab bar drawn as a list (`ul[role=tablist] > li[role=tab]`, as JupyterLab's is)
+/// says its selection once, as the tablist's `selected_tab`, not also as a `selected`
+/// boolean per tab item.
+#[test]
+fn a_tab_bar_drawn_as_a_list_says_its_selection_once() {
+    let bar = |selected: usize| {
+        let mut els = vec![
+            el("main", None, "", &[("aria-label", "Main panel")]),
+            el("ul", Some(0), "", &[("role", "tablist")]),
+        ];
+        for (n, label) in ["Files", "Running", "Clusters"].into_iter().enumerate() {
+            let on = if n == selected { "true" } else { "false" };
+            let id = format!("tab-key-{n}");
+            els.push(el_at(
+                "li",
+                Some(1),
+                &format!("#{id}"),
+                label,
+                &[("role", "tab"), ("id", &id), ("aria-selected", on)],
+            ));
+        }
+        objects(&snap(els))
+    };
+    let files = bar(0);
+    assert_eq!(
+        files["main_panel.selected_tab"],
+        json!("Files"),
+        "{files:#?}"
+    );
+    assert!(
+        files
+            .keys()
+            .all(|k| !k.ends_with("selected") || k.ends_with("selected_tab")),
+        "{files:#?}"
+    );
+    assert_eq!(bar(1)["main_panel.selected_tab"], json!("Running"));
+}
+
 /// A login form whose password field carries what the extractor sends: `value_filled`
 /// now, `value_length` in snapshots recorded before.
 fn login(secret_attr: (&str, &str)) -> PageSnapshot {
@@ -1011,6 +1049,67 @@ fn position_classes_are_not_row_state() {
             .any(|k| k.ends_with(".first") || k.ends_with(".last") || k.ends_with(".odd")),
         "{o:?}"
     );
+}
+
+/// The current item marked on its link (`li > a.selected`, as TodoMVC's filters and
+/// Bootstrap's `a.nav-link.active` do) is a state of its record, never the name of the
+/// text column: every record says whether it is the current one, and the column of
+/// names stays named for what it holds. Moving the mark changes values, never keys.
+#[test]
+fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
+    let filters = |current: usize| {
+        let mut els = vec![
+            el("footer", None, "", &[("class", "footer")]),
+            el("ul", Some(0), "", &[("class", "filters")]),
+        ];
+        for (n, label) in ["All", "Active", "Completed"].into_iter().enumerate() {
+            let li = els.len() as u32;
+            els.push(el_at(
+                "li",
+                Some(1),
+                &format!("li:nth-of-type({})", n + 1),
+                label,
+                &[],
+            ));
+            let class = if n == current { "selected" } else { "" };
+            els.push(el(
+                "a",
+                Some(li),
+                label,
+                &[("href", "#/x"), ("class", class)],
+            ));
+        }
+        objects(&snap(els))
+    };
+    let all = filters(0);
+    let names: Vec<&Value> = all
+        .iter()
+        .filter(|(k, _)| k.ends_with(".link"))
+        .map(|(_, v)| v)
+        .collect();
+    assert_eq!(
+        names,
+        [&json!("All"), &json!("Active"), &json!("Completed")],
+        "{all:#?}"
+    );
+    assert!(
+        all.iter()
+            .all(|(k, v)| !k.ends_with(".selected") || v.is_boolean()),
+        "{all:#?}"
+    );
+    let selected: Vec<&String> = all
+        .iter()
+        .filter(|(k, v)| k.ends_with(".selected") && **v == json!(true))
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(selected.len(), 1, "{all:#?}");
+    let active = filters(1);
+    assert_eq!(
+        all.keys().collect::<Vec<_>>(),
+        active.keys().collect::<Vec<_>>(),
+        "moving the mark changes no key"
+    );
+    assert_ne!(all, active, "moving the mark changes a value");
 }
 
 /// An editable region with no name of its own (a code editor's content) is keyed by its
