@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::found::{signature, Claims, Found, Source};
 use crate::page::{control_label, field_label, is_secret, ElementRecordExt, Page};
-use crate::text::{clip, name_slug, slug};
+use crate::text::{clip, name_slug, slug, without_shortcut};
 use crate::HashMap;
 
 pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
@@ -132,20 +132,29 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
                     base,
                     format!(
                         "Press \"{}\" in the open menu{}",
-                        clip(&label, 100),
+                        clip(without_shortcut(&label), 100),
                         opener.map(|o| format!(" of {o}")).unwrap_or_default()
                     ),
                 )
             }
             Kind::Link => (
                 format!("open_{base}"),
-                format!("Follow the link \"{}\"", clip(&label, 100)),
+                format!(
+                    "Follow the link \"{}\"",
+                    clip(without_shortcut(&label), 100)
+                ),
             ),
             Kind::Tab => (
                 format!("show_{base}"),
-                format!("Switch to the \"{}\" tab", clip(&label, 100)),
+                format!(
+                    "Switch to the \"{}\" tab",
+                    clip(without_shortcut(&label), 100)
+                ),
             ),
-            _ => (base, format!("Press \"{}\"", clip(&label, 100))),
+            _ => (
+                base,
+                format!("Press \"{}\"", clip(without_shortcut(&label), 100)),
+            ),
         };
         let mut action = Found::new(name, Source::Control, verdict, description);
         action.ns = match menu.clone() {

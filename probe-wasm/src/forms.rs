@@ -13,7 +13,7 @@ use crate::found::{signature, Claims, Found, Source};
 use crate::page::{
     control_label, field_label, is_editable, is_payment, is_secret, ElementRecordExt, Page,
 };
-use crate::text::{clip, humanize, is_identifier, slug};
+use crate::text::{clip, humanize, is_identifier, slug, without_shortcut};
 use crate::HashMap;
 
 /// Labels that say nothing about which form they submit ("Save" on a settings page with
@@ -522,7 +522,7 @@ pub fn build(
             let mut name = slug(if label.trim().is_empty() {
                 &entry
             } else {
-                label
+                without_shortcut(label)
             });
             if name.is_empty() {
                 name = match &ns {
@@ -591,9 +591,12 @@ fn describe(page: &Page<'_>, form: usize, control: usize, label: &str) -> String
         (Some(n), false) => format!(
             "Fill the \"{}\" form and press \"{}\"",
             clip(&n, 60),
-            clip(label, 60)
+            clip(without_shortcut(label), 60)
         ),
-        (None, false) => format!("Fill the form and press \"{}\"", clip(label, 60)),
+        (None, false) => format!(
+            "Fill the form and press \"{}\"",
+            clip(without_shortcut(label), 60)
+        ),
         (Some(n), true) => format!("Fill the \"{}\" form and submit it", clip(&n, 60)),
         (None, true) => "Fill the form and submit it".into(),
     }

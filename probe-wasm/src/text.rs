@@ -37,6 +37,16 @@ pub fn slug(text: &str) -> String {
         }
         if b.is_ascii_alphanumeric() {
             if out.len() >= MAX_NAME_LEN {
+                // Cut inside a word: the name ends at the word before it (unless that
+                // leaves less than half the length: one long word is cut where it is).
+                let new_word = out.last() == Some(&b'_') || (b.is_ascii_uppercase() && prev_lower);
+                if !new_word {
+                    if let Some(at) = out.iter().rposition(|c| *c == b'_') {
+                        if at >= MAX_NAME_LEN / 2 {
+                            out.truncate(at);
+                        }
+                    }
+                }
                 break;
             }
             // camelCase → camel_case, so tool and id names read like the rest.
@@ -200,9 +210,10 @@ pub fn live_text(label: &str) -> bool {
 }
 
 /// An action name from a control's label: its slug without number tokens, so "Cart (3)"
-/// stays `cart` when the count changes. Labels that are only numbers keep them ("2").
+/// stays `cart` when the count changes, and without a keyboard shortcut it shows
+/// ([`without_shortcut`]). Labels that are only numbers keep them ("2").
 pub fn name_slug(label: &str) -> String {
-    let full = slug(label);
+    let full = slug(without_shortcut(label));
     let kept: Vec<&str> = full
         .split('_')
         .filter(|t| !t.is_empty() && !t.chars().all(|c| c.is_ascii_digit()))
@@ -212,6 +223,102 @@ pub fn name_slug(label: &str) -> String {
     } else {
         kept.join("_")
     }
+}
+
+/// `label` without the keyboard shortcut a tooltip adds at its end, in brackets: "Bold
+/// (Ctrl+B)", "Insert picture - [ctrl-shift-I]", "Send (⌘Enter)". What the control does
+/// is the rest, which names its action and its description; the label itself stays
+/// whole wherever it is compared with the page. A bracket that is no key combination
+/// ("Save (draft)", "Delete (3)") stays.
+pub fn without_shortcut(label: &str) -> &str {
+    let t = label.trim_end();
+    let open = match t.as_bytes().last() {
+        Some(b')') => '(',
+        Some(b']') => '[',
+        _ => return label,
+    };
+    let Some(at) = t.rfind(open) else {
+        return label;
+    };
+    if !is_key_combination(&t[at + 1..t.len() - 1]) {
+        return label;
+    }
+    let rest = t[..at]
+        .trim_end()
+        .trim_end_matches(['-', '\u{2013}', '\u{2014}', ':', '\u{b7}'])
+        .trim_end();
+    if rest.is_empty() {
+        label
+    } else {
+        rest
+    }
+}
+
+/// "Ctrl+B", "ctrl-shift-I", "Alt P", "⌘⇧K", "Cmd+Enter": modifiers, then one key.
+fn is_key_combination(s: &str) -> bool {
+    const SYMBOLS: [char; 4] = ['\u{2318}', '\u{21e7}', '\u{2325}', '\u{2303}'];
+    let mut modifiers = 0;
+    let mut key = None;
+    for token in s.split(['-', '+', ' ']).filter(|t| !t.is_empty()) {
+        if key.is_some() {
+            return false;
+        }
+        let bare = token.trim_start_matches(SYMBOLS);
+        modifiers += token[..token.len() - bare.len()].chars().count();
+        if bare.is_empty() {
+            continue;
+        }
+        let lower = bare.to_ascii_lowercase();
+        if matches!(
+            lower.as_str(),
+            "ctrl"
+                | "control"
+                | "alt"
+                | "option"
+                | "opt"
+                | "shift"
+                | "cmd"
+                | "command"
+                | "meta"
+                | "super"
+                | "win"
+                | "mod"
+        ) {
+            modifiers += 1;
+        } else if bare.chars().count() == 1
+            || matches!(
+                lower.as_str(),
+                "enter"
+                    | "return"
+                    | "esc"
+                    | "escape"
+                    | "tab"
+                    | "space"
+                    | "del"
+                    | "delete"
+                    | "backspace"
+                    | "up"
+                    | "down"
+                    | "left"
+                    | "right"
+                    | "home"
+                    | "end"
+                    | "pageup"
+                    | "pagedown"
+                    | "insert"
+                    | "ins"
+            )
+            || (lower.len() <= 3
+                && lower.starts_with('f')
+                && lower[1..].bytes().all(|b| b.is_ascii_digit())
+                && lower.len() > 1)
+        {
+            key = Some(lower);
+        } else {
+            return false;
+        }
+    }
+    modifiers > 0 && key.is_some()
 }
 
 /// The count a label shows: the first token that is only digits ("Inbox 2",
@@ -528,6 +635,46 @@ mod tests {
         }
     }
 
+    /// A keyboard shortcut a tooltip appends names nothing and is no part of what the
+    /// control does; other brackets stay.
+    #[test]
+    fn a_labels_keyboard_shortcut_is_no_part_of_its_name() {
+        for (label, name) in [
+            ("Bold (Ctrl+B)", "bold"),
+            (
+                "Apply bold formatting to selection - [ctrl-B]",
+                "apply_bold_formatting_to_selection",
+            ),
+            ("Insert picture - [ctrl-shift-I]", "insert_picture"),
+            ("Send (\u{2318}Enter)", "send"),
+            ("Search (\u{2318}\u{21e7} F)", "search"),
+            ("Refresh (Alt F5)", "refresh"),
+            ("Save (draft)", "save_draft"),
+            ("Delete (D)", "delete_d"),
+            ("Undo (Ctrl-Z then Y)", "undo_ctrl_z_then_y"),
+            ("(Ctrl+B)", "ctrl_b"),
+        ] {
+            assert_eq!(name_slug(label), name, "{label}");
+        }
+        assert_eq!(without_shortcut("Bold (Ctrl+B)"), "Bold");
+        assert_eq!(without_shortcut("Save (draft)"), "Save (draft)");
+    }
+
+    /// A name too long for [`MAX_NAME_LEN`] ends with a whole word; one word longer than
+    /// half of it is cut where it must be.
+    #[test]
+    fn long_names_end_with_a_whole_word() {
+        let name = slug("Apply bulleted list formatting to lines containing selection");
+        assert_eq!(name, "apply_bulleted_list_formatting_to_lines");
+        let name = slug("applyBulletedListFormattingToLinesContainingSelection");
+        assert_eq!(name, "apply_bulleted_list_formatting_to_lines");
+        let word = "x".repeat(100);
+        assert_eq!(slug(&format!("ab {word}")).len(), MAX_NAME_LEN);
+        // Exactly at a word's end: nothing more is cut.
+        let exact = format!("{} tail", "a".repeat(MAX_NAME_LEN));
+        assert_eq!(slug(&exact), "a".repeat(MAX_NAME_LEN));
+    }
+
     #[test]
     fn toggle_labels_name_the_state_they_set() {
         for (label, name) in [
@@ -647,6 +794,11 @@ mod tests {
         for ch in text.chars().take(4 * MAX_NAME_LEN) {
             if ch.is_ascii_alphanumeric() {
                 if out.len() >= MAX_NAME_LEN {
+                    let new_word = out.ends_with('_') || (ch.is_ascii_uppercase() && prev_lower);
+                    match out.rfind('_') {
+                        Some(at) if !new_word && at >= MAX_NAME_LEN / 2 => out.truncate(at),
+                        _ => {}
+                    }
                     break;
                 }
                 if ch.is_ascii_uppercase() && prev_lower && !out.ends_with('_') {
@@ -692,12 +844,13 @@ mod tests {
         let long = "Word ".repeat(60);
         let long_mb = "ü".repeat(300) + "tail";
         let long_id = "a".repeat(47) + "_bc";
-        for text in
-            SAMPLES
-                .iter()
-                .copied()
-                .chain([long.as_str(), long_mb.as_str(), long_id.as_str()])
-        {
+        let long_camel = "applyBulletedListFormattingToLinesContainingSelection";
+        for text in SAMPLES.iter().copied().chain([
+            long.as_str(),
+            long_mb.as_str(),
+            long_id.as_str(),
+            long_camel,
+        ]) {
             assert_eq!(slug(text), slug_by_chars(text), "{text:?}");
         }
     }

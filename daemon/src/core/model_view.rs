@@ -422,10 +422,15 @@ const PROBE_WORDS: &[&str] = &[
     "one", "row", "record", "by", "its", "chosen", "text", "show", "tabs", "items",
 ];
 
+/// The longest action name the probe makes from a label (`nsp_probe::text::MAX_NAME_LEN`,
+/// tied by a test): it ends a longer label's name at the last whole word that fits.
+const PROBE_NAME_LEN: usize = 48;
+
 /// Whether a description says nothing its action's line (name, parameters) does not:
 /// every word of it but the probe's own is part of a word of the line, as `log_in` says
-/// `form "Login form", press "Log in"`; or the line's name is the description's label
-/// cut short (the probe cuts names at 48 characters). Such a description is left out.
+/// `form "Login form", press "Log in"`; or the line's name is the label the description
+/// quotes, cut short where the probe cuts names ([`name_cuts_label`]). Such a
+/// description is left out.
 fn said_by_line(description: &str, line: &str) -> bool {
     let words = |s: &str| -> Vec<String> {
         s.split(|c: char| !c.is_alphanumeric())
@@ -447,10 +452,32 @@ fn said_by_line(description: &str, line: &str) -> bool {
     {
         return true;
     }
-    // `apply_bulleted_list_formatting_to_lines_containi` for "Apply bulleted list
-    // formatting to lines containing selection…".
-    let name: String = line_words.first().cloned().unwrap_or_default();
-    name.len() >= 40 && said.concat().starts_with(&name)
+    // `apply_bulleted_list_formatting_to_lines` for "Apply bulleted list formatting to
+    // lines containing selection".
+    let name = line.split('(').next().unwrap_or("");
+    let label = description.rsplit('"').nth(1).unwrap_or("");
+    name_cuts_label(name, label)
+}
+
+/// Whether `name` is `label` cut where the probe cuts a name too long to keep: its words
+/// are the label's first words (numbers, which names leave out, may be skipped) and the
+/// label's next word would not have fitted.
+fn name_cuts_label(name: &str, label: &str) -> bool {
+    let mut rest = label
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase);
+    for word in name.split('_') {
+        loop {
+            match rest.next() {
+                Some(w) if w == word => break,
+                Some(w) if w.bytes().all(|b| b.is_ascii_digit()) => continue,
+                _ => return false,
+            }
+        }
+    }
+    rest.next()
+        .is_some_and(|next| name.len() + 1 + next.len() > PROBE_NAME_LEN)
 }
 
 /// `description` with the probe's wording shortened where [`SHORTER`] knows it.
@@ -971,11 +998,30 @@ mod tests {
             "press \"Delete everything\"",
             "delete() irreversible 0.97"
         ));
-        // The name is the label cut at 48 characters.
+        // The name is the label cut at the last whole word within 48 characters.
         assert!(said_by_line(
             "press \"Apply bulleted list formatting to lines containing selection\"",
-            "apply_bulleted_list_formatting_to_lines_containi(text) write 0.83"
+            "apply_bulleted_list_formatting_to_lines(text) write 0.83"
         ));
+        assert!(said_by_line(
+            "press \"Apply heading level 1 formatting to lines containing selecti…\"",
+            "apply_heading_level_1_formatting_to_lines(text) write 0.83"
+        ));
+        // A short name that stops before the label's end says less than the label.
+        assert!(!said_by_line(
+            "press \"Apply formatting to lines\"",
+            "apply_formatting(text) write 0.83"
+        ));
+        assert!(!said_by_line(
+            "press \"Apply bulleted list formatting to lines containing selection\"",
+            "apply_numbered_list_formatting_to_lines(text) write 0.83"
+        ));
+    }
+
+    /// The view's idea of where the probe cuts a name is the probe's.
+    #[test]
+    fn the_name_length_is_the_probes() {
+        assert_eq!(PROBE_NAME_LEN, nsp_probe::text::MAX_NAME_LEN);
     }
 
     /// No selector, no signature, no builtin description: what the JSON has twice or
