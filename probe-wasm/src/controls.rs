@@ -8,11 +8,12 @@ use serde_json::Value;
 
 use crate::classify::{classify, is_danger_class, Evidence, Kind};
 use crate::found::{signature, Claims, Found, Source};
+use crate::lists::Lists;
 use crate::page::{control_label, field_label, is_secret, ElementRecordExt, Page};
 use crate::text::{clip, name_slug, slug, without_shortcut};
 use crate::HashMap;
 
-pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
+pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
     // Keyed by "label\u{1}href" (one HashMap type across the probe keeps the wasm small).
     let mut links: HashMap<String, usize> = HashMap::default();
     let mut radios: HashMap<String, usize> = HashMap::default();
@@ -67,6 +68,10 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             } else {
                 String::new()
             }
+        } else if let Some(th) = lists.property_label_of(page, i) {
+            // A link showing a labelled value (Trac's "Owned by: bob") is named by
+            // the label, which stays when the value changes.
+            name_slug(&page.els[th].text)
         } else {
             name_slug(&label)
         };

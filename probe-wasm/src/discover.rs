@@ -59,7 +59,7 @@ pub fn analyze_with_reuse(
     forms::discover(&page, &mut claims, &mut found);
     rows::discover(&page, &lists, &mut claims, &mut found);
     forms::discover_implicit(&page, &lists, &mut claims, &mut found);
-    controls::discover(&page, &mut claims, &mut found);
+    controls::discover(&page, &lists, &mut claims, &mut found);
     if page.modal.is_some() {
         // Behind an open modal dialog a person reaches nothing: what was found there is
         // not offered (the page's text there is still read into `objects`).

@@ -72,6 +72,17 @@ pub struct Lists {
     pub row_of: Vec<Option<(usize, usize)>>,
     /// For each element: the list, record index and row element it belongs to.
     owner: Vec<Option<(usize, usize, usize)>>,
+    /// Row containers of tables of labelled values ([`property_table`]): not lists.
+    property_tables: BTreeSet<usize>,
+}
+
+/// What a cell of a table of labelled values ([`property_table`]) is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PropertyCell {
+    /// A `th`: the label of the value after it.
+    Label,
+    /// A `td`: the value the `th` before it (this index) names.
+    Value(usize),
 }
 
 impl Lists {
@@ -79,6 +90,47 @@ impl Lists {
     /// that row.
     pub fn record_of(&self, _page: &Page<'_>, idx: usize) -> Option<(usize, usize, usize)> {
         self.owner.get(idx).copied().flatten()
+    }
+
+    /// Whether `idx` is a cell of a table of labelled values, and which.
+    pub fn property_cell(&self, page: &Page<'_>, idx: usize) -> Option<PropertyCell> {
+        if self.property_tables.is_empty() {
+            return None;
+        }
+        let row = page.parent[idx]?;
+        if !page.parent[row].is_some_and(|c| self.property_tables.contains(&c)) {
+            return None;
+        }
+        match page.els[idx].tag.as_str() {
+            "th" => Some(PropertyCell::Label),
+            "td" => {
+                let cells = page.children(row);
+                let at = cells.iter().position(|c| *c == idx)?;
+                let th = *cells[..at].last()?;
+                (page.els[th].tag == "th").then_some(PropertyCell::Value(th))
+            }
+            _ => None,
+        }
+    }
+
+    /// The label (`th`) of the value `idx` shows, when it is the whole of a value cell
+    /// of a table of labelled values (a link showing Trac's owner, priority): the cell's
+    /// text is its text and the cell holds no field. A toolbar in a cell beside its
+    /// editor is no value.
+    pub fn property_label_of(&self, page: &Page<'_>, idx: usize) -> Option<usize> {
+        if self.property_tables.is_empty() {
+            return None;
+        }
+        let td = page
+            .ancestors(idx)
+            .take(4)
+            .find(|a| page.els[*a].tag == "td")?;
+        let Some(PropertyCell::Value(th)) = self.property_cell(page, td) else {
+            return None;
+        };
+        let whole = page.els[td].text.trim() == page.els[idx].text.trim()
+            && !page.descendants(td).any(|d| page.field(d));
+        whole.then_some(th)
     }
 }
 
@@ -126,6 +178,10 @@ pub fn find(page: &Page<'_>) -> Lists {
             continue;
         }
         let container = is_list_container(&page.els[c]);
+        if container && property_table(page, c) {
+            lists.property_tables.insert(c);
+            continue;
+        }
         let grid = aria_grid(&page.els[c]);
         let mut rows: Vec<usize> = page
             .children(c)
@@ -350,6 +406,50 @@ fn frames(page: &Page<'_>, c: usize, row_of: &[Option<(usize, usize)>]) -> Vec<u
         return Vec::new();
     }
     rows
+}
+
+/// Whether the rows of table section `c` (a `tbody`, or a `table` holding its rows) are
+/// labelled values rather than records: every row is one or more `th`, `td` pairs
+/// (`<th>Reported by:</th><td>alice</td><th>Owned by:</th><td>bob</td>`), at least
+/// one `th` has text, and no `thead` names columns. A ticket's or a person's details,
+/// an infobox. Their values are objects named by their labels (objects.rs), and what
+/// the cells hold is no record of a list.
+fn property_table(page: &Page<'_>, c: usize) -> bool {
+    let table = match page.els[c].tag.as_str() {
+        "table" => c,
+        "tbody" => match page.parent[c] {
+            Some(t) if page.els[t].tag == "table" => t,
+            _ => return false,
+        },
+        _ => return false,
+    };
+    let rows = page.children(c);
+    if rows.is_empty()
+        || page
+            .children(table)
+            .iter()
+            .any(|s| page.els[*s].tag == "thead")
+    {
+        return false;
+    }
+    let mut labelled = false;
+    for &r in rows {
+        if page.els[r].tag != "tr" {
+            return false;
+        }
+        let cells = page.children(r);
+        if cells.is_empty() || cells.len() % 2 != 0 {
+            return false;
+        }
+        for pair in cells.chunks(2) {
+            let (th, td) = (&page.els[pair[0]], &page.els[pair[1]]);
+            if th.tag != "th" || td.tag != "td" {
+                return false;
+            }
+            labelled |= !th.text.trim().is_empty();
+        }
+    }
+    labelled
 }
 
 fn is_list_container(e: &ElementRecord) -> bool {

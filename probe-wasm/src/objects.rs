@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::lists::{
     declared_element_value, item_fields, record_fields_sourced, resolve_declared_path, slug_key,
-    toggle_states, Lists, TextSource, MAX_RECORDS,
+    toggle_states, Lists, PropertyCell, TextSource, MAX_RECORDS,
 };
 use crate::page::{
     control_label, is_field, is_heading, is_secret, stable_id, ElementRecordExt, Page,
@@ -219,6 +219,14 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
         if !e.visible {
             continue;
         }
+        if let Some(cell) = lists.property_cell(page, i) {
+            // A table of labelled values: each `td` is the value its `th` names; the
+            // `th` is a label, and a cell holding a control or field is reported by it.
+            if let PropertyCell::Value(th) = cell {
+                property_value(page, i, th, ns, out);
+            }
+            continue;
+        }
         if e.role() == "tablist" {
             selected_tab(page, i, ns, out);
             continue;
@@ -359,6 +367,27 @@ fn article_text(page: &Page<'_>, article: usize, out: &mut Objects) {
     let ns = crate::page::own_name(&page.els[article])
         .or_else(|| page.namespace_incl(article).map(str::to_owned));
     out.put(page.key_under(ns.as_deref(), "text"), Value::String(v));
+}
+
+/// The value of a table's labelled row (`<th>Priority:</th><td>major</td>`):
+/// `<ns>.priority = "major"`, typed as cell text is; an empty cell is `""`. A value
+/// shown as a link is the link's text; a cell that holds a field or another control
+/// says nothing of its own (they are reported themselves).
+fn property_value(page: &Page<'_>, td: usize, th: usize, ns: Option<&str>, out: &mut Objects) {
+    let leaf = slug(&page.els[th].text);
+    let holds_more = |d: usize| page.field(d) || (page.control(d) && page.els[d].tag != "a");
+    if leaf.is_empty() || page.descendants(td).any(holds_more) {
+        return;
+    }
+    let text = page.els[td].text.trim();
+    let value = if text.is_empty() {
+        Some(Value::String(String::new()))
+    } else {
+        typed_value(text)
+    };
+    if let Some(v) = value {
+        out.put_from(page.key_in(ns, &leaf), v, Some((td, TextSource::Typed)));
+    }
 }
 
 /// The tab a tablist shows, by its label: `<ns>.<tablist>.selected_tab = "Week"` (or

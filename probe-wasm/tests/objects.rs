@@ -1112,6 +1112,112 @@ fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
     assert_ne!(all, active, "moving the mark changes a value");
 }
 
+/// A ticket's details as a table of labelled values (`<th>Priority:</th><td>major</td>`,
+/// two pairs a row, as Trac draws them).
+fn ticket(priority: &str, owner: &str) -> PageSnapshot {
+    let mut els = vec![
+        el("div", None, "", &[("id", "ticket")]),
+        el("table", Some(0), "", &[("class", "properties")]),
+        el("tbody", Some(1), "", &[]),
+    ];
+    let rows: [[(&str, &str, bool); 2]; 2] = [
+        [("Reported by:", "alice", true), ("Owned by:", owner, true)],
+        [("Priority:", priority, true), ("Milestone:", "", false)],
+    ];
+    for (n, row) in rows.iter().enumerate() {
+        let tr = els.len() as u32;
+        els.push(el_at(
+            "tr",
+            Some(2),
+            &format!("tr:nth-of-type({})", n + 1),
+            "",
+            &[],
+        ));
+        for (label, value, link) in row {
+            els.push(el("th", Some(tr), label, &[]));
+            let td = els.len() as u32;
+            els.push(el("td", Some(tr), value, &[]));
+            if *link {
+                let href = format!("/query?v={value}");
+                els.push(el("a", Some(td), value, &[("href", &href)]));
+            }
+        }
+    }
+    snap(els)
+}
+
+/// Labelled values are objects named by their labels, not records of a list with the
+/// labels as values; a link showing a value is named by its label, so neither key nor
+/// action changes with the value.
+#[test]
+fn a_table_of_labelled_values_is_named_by_its_labels() {
+    let before = analyze_snapshot(&ticket("major", "bob"), ProbeTier::WasmInPage);
+    let o = &before.objects;
+    let leaf = |o: &BTreeMap<String, Value>, name: &str| -> Option<Value> {
+        o.iter()
+            .find(|(k, _)| *k == name || k.ends_with(&format!(".{name}")))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(leaf(o, "priority"), Some(json!("major")), "{o:#?}");
+    assert_eq!(leaf(o, "owned_by"), Some(json!("bob")), "{o:#?}");
+    assert_eq!(leaf(o, "reported_by"), Some(json!("alice")), "{o:#?}");
+    assert_eq!(leaf(o, "milestone"), Some(json!("")), "{o:#?}");
+    assert!(
+        !o.values().any(|v| v == &json!("Priority:")),
+        "a label is no value: {o:#?}"
+    );
+    for name in ["open_priority", "open_owned_by", "open_reported_by"] {
+        assert!(
+            before.actions.contains_key(name),
+            "{name}: {:?}",
+            before.actions.keys()
+        );
+    }
+    let after = analyze_snapshot(&ticket("minor", "carol"), ProbeTier::WasmInPage);
+    assert_eq!(leaf(&after.objects, "priority"), Some(json!("minor")));
+    assert_eq!(
+        before.objects.keys().collect::<Vec<_>>(),
+        after.objects.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        before.actions.keys().collect::<Vec<_>>(),
+        after.actions.keys().collect::<Vec<_>>()
+    );
+}
+
+/// A table whose rows start with a row header and hold several values (no `th`, `td`
+/// pairs), or whose columns a `thead` names, is a list of records still.
+#[test]
+fn a_table_of_records_is_no_table_of_labelled_values() {
+    let mut els = vec![
+        el("table", None, "", &[("id", "scores")]),
+        el("tbody", Some(0), "", &[]),
+    ];
+    for (n, (who, a, b)) in [("Alice", "30", "40"), ("Bob", "25", "35")]
+        .into_iter()
+        .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(el_at(
+            "tr",
+            Some(1),
+            &format!("tr:nth-of-type({})", n + 1),
+            "",
+            &[],
+        ));
+        els.push(el("th", Some(tr), who, &[]));
+        els.push(el("td", Some(tr), a, &[]));
+        els.push(el("td", Some(tr), b, &[]));
+    }
+    let o = objects(&snap(els));
+    assert!(
+        o.keys()
+            .any(|k| k.starts_with("scores[1]") || k.starts_with("scores.rows[1]")),
+        "{o:#?}"
+    );
+    assert!(!o.contains_key("scores.alice"), "{o:#?}");
+}
+
 /// An editable region with no name of its own (a code editor's content) is keyed by its
 /// role, never by its text: typing must change the value, not the key.
 #[test]
