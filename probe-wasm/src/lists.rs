@@ -1013,6 +1013,9 @@ pub type SourcedField = (String, Value, Option<(usize, TextSource)>);
 pub enum TextSource {
     /// `typed_value(text)`: numbers become numbers.
     Typed,
+    /// As `Typed`, but no text is the empty string (a table's labelled value: its key
+    /// stays while the cell is empty).
+    TypedOrEmpty,
     /// The text as a bounded string.
     Plain,
     /// `declared_element_value`.

@@ -120,6 +120,9 @@ impl Objects {
 pub fn text_value(e: &nsp_protocol::snapshot::ElementRecord, how: TextSource) -> Option<Value> {
     match how {
         TextSource::Typed => typed_value(&e.text),
+        TextSource::TypedOrEmpty => {
+            typed_value(&e.text).or_else(|| Some(Value::String(String::new())))
+        }
         TextSource::Plain => {
             let t = e.text.trim();
             (!t.is_empty()).then(|| Value::String(clip(t, MAX_VALUE_LEN)))
@@ -379,14 +382,9 @@ fn property_value(page: &Page<'_>, td: usize, th: usize, ns: Option<&str>, out: 
     if leaf.is_empty() || page.descendants(td).any(holds_more) {
         return;
     }
-    let text = page.els[td].text.trim();
-    let value = if text.is_empty() {
-        Some(Value::String(String::new()))
-    } else {
-        typed_value(text)
-    };
-    if let Some(v) = value {
-        out.put_from(page.key_in(ns, &leaf), v, Some((td, TextSource::Typed)));
+    let how = TextSource::TypedOrEmpty;
+    if let Some(v) = text_value(&page.els[td], how) {
+        out.put_from(page.key_in(ns, &leaf), v, Some((td, how)));
     }
 }
 
@@ -499,6 +497,12 @@ fn field_value(
         }
         _ if matches!(e.role(), "switch" | "checkbox") => {
             out.put(key, Value::Bool(e.attr("aria-checked") == Some("true")))
+        }
+        // A select says its choice as its parameter takes it: the option's text when
+        // its values are ids a person never sees ("Georg", not "2").
+        ("select", _) if !e.has("multiple") => {
+            let chosen = crate::page::select_choices(e).1.unwrap_or_default();
+            out.put(key, Value::String(clip(&chosen, MAX_VALUE_LEN)))
         }
         _ => out.put(
             key,

@@ -488,3 +488,73 @@ fn a_custom_listbox_in_a_form_is_a_parameter_with_its_options() {
         explain.parameters
     );
 }
+
+/// A table's labelled value read again from its cell alone (the fast path) is what a
+/// full analysis reads, also when the cell empties: the key stays, with `""`.
+#[test]
+fn a_labelled_values_update_equals_a_full_analysis() {
+    let mut els = vec![
+        el("table", None, "", &[("id", "ticket")]),
+        el("tbody", Some(0), "", &[]),
+        el("tr", Some(1), "", &[]),
+        el("th", Some(2), "Priority:", &[]),
+        el("td", Some(2), "major", &[]),
+        el("th", Some(2), "Milestone:", &[]),
+        el("td", Some(2), "", &[]),
+    ];
+    els[0].selector = "#ticket".into();
+    let base = PageSnapshot {
+        url: "http://127.0.0.1:1/ticket/1".into(),
+        title: "Ticket".into(),
+        elements: els,
+        ..PageSnapshot::default()
+    };
+    let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
+    let first: PageCapture = serde_json::from_str(
+        &probe
+            .analyze_json(&serde_json::to_string(&base).unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    let key = |leaf: &str| {
+        first
+            .objects
+            .keys()
+            .find(|k| k.ends_with(leaf))
+            .cloned()
+            .unwrap_or_else(|| panic!("{leaf}: {:?}", first.objects))
+    };
+    let (priority, milestone) = (key("priority"), key("milestone"));
+    assert_eq!(first.objects[&milestone], json!(""));
+    let mut objects = first.objects.clone();
+    let mut snapshot = base.clone();
+    for (at, text) in [(6, "m1"), (4, ""), (6, "")] {
+        let mut cell = snapshot.elements[at].clone();
+        cell.text = text.into();
+        let patch = SnapshotPatch {
+            splices: vec![Splice {
+                start: at as u32,
+                delete: 1,
+                insert: vec![cell],
+            }],
+            url: snapshot.url.clone(),
+            title: snapshot.title.clone(),
+            ..SnapshotPatch::default()
+        };
+        let out = capture_after(&mut probe, &patch, &snapshot);
+        snapshot.apply(patch).unwrap();
+        for (k, v) in out["delta"]["changed"].as_object().into_iter().flatten() {
+            objects.insert(k.clone(), v.clone());
+        }
+        for k in out["delta"]["removed"].as_array().into_iter().flatten() {
+            objects.remove(k.as_str().unwrap());
+        }
+        assert_eq!(
+            json!(objects),
+            out["full"]["objects"],
+            "after {text:?} at {at}"
+        );
+    }
+    assert_eq!(objects[&priority], json!(""));
+    assert_eq!(objects[&milestone], json!(""));
+}

@@ -1218,6 +1218,46 @@ fn a_table_of_records_is_no_table_of_labelled_values() {
     assert!(!o.contains_key("scores.alice"), "{o:#?}");
 }
 
+/// A select whose options submit ids says its choice as its parameter takes it, by the
+/// option's text: the object and the parameter's allowed values use the same words.
+#[test]
+fn a_selects_value_is_its_choice_in_the_words_its_parameter_takes() {
+    let page = |chosen: &str| {
+        snap(vec![
+            el("form", None, "", &[("id", "bill"), ("method", "post")]),
+            el(
+                "select",
+                Some(0),
+                "",
+                &[
+                    ("name", "payer"),
+                    ("options", r#"["","1","2","3"]"#),
+                    ("option_labels", r#"["","Amina","Georg","Alice"]"#),
+                    ("value", chosen),
+                ],
+            ),
+            el("button", Some(0), "Submit", &[("type", "submit")]),
+        ])
+    };
+    let capture = analyze_snapshot(&page("2"), ProbeTier::WasmInPage);
+    let (key, value) = capture
+        .objects
+        .iter()
+        .find(|(k, _)| k.ends_with("payer"))
+        .expect("the select is an object");
+    assert_eq!(value, &json!("Georg"), "{key}");
+    let param = capture
+        .actions
+        .values()
+        .flat_map(|a| &a.parameters)
+        .find(|p| p.name == "payer")
+        .expect("the select is a parameter");
+    let allowed = param.allowed_values.as_ref().expect("its choices");
+    assert!(allowed.iter().any(|v| v == "Georg"), "{allowed:?}");
+    let other = analyze_snapshot(&page("1"), ProbeTier::WasmInPage);
+    assert_eq!(other.objects.get(key), Some(&json!("Amina")));
+}
+
 /// An editable region with no name of its own (a code editor's content) is keyed by its
 /// role, never by its text: typing must change the value, not the key.
 #[test]
