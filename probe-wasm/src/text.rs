@@ -507,6 +507,11 @@ pub fn is_code(text: &str) -> bool {
 
 /// "3", "-4.5", "1,234" → numbers; "3 unread", "$4", "1.2.3" → not.
 pub fn parse_number(text: &str) -> Option<serde_json::Value> {
+    // A sign a balance or a difference shows ("+70.00" beside "-27.25") is the number's.
+    let text = match text.strip_prefix('+') {
+        Some(rest) if !rest.starts_with(['+', '-']) => rest,
+        _ => text,
+    };
     // Most page text is words: out before any allocation.
     let starts_like_a_number = |t: &str| t.starts_with(|c: char| c.is_ascii_digit());
     if text.is_empty()
@@ -877,6 +882,8 @@ mod tests {
         assert_eq!(parse_number("1,234.50"), Some(json!(1234.5)));
         assert_eq!(parse_number("007.25"), Some(json!(7.25)));
         assert_eq!(parse_number("-0.1"), Some(json!(-0.1)));
+        assert_eq!(parse_number("+70.00"), Some(json!(70.0)));
+        assert_eq!(parse_number("+3"), Some(json!(3)));
         // Correctly rounded, as core's parser would have it.
         for text in [
             "0.1",
@@ -893,7 +900,8 @@ mod tests {
             );
         }
         for not in [
-            "3 unread", "$4", "1.2.3", "12,34", "", "-", ".5", "1e9", "1.", "-.",
+            "3 unread", "$4", "1.2.3", "12,34", "", "-", ".5", "1e9", "1.", "-.", "+", "++1",
+            "+-1", "-+1", "+ 1",
         ] {
             assert_eq!(parse_number(not), None, "{not}");
         }
