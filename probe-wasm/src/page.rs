@@ -132,10 +132,14 @@ impl<'a> Page<'a> {
         // Controls and fields in each element's subtree (itself excluded).
         let mut inside = vec![0usize; n];
         let mut fields = vec![0usize; n];
+        // Preformatted blocks in each subtree: a plain element listening for clicks
+        // around one is the surface of a code editor or viewer (CodeMirror's scroller
+        // around its `pre` lines), whose text is content, not a label.
+        let mut pre = vec![false; n];
         for i in (0..n).rev() {
             let e = &self.els[i];
             let plain = plain_clickable(e);
-            if plain && self.kind[i] & CONTROL != 0 && (fields[i] > 0 || inside[i] >= 2) {
+            if plain && self.kind[i] & CONTROL != 0 && (fields[i] > 0 || inside[i] >= 2 || pre[i]) {
                 self.kind[i] &= !CONTROL;
             } else if plain && self.kind[i] & CONTROL != 0 && inside[i] == 1 {
                 // A wrapper of one control (a component's host around its shadow
@@ -151,6 +155,7 @@ impl<'a> Page<'a> {
             if let Some(p) = self.parent[i] {
                 inside[p] += inside[i] + own;
                 fields[p] += fields[i] + usize::from(self.kind[i] & FIELD != 0);
+                pre[p] |= pre[i] || e.tag == "pre";
             }
         }
     }

@@ -825,3 +825,47 @@ fn a_selects_choices_are_what_a_person_reads() {
         Some(&[serde_json::json!("EUR"), serde_json::json!("USD")][..])
     );
 }
+
+/// A code editor's surface (a scroller listening for clicks around its `pre` lines, as
+/// CodeMirror 5 draws it) is no action: its text is the code, which would name it and
+/// move its tier with every edit ("order by" read as a purchase). The button beside it
+/// stays.
+#[test]
+fn a_code_editors_surface_is_no_action() {
+    let c = analyze(&snap(numbered(vec![
+        e(
+            "form",
+            None,
+            "",
+            &[("action", "/library"), ("method", "get")],
+        ),
+        clickable(e(
+            "div",
+            Some(0),
+            "1select title from books order by year",
+            &[("class", "CodeMirror-scroll"), ("tabindex", "-1")],
+        )),
+        e(
+            "div",
+            Some(1),
+            "1select title from books order by year",
+            &[("class", "CodeMirror-lines"), ("role", "presentation")],
+        ),
+        e(
+            "pre",
+            Some(2),
+            "select title from books order by year",
+            &[("class", "CodeMirror-line"), ("role", "presentation")],
+        ),
+        e("button", Some(0), "Run SQL", &[("type", "submit")]),
+    ])));
+    let names = names(&c);
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("select") && !n.contains("order")),
+        "{}",
+        dump(&c)
+    );
+    assert!(names.iter().any(|n| n == "run_sql"), "{}", dump(&c));
+}
