@@ -34,6 +34,10 @@ pub struct List {
     pub key: Option<RowKey>,
     /// Classes that some rows have and others don't (`unread`), reported as booleans.
     pub state_classes: Vec<String>,
+    /// Prefixes of class families that say one thing about each row with a word
+    /// (`status-open`, `status-closed`; Django's `model-group`, `model-user`), each
+    /// reported as one field, `status: "open"`, instead of a boolean per class.
+    pub class_fields: Vec<String>,
     /// Column names of a table, by cell position.
     pub columns: Vec<String>,
     /// Cell positions left out of records: unnamed columns with the same text on every
@@ -161,6 +165,7 @@ pub fn find(page: &Page<'_>) -> Lists {
                 rows: Vec::new(),
                 key: None,
                 state_classes: Vec::new(),
+                class_fields: Vec::new(),
                 columns: Vec::new(),
                 dropped_cells: Vec::new(),
                 item_names: None,
@@ -234,7 +239,7 @@ pub fn find(page: &Page<'_>) -> Lists {
         }
         let columns = table_columns(page, c);
         let key = row_key(page, &rows, &columns);
-        let state_classes = state_classes(page, &rows);
+        let (state_classes, class_fields) = state_classes(page, &rows);
         let dropped_cells = constant_unnamed_cells(page, &rows, &columns);
         let declared_total = declared_total(page, c, &rows);
         let list_idx = lists.lists.len();
@@ -248,6 +253,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             rows,
             key,
             state_classes,
+            class_fields,
             columns,
             dropped_cells,
             item_names,
@@ -913,15 +919,18 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
     out
 }
 
-fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
+/// The classes that vary between `rows`, as booleans, and the families among them that
+/// are one field each ([`class_families`]).
+fn state_classes(page: &Page<'_>, rows: &[usize]) -> (Vec<String>, Vec<String>) {
     if rows.len() < 2 {
         // One row cannot show which classes vary; a lone `unread` still counts.
-        return row_classes(page, rows[0])
+        let lone = row_classes(page, rows[0])
             .into_iter()
             .filter(|c| is_state_word(c))
             .map(str::to_owned)
             .take(3)
             .collect();
+        return (lone, Vec::new());
     }
     // String keys: one HashMap type for the whole probe keeps the wasm small.
     let mut counts: HashMap<String, usize> = HashMap::default();
@@ -930,18 +939,62 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> Vec<String> {
             *counts.entry(c.to_owned()).or_insert(0) += 1;
         }
     }
-    let mut out: Vec<String> = counts
+    let mut varying: Vec<String> = counts
         .into_iter()
         .filter(|(c, n)| {
             *n < rows.len()
-                && c.len() <= 16
+                && c.len() <= 24
                 && c.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-')
                 && !is_position_class(c)
         })
         .map(|(c, _)| c)
         .collect();
-    out.sort_unstable();
+    varying.sort_unstable();
+    let families = class_families(page, rows, &varying);
+    let mut out: Vec<String> = varying
+        .into_iter()
+        .filter(|c| c.len() <= 16 && family_of(c).is_none_or(|f| !families.iter().any(|p| p == f)))
+        .collect();
     out.truncate(3);
+    (out, families)
+}
+
+/// The family a class belongs to: the word before its first `-` (`status` of
+/// `status-open`), when a word follows it. `is-` and `has-` say a state, not a family.
+fn family_of(class: &str) -> Option<&str> {
+    let (prefix, rest) = class.split_once('-')?;
+    (prefix.len() >= 2
+        && !matches!(prefix, "is" | "has")
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic()))
+    .then_some(prefix)
+}
+
+/// Families of varying classes that say one thing about each row: at least two classes
+/// share the prefix, no row carries two of them, and at least two rows carry one.
+fn class_families(page: &Page<'_>, rows: &[usize], varying: &[String]) -> Vec<String> {
+    let mut prefixes: Vec<&str> = varying.iter().filter_map(|c| family_of(c)).collect();
+    prefixes.sort_unstable();
+    let mut out = Vec::new();
+    for (k, p) in prefixes.iter().enumerate() {
+        // Two or more members, each prefix once.
+        if k == 0 || prefixes[k - 1] != *p || out.iter().any(|o: &String| o == p) {
+            continue;
+        }
+        let mut carried = 0;
+        let one_each = rows.iter().all(|r| {
+            let n = page.els[*r]
+                .classes()
+                .split_whitespace()
+                .filter(|c| family_of(c) == Some(*p))
+                .count();
+            carried += usize::from(n == 1);
+            n <= 1
+        });
+        if one_each && carried >= 2 {
+            out.push((*p).to_owned());
+        }
+    }
+    out.truncate(2);
     out
 }
 
@@ -1091,6 +1144,17 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
     } else {
         row_classes(page, row)
     };
+    for prefix in &list.class_fields {
+        if let Some(word) = e
+            .classes()
+            .split_whitespace()
+            .find(|c| family_of(c) == Some(prefix.as_str()))
+            .and_then(|c| c.split_once('-'))
+            .map(|(_, word)| word)
+        {
+            push(&mut fields, slug(prefix), Value::String(word.to_owned()));
+        }
+    }
     for c in &list.state_classes {
         push(
             &mut fields,

@@ -1258,6 +1258,51 @@ fn a_selects_value_is_its_choice_in_the_words_its_parameter_takes() {
     assert_eq!(other.objects.get(key), Some(&json!("Amina")));
 }
 
+/// Classes of one family that say one thing of each row (`status-open`,
+/// `status-closed`) are one field, `status`, not a boolean per class; `is-` classes are
+/// states still.
+#[test]
+fn a_class_family_is_one_field_of_its_rows() {
+    let mut els = vec![
+        el("table", None, "", &[("id", "tickets")]),
+        el("thead", Some(0), "", &[]),
+        el("tr", Some(1), "", &[]),
+        el("th", Some(2), "Summary", &[]),
+        el("tbody", Some(0), "", &[]),
+    ];
+    for (n, (class, summary)) in [
+        ("ticket status-open is-unread", "Rake cracks"),
+        ("ticket status-closed", "Hose leaks"),
+        ("ticket status-open", "Spade bent"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(el_at(
+            "tr",
+            Some(4),
+            &format!("tr:nth-of-type({})", n + 1),
+            summary,
+            &[("class", class)],
+        ));
+        els.push(el("td", Some(tr), summary, &[]));
+    }
+    let o = objects(&snap(els));
+    let status: Vec<&Value> = o
+        .iter()
+        .filter(|(k, _)| k.ends_with("].status"))
+        .map(|(_, v)| v)
+        .collect();
+    assert_eq!(
+        status,
+        [&json!("open"), &json!("closed"), &json!("open")],
+        "{o:#?}"
+    );
+    assert!(!o.keys().any(|k| k.contains("status_")), "{o:#?}");
+    assert!(o.keys().any(|k| k.ends_with("].is_unread")), "{o:#?}");
+}
+
 /// An editable region with no name of its own (a code editor's content) is keyed by its
 /// role, never by its text: typing must change the value, not the key.
 #[test]
