@@ -1046,6 +1046,9 @@ fn is_state_word(c: &str) -> bool {
             | "closed"
             | "pinned"
             | "muted"
+            | "disabled"
+            | "expanded"
+            | "collapsed"
     )
 }
 

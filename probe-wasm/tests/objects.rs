@@ -1110,6 +1110,47 @@ fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
         "moving the mark changes no key"
     );
     assert_ne!(all, active, "moving the mark changes a value");
+
+    // Bootstrap's pager marks the link it cannot follow: `a.page-link.disabled`.
+    let mut els = vec![el("ul", None, "", &[("class", "pagination")])];
+    for (n, (label, class)) in [
+        ("Previous", "page-link disabled"),
+        ("1", "page-link"),
+        ("Next", "page-link"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(0),
+            &format!("li:nth-of-type({})", n + 1),
+            label,
+            &[("class", "page-item")],
+        ));
+        els.push(el(
+            "a",
+            Some(li),
+            label,
+            &[("href", "#p"), ("class", class)],
+        ));
+    }
+    let pager = objects(&snap(els));
+    assert!(
+        !pager
+            .keys()
+            .any(|k| k.ends_with(".disabled") && pager[k].is_string()),
+        "{pager:#?}"
+    );
+    assert_eq!(
+        pager
+            .iter()
+            .filter(|(k, v)| k.ends_with("disabled") && **v == json!(true))
+            .count(),
+        1,
+        "{pager:#?}"
+    );
 }
 
 /// A ticket's details as a table of labelled values (`<th>Priority:</th><td>major</td>`,
