@@ -76,8 +76,9 @@ pub struct Lists {
     pub row_of: Vec<Option<(usize, usize)>>,
     /// For each element: the list, record index and row element it belongs to.
     owner: Vec<Option<(usize, usize, usize)>>,
-    /// Row containers of tables of labelled values ([`property_table`]): not lists.
-    property_tables: BTreeSet<usize>,
+    /// Row containers of tables of labelled values ([`property_table`]), ascending:
+    /// not lists.
+    property_tables: Vec<usize>,
 }
 
 /// What a cell of a table of labelled values ([`property_table`]) is.
@@ -102,7 +103,7 @@ impl Lists {
             return None;
         }
         let row = page.parent[idx]?;
-        if !page.parent[row].is_some_and(|c| self.property_tables.contains(&c)) {
+        if !page.parent[row].is_some_and(|c| self.property_tables.binary_search(&c).is_ok()) {
             return None;
         }
         match page.els[idx].tag.as_str() {
@@ -184,7 +185,7 @@ pub fn find(page: &Page<'_>) -> Lists {
         }
         let container = is_list_container(&page.els[c]);
         if container && property_table(page, c) {
-            lists.property_tables.insert(c);
+            lists.property_tables.push(c);
             continue;
         }
         let grid = aria_grid(&page.els[c]);
@@ -972,8 +973,9 @@ fn family_of(class: &str) -> Option<&str> {
 /// Families of varying classes that say one thing about each row: at least two classes
 /// share the prefix, no row carries two of them, and at least two rows carry one.
 fn class_families(page: &Page<'_>, rows: &[usize], varying: &[String]) -> Vec<String> {
-    let mut prefixes: Vec<&str> = varying.iter().filter_map(|c| family_of(c)).collect();
-    prefixes.sort_unstable();
+    // `varying` is sorted, so the members of a family (`status-…`) are next to each
+    // other.
+    let prefixes: Vec<&str> = varying.iter().filter_map(|c| family_of(c)).collect();
     let mut out = Vec::new();
     for (k, p) in prefixes.iter().enumerate() {
         // Two or more members, each prefix once.
@@ -1002,16 +1004,18 @@ fn class_families(page: &Page<'_>, rows: &[usize], varying: &[String]) -> Vec<St
 /// of its cells, where pages often mark the current item (`li > a.selected` in a filter
 /// bar, `li > a.active` in a nav list). Other classes of a cell style it.
 fn row_classes<'p>(page: &'p Page<'_>, row: usize) -> BTreeSet<&'p str> {
-    let mut set: BTreeSet<&str> = page.els[row].classes().split_whitespace().collect();
-    for i in cell_elements(page, row) {
-        set.extend(
-            page.els[i]
-                .classes()
-                .split_whitespace()
-                .filter(|c| is_state_word(c)),
-        );
-    }
-    set
+    let cells = cell_elements(page, row);
+    let states = cells.iter().flat_map(|i| {
+        page.els[*i]
+            .classes()
+            .split_whitespace()
+            .filter(|c| is_state_word(c))
+    });
+    page.els[row]
+        .classes()
+        .split_whitespace()
+        .chain(states)
+        .collect()
 }
 
 /// A class that says where a row is (`first`, `last`, `odd`, `even-row`,
