@@ -103,7 +103,7 @@ impl Lists {
             return None;
         }
         let row = page.parent[idx]?;
-        if !page.parent[row].is_some_and(|c| self.property_tables.binary_search(&c).is_ok()) {
+        if page.parent[row].is_none_or(|c| self.property_tables.binary_search(&c).is_err()) {
             return None;
         }
         match page.els[idx].tag.as_str() {
