@@ -139,7 +139,15 @@ impl<'a> Page<'a> {
         for i in (0..n).rev() {
             let e = &self.els[i];
             let plain = plain_clickable(e);
-            if plain && self.kind[i] & CONTROL != 0 && (fields[i] > 0 || inside[i] >= 2 || pre[i]) {
+            // A tally the page listens for clicks on ("0 of 3 selected": Django's
+            // action counter) is a count, not a control.
+            if plain
+                && self.kind[i] & CONTROL != 0
+                && (fields[i] > 0
+                    || inside[i] >= 2
+                    || pre[i]
+                    || crate::text::tally(&control_label(e)))
+            {
                 self.kind[i] &= !CONTROL;
             } else if plain && self.kind[i] & CONTROL != 0 && inside[i] == 1 {
                 // A wrapper of one control (a component's host around its shadow

@@ -117,6 +117,14 @@ pub fn generated_name(value: &str) -> bool {
     })
 }
 
+/// Whether a text is a tally ("0 of 3 selected", "2 of 10"): a count the page keeps
+/// up to date, which names nothing.
+pub fn tally(text: &str) -> bool {
+    let w = words(text);
+    let number = |x: &String| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    w.len() >= 3 && w.len() <= 5 && number(&w[0]) && w[1] == "of" && number(&w[2])
+}
+
 /// Whether a label is a live value rather than a name: a relative or clock time ("15
 /// seconds ago", "in 3 hours", "just now", "14:05", "2d") or a date ("2024-03-01", "Mar
 /// 5"). It changes by itself from capture to capture, so it names no action.
@@ -637,6 +645,21 @@ mod tests {
         ] {
             assert_eq!(count_in(label), count, "{label}");
             assert_eq!(name_slug(label), name, "{label}");
+        }
+    }
+
+    #[test]
+    fn tallies_are_counts_not_names() {
+        for t in ["0 of 3 selected", "2 of 10", "1 of 12 items selected"] {
+            assert!(tally(t), "{t}");
+        }
+        for t in [
+            "Page of 3",
+            "Select all 3",
+            "1 of a kind",
+            "2 of 10 more words here today",
+        ] {
+            assert!(!tally(t), "{t}");
         }
     }
 

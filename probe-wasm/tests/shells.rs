@@ -869,3 +869,27 @@ fn a_code_editors_surface_is_no_action() {
     );
     assert!(names.iter().any(|n| n == "run_sql"), "{}", dump(&c));
 }
+
+/// A tally a page listens for clicks on ("0 of 3 selected", Django's action counter) is
+/// a count that changes with the selection, no action; the select-all box beside it is
+/// one.
+#[test]
+fn a_tally_is_no_action() {
+    let c = analyze(&snap(numbered(vec![
+        e("div", None, "", &[("class", "actions")]),
+        clickable(e(
+            "span",
+            Some(0),
+            "0 of 3 selected",
+            &[("class", "action-counter")],
+        )),
+        e("button", Some(0), "Go", &[("type", "button")]),
+    ])));
+    let names = names(&c);
+    assert!(
+        names.iter().all(|n| !n.contains("selected")),
+        "{}",
+        dump(&c)
+    );
+    assert!(names.iter().any(|n| n == "go"), "{}", dump(&c));
+}
