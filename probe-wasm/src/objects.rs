@@ -251,11 +251,24 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             let holds_controls = page
                 .descendants(i)
                 .any(|d| page.control(d) || page.field(d) || skip_link(&page.els[d]));
+            // A wrapper whose text is all an inner element's with an id of its own says
+            // it once, under the inner one's key (Django's `#content-related` around
+            // `#recent-actions-module`).
+            let text = e.text.trim();
+            let said_inside = || {
+                page.descendants(i).any(|d| {
+                    let inner = &page.els[d];
+                    inner.attr("id").is_some_and(stable_id)
+                        && !page.region_el(d)
+                        && inner.text.trim() == text
+                })
+            };
             if !page.control(i)
                 && !skip_link(e)
                 && !page.region_el(i)
                 && !holds_controls
-                && !e.text.trim().is_empty()
+                && !text.is_empty()
+                && !said_inside()
             {
                 let leaf = slug(id);
                 if !leaf.is_empty() {

@@ -1344,6 +1344,30 @@ fn a_class_family_is_one_field_of_its_rows() {
     assert!(o.keys().any(|k| k.ends_with("].is_unread")), "{o:#?}");
 }
 
+/// A wrapper with an id around an element with an id of its own and the same text
+/// says it once, under the inner key.
+#[test]
+fn a_text_wrapped_in_two_ids_is_said_once() {
+    let o = objects(&snap(vec![
+        el("div", None, "None available", &[("id", "content-related")]),
+        el(
+            "div",
+            Some(0),
+            "None available",
+            &[("id", "recent-actions-module")],
+        ),
+        el("div", None, "Saved", &[("id", "save-state")]),
+    ]));
+    let said: Vec<&String> = o
+        .iter()
+        .filter(|(_, v)| **v == json!("None available"))
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(said.len(), 1, "{o:#?}");
+    assert!(said[0].ends_with("recent_actions_module"), "{o:#?}");
+    assert_eq!(o.get("save_state"), Some(&json!("Saved")), "{o:#?}");
+}
+
 /// An editable region with no name of its own (a code editor's content) is keyed by its
 /// role, never by its text: typing must change the value, not the key.
 #[test]
