@@ -274,6 +274,20 @@ fn webmcp_tools_become_declared_actions() {
     assert_eq!(tool.internal_target, "webmcp:getOrderStatus");
 }
 
+/// A patch of `base` that replaces its record `at` with `record`.
+fn replace_one(base: &PageSnapshot, at: usize, record: ElementRecord) -> SnapshotPatch {
+    SnapshotPatch {
+        splices: vec![Splice {
+            start: at as u32,
+            delete: 1,
+            insert: vec![record],
+        }],
+        url: base.url.clone(),
+        title: base.title.clone(),
+        ..SnapshotPatch::default()
+    }
+}
+
 fn capture_after(probe: &mut Probe, patch: &SnapshotPatch, base: &PageSnapshot) -> Value {
     let full = analyze(&{
         let mut s = base.clone();
@@ -306,16 +320,7 @@ fn updates_equal_full_analyses() {
     // A counter's text (the fast path), then a new row (the full path).
     let mut counter = base.elements[1].clone();
     counter.text = "2".into();
-    let text_patch = SnapshotPatch {
-        splices: vec![Splice {
-            start: 1,
-            delete: 1,
-            insert: vec![counter],
-        }],
-        url: base.url.clone(),
-        title: base.title.clone(),
-        ..SnapshotPatch::default()
-    };
+    let text_patch = replace_one(&base, 1, counter);
     let out = capture_after(&mut probe, &text_patch, &base);
     assert_eq!(out["delta"]["changed"], json!({"inbox.unread_count": 2}));
     for (k, v) in out["delta"]["changed"].as_object().unwrap() {
@@ -531,16 +536,7 @@ fn a_labelled_values_update_equals_a_full_analysis() {
     for (at, text) in [(6, "m1"), (4, ""), (6, "")] {
         let mut cell = snapshot.elements[at].clone();
         cell.text = text.into();
-        let patch = SnapshotPatch {
-            splices: vec![Splice {
-                start: at as u32,
-                delete: 1,
-                insert: vec![cell],
-            }],
-            url: snapshot.url.clone(),
-            title: snapshot.title.clone(),
-            ..SnapshotPatch::default()
-        };
+        let patch = replace_one(&snapshot, at, cell);
         let out = capture_after(&mut probe, &patch, &snapshot);
         snapshot.apply(patch).unwrap();
         for (k, v) in out["delta"]["changed"].as_object().into_iter().flatten() {

@@ -28,6 +28,14 @@ fn objects(s: &PageSnapshot) -> BTreeMap<String, Value> {
     analyze_snapshot(s, ProbeTier::WasmInPage).objects
 }
 
+/// The values of the keys that end with `suffix`, in key order.
+fn values_ending<'o>(o: &'o BTreeMap<String, Value>, suffix: &str) -> Vec<&'o Value> {
+    o.iter()
+        .filter(|(k, _)| k.ends_with(suffix))
+        .map(|(_, v)| v)
+        .collect()
+}
+
 /// A folder nav: "Inbox" with a badge inside its link, "Sent 0" with the number in its
 /// text, "Drafts" with none.
 fn folders(inbox: &str, current: usize) -> PageSnapshot {
@@ -1082,11 +1090,7 @@ fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
         objects(&snap(els))
     };
     let all = filters(0);
-    let names: Vec<&Value> = all
-        .iter()
-        .filter(|(k, _)| k.ends_with(".link"))
-        .map(|(_, v)| v)
-        .collect();
+    let names = values_ending(&all, ".link");
     assert_eq!(
         names,
         [&json!("All"), &json!("Active"), &json!("Completed")],
@@ -1330,11 +1334,7 @@ fn a_class_family_is_one_field_of_its_rows() {
         els.push(el("td", Some(tr), summary, &[]));
     }
     let o = objects(&snap(els));
-    let status: Vec<&Value> = o
-        .iter()
-        .filter(|(k, _)| k.ends_with("].status"))
-        .map(|(_, v)| v)
-        .collect();
+    let status = values_ending(&o, "].status");
     assert_eq!(
         status,
         [&json!("open"), &json!("closed"), &json!("open")],
