@@ -274,6 +274,16 @@ fn webmcp_tools_become_declared_actions() {
     assert_eq!(tool.internal_target, "webmcp:getOrderStatus");
 }
 
+/// `probe`'s capture of `base`, its first.
+fn first_capture(probe: &mut Probe, base: &PageSnapshot) -> PageCapture {
+    serde_json::from_str(
+        &probe
+            .analyze_json(&serde_json::to_string(base).unwrap())
+            .unwrap(),
+    )
+    .unwrap()
+}
+
 /// A patch of `base` that replaces its record `at` with `record`.
 fn replace_one(base: &PageSnapshot, at: usize, record: ElementRecord) -> SnapshotPatch {
     SnapshotPatch {
@@ -308,12 +318,7 @@ fn capture_after(probe: &mut Probe, patch: &SnapshotPatch, base: &PageSnapshot) 
 fn updates_equal_full_analyses() {
     let base = mailbox();
     let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
-    let first: PageCapture = serde_json::from_str(
-        &probe
-            .analyze_json(&serde_json::to_string(&base).unwrap())
-            .unwrap(),
-    )
-    .unwrap();
+    let first = first_capture(&mut probe, &base);
     let mut objects = first.objects.clone();
     let mut actions = first.actions.clone();
 
@@ -391,12 +396,7 @@ fn settling_raises_the_confidence_through_a_delta() {
     let mut base = mailbox();
     base.unsettled = true;
     let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
-    let first: PageCapture = serde_json::from_str(
-        &probe
-            .analyze_json(&serde_json::to_string(&base).unwrap())
-            .unwrap(),
-    )
-    .unwrap();
+    let first = first_capture(&mut probe, &base);
     assert!(first.confidence < 0.95 && !first.probe_metadata.settled);
     let settle = SnapshotPatch {
         url: base.url.clone(),
@@ -515,12 +515,7 @@ fn a_labelled_values_update_equals_a_full_analysis() {
         ..PageSnapshot::default()
     };
     let mut probe = Probe::with_tier(ProbeTier::WasmInPage);
-    let first: PageCapture = serde_json::from_str(
-        &probe
-            .analyze_json(&serde_json::to_string(&base).unwrap())
-            .unwrap(),
-    )
-    .unwrap();
+    let first = first_capture(&mut probe, &base);
     let key = |leaf: &str| {
         first
             .objects

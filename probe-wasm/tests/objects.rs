@@ -28,6 +28,23 @@ fn objects(s: &PageSnapshot) -> BTreeMap<String, Value> {
     analyze_snapshot(s, ProbeTier::WasmInPage).objects
 }
 
+/// The `n`-th (0-based) of its kind under `parent`: `li:nth-of-type(n + 1)`.
+fn nth(
+    tag: &str,
+    parent: Option<u32>,
+    n: usize,
+    text: &str,
+    attrs: &[(&str, &str)],
+) -> ElementRecord {
+    el_at(
+        tag,
+        parent,
+        &format!("{tag}:nth-of-type({})", n + 1),
+        text,
+        attrs,
+    )
+}
+
 /// The values of the keys that end with `suffix`, in key order.
 fn values_ending<'o>(o: &'o BTreeMap<String, Value>, suffix: &str) -> Vec<&'o Value> {
     o.iter()
@@ -594,13 +611,7 @@ fn listing() -> PageSnapshot {
         .enumerate()
     {
         let li = els.len() as u32;
-        els.push(el_at(
-            "li",
-            Some(0),
-            &format!("li:nth-of-type({})", n + 1),
-            "",
-            &[],
-        ));
+        els.push(nth("li", Some(0), n, "", &[]));
         els.push(el_at(
             "input",
             Some(li),
@@ -667,13 +678,7 @@ fn sibling_frames_are_records_and_their_repeated_control_is_one_action() {
     let mut els = vec![el("main", None, "", &[])];
     for (n, title) in ["notes.md", "todo.md"].into_iter().enumerate() {
         let s = els.len() as u32;
-        els.push(el_at(
-            "section",
-            Some(0),
-            &format!("section:nth-of-type({})", n + 1),
-            "",
-            &[("class", "pane")],
-        ));
+        els.push(nth("section", Some(0), n, "", &[("class", "pane")]));
         els.push(el_at("h2", Some(s), "h2:nth-of-type(1)", title, &[]));
         els.push(el_at(
             "button",
@@ -711,13 +716,7 @@ fn records_are_not_named_after_one_of_them() {
     ];
     for (n, title) in ["Alpha release", "Beta feedback"].into_iter().enumerate() {
         let li = els.len() as u32;
-        els.push(el_at(
-            "li",
-            Some(1),
-            &format!("li:nth-of-type({})", n + 1),
-            "",
-            &[],
-        ));
+        els.push(nth("li", Some(1), n, "", &[]));
         els.push(el_at("h3", Some(li), "h3:nth-of-type(1)", title, &[]));
         els.push(el_at(
             "button",
@@ -795,13 +794,7 @@ fn cells_named_after_their_row_class_are_named_by_their_own_part() {
         .enumerate()
     {
         let li = els.len() as u32;
-        els.push(el_at(
-            "li",
-            Some(0),
-            &format!("li:nth-of-type({})", n + 1),
-            "",
-            &[("class", "ui-Listing-item")],
-        ));
+        els.push(nth("li", Some(0), n, "", &[("class", "ui-Listing-item")]));
         els.push(el_at(
             "span",
             Some(li),
@@ -1041,13 +1034,7 @@ fn position_classes_are_not_row_state() {
     .enumerate()
     {
         let li = els.len() as u32;
-        els.push(el_at(
-            "li",
-            Some(1),
-            &format!("li:nth-of-type({})", n + 1),
-            label,
-            &[("class", class)],
-        ));
+        els.push(nth("li", Some(1), n, label, &[("class", class)]));
         els.push(el("a", Some(li), label, &[("href", "#x")]));
     }
     let s = snap(els);
@@ -1072,13 +1059,7 @@ fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
         ];
         for (n, label) in ["All", "Active", "Completed"].into_iter().enumerate() {
             let li = els.len() as u32;
-            els.push(el_at(
-                "li",
-                Some(1),
-                &format!("li:nth-of-type({})", n + 1),
-                label,
-                &[],
-            ));
+            els.push(nth("li", Some(1), n, label, &[]));
             let class = if n == current { "selected" } else { "" };
             els.push(el(
                 "a",
@@ -1126,13 +1107,7 @@ fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
     .enumerate()
     {
         let li = els.len() as u32;
-        els.push(el_at(
-            "li",
-            Some(0),
-            &format!("li:nth-of-type({})", n + 1),
-            label,
-            &[("class", "page-item")],
-        ));
+        els.push(nth("li", Some(0), n, label, &[("class", "page-item")]));
         els.push(el(
             "a",
             Some(li),
@@ -1171,13 +1146,7 @@ fn ticket(priority: &str, owner: &str) -> PageSnapshot {
     ];
     for (n, row) in rows.iter().enumerate() {
         let tr = els.len() as u32;
-        els.push(el_at(
-            "tr",
-            Some(2),
-            &format!("tr:nth-of-type({})", n + 1),
-            "",
-            &[],
-        ));
+        els.push(nth("tr", Some(2), n, "", &[]));
         for (label, value, link) in row {
             els.push(el("th", Some(tr), label, &[]));
             let td = els.len() as u32;
@@ -1243,13 +1212,7 @@ fn a_table_of_records_is_no_table_of_labelled_values() {
         .enumerate()
     {
         let tr = els.len() as u32;
-        els.push(el_at(
-            "tr",
-            Some(1),
-            &format!("tr:nth-of-type({})", n + 1),
-            "",
-            &[],
-        ));
+        els.push(nth("tr", Some(1), n, "", &[]));
         els.push(el("th", Some(tr), who, &[]));
         els.push(el("td", Some(tr), a, &[]));
         els.push(el("td", Some(tr), b, &[]));
@@ -1324,13 +1287,7 @@ fn a_class_family_is_one_field_of_its_rows() {
     .enumerate()
     {
         let tr = els.len() as u32;
-        els.push(el_at(
-            "tr",
-            Some(4),
-            &format!("tr:nth-of-type({})", n + 1),
-            summary,
-            &[("class", class)],
-        ));
+        els.push(nth("tr", Some(4), n, summary, &[("class", class)]));
         els.push(el("td", Some(tr), summary, &[]));
     }
     let o = objects(&snap(els));
