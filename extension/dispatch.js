@@ -853,6 +853,7 @@
         const el = element(params, true, expected);
         const text = need(params, "text", "string");
         if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
+        await hoverFirst(el);
         guard(el);
         if (el.isContentEditable) {
           el.focus();
@@ -872,6 +873,7 @@
       case "clear": {
         const el = element(params, true, expected);
         if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
+        await hoverFirst(el);
         guard(el);
         setValue(el, "");
         await settle();
@@ -879,6 +881,7 @@
       }
       case "focus": {
         const el = element(params, true, expected);
+        await hoverFirst(el);
         guard(el);
         el.focus();
         return el.ownerDocument.activeElement === el;
@@ -894,6 +897,7 @@
         const key = need(params, "key", "string");
         const aimed = element(params, false, expected);
         const el = /** @type {Target} */ (aimed || document.activeElement || document.body);
+        if (aimed) await hoverFirst(aimed);
         trigger(el, () => {
           if (aimed) guard(aimed);
           pressKey(el, key, aimed ? () => guard(aimed) : null);

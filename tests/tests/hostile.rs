@@ -354,28 +354,38 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
             "row actions revealed on hover: by CSS :hover alone, and fading in",
             |suite| async move {
                 // Notes' Archive buttons show under a CSS :hover rule alone; pinned notes'
-                // Unpin buttons fade in over 400 ms once the page's pointer handler marks
-                // the row hovered: the dispatcher hovers, waits for the fade as a
-                // person's pointer would, and clicks the row the agent named, once each.
+                // Unpin buttons and rename fields fade in over 400 ms once the page's
+                // pointer handler marks the row hovered: the dispatcher hovers, waits
+                // for the fade as a person's pointer would, and clicks the row the agent
+                // named, or types into the field it named, once each.
                 let (tab, _) = open_with(&suite, "/hostile/hover.html", "unpin_note").await;
-                for (action, parameters) in [
-                    ("archive_note", json!({"note_id": "n2"})),
-                    ("unpin_note", json!({"pin_id": "p2"})),
+                for (action, parameters, verify) in [
+                    ("archive_note", json!({"note_id": "n2"}), None),
+                    ("unpin_note", json!({"pin_id": "p2"}), None),
+                    (
+                        "type",
+                        json!({"selector": "#pinned li:nth-of-type(1) input.rename", "text": "Novels"}),
+                        Some("log.renamed == 1"),
+                    ),
                 ] {
-                    let (status, body) = suite
-                        .act(&tab, json!({"action": action, "parameters": parameters}))
-                        .await;
+                    let mut request = json!({"action": action, "parameters": parameters});
+                    if let Some(verify) = verify {
+                        request["verify_expression"] = json!(verify);
+                        request["approval"] = json!("never");
+                    }
+                    let (status, body) = suite.act(&tab, request).await;
                     assert_eq!(status, 200, "{action}: {body:#}");
                 }
-                let writes = tab.settled_writes(2).await;
+                let writes = tab.settled_writes(3).await;
                 assert_eq!(
                     writes
                         .iter()
                         .map(|w| (w.verb.as_str(), w.target.as_str()))
                         .collect::<Vec<_>>(),
-                    [("archive", "n2"), ("unpin", "p2")],
+                    [("archive", "n2"), ("unpin", "p2"), ("rename", "p1")],
                     "{writes:?}"
                 );
+                assert!(writes[2].body.contains("Novels"), "{writes:?}");
                 suite.close(tab).await;
             },
         )
