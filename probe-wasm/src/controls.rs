@@ -130,6 +130,8 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         ev.in_dialog = page.in_dialog[i];
         let verdict = classify(&ev);
         let menu = open_menu_of(page, i);
+        // The label as the description quotes it: without a shortcut hint.
+        let shown = clip(without_shortcut(&label), 100);
         let (name, description) = match kind {
             _ if menu.is_some() && kind != Kind::Link => {
                 let opener = menu.as_ref().and_then(|m| m.1.clone());
@@ -137,29 +139,20 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     base,
                     format!(
                         "Press \"{}\" in the open menu{}",
-                        clip(without_shortcut(&label), 100),
+                        shown,
                         opener.map(|o| format!(" of {o}")).unwrap_or_default()
                     ),
                 )
             }
             Kind::Link => (
                 format!("open_{base}"),
-                format!(
-                    "Follow the link \"{}\"",
-                    clip(without_shortcut(&label), 100)
-                ),
+                format!("Follow the link \"{shown}\""),
             ),
             Kind::Tab => (
                 format!("show_{base}"),
-                format!(
-                    "Switch to the \"{}\" tab",
-                    clip(without_shortcut(&label), 100)
-                ),
+                format!("Switch to the \"{shown}\" tab"),
             ),
-            _ => (
-                base,
-                format!("Press \"{}\"", clip(without_shortcut(&label), 100)),
-            ),
+            _ => (base, format!("Press \"{shown}\"")),
         };
         let mut action = Found::new(name, Source::Control, verdict, description);
         action.ns = match menu.clone() {
