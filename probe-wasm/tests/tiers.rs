@@ -17,7 +17,8 @@
 //! - a menu button or disclosure reads, in a row too, with or without ARIA;
 //! - "Submit" of a form editing a record that exists saves the edit;
 //! - a form with no button does what its one field's name says ("New todo");
-//! - a "Reactivate" on another row of the list undoes "Deactivate".
+//! - a "Reactivate" on another row of the list undoes "Deactivate";
+//! - one of a group of buttons of which one is marked current switches a view.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -26,7 +27,7 @@ use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
 use nsp_protocol::{ActionSchema, PageCapture, ProbeTier, Reversibility};
 
 mod support;
-use support::el;
+use support::{el, el_at};
 
 use Reversibility::{IrreversibleWrite as I, Read as R, ReversibleWrite as W};
 
@@ -1035,4 +1036,109 @@ fn a_reactivate_on_another_row_undoes_deactivate() {
         .actions
         .values()
         .all(|a| a.reversibility != W || a.internal_target.starts_with("builtin:")));
+}
+
+/// Buttons `labels` as children of one unrecorded `div` (the `n`th) inside record
+/// `parent`, the way the extraction records them (a relative selector through the
+/// `div`); `current` marks one with the class `selected`.
+fn button_group(
+    els: &mut Vec<ElementRecord>,
+    parent: u32,
+    n: usize,
+    labels: &[&str],
+    current: &[usize],
+) {
+    for (k, label) in labels.iter().enumerate() {
+        let class = if current.contains(&k) {
+            "unset svelte-4vmeqm selected"
+        } else {
+            "unset svelte-4vmeqm"
+        };
+        let mut b = el_at(
+            "button",
+            Some(parent),
+            &format!("div:nth-of-type({n}) > button:nth-of-type({})", k + 1),
+            label,
+            &[("type", "button"), ("class", class)],
+        );
+        b.relative = true;
+        els.push(b);
+    }
+}
+
+#[test]
+fn one_of_a_group_of_buttons_marked_current_switches_a_view() {
+    // A report's chart switcher: buttons without a verb, one marked `selected`, in a
+    // `div` the extraction did not record (their parent record is the article). Beside
+    // them, in another `div`, a lone button without a verb.
+    let mut els = vec![el("main", None, "", &[]), el("article", Some(0), "", &[])];
+    button_group(
+        &mut els,
+        1,
+        3,
+        &["Net Profit", "Income (Monthly)", "Income", "Expenses"],
+        &[0],
+    );
+    button_group(&mut els, 1, 4, &["Frobnicate"], &[]);
+    let c = page("http://127.0.0.1:1/report", "Report", els);
+    for label in ["Net Profit", "Income (Monthly)", "Income", "Expenses"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, R, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+        assert!(
+            signals(&c, label)[0].starts_with("switches_view"),
+            "{label}: {:?}",
+            signals(&c, label)
+        );
+    }
+    assert_eq!(tier(&c, "Frobnicate").0, I, "not of the group");
+
+    // The mark says which view, not what a verb does: a deletion in such a group is
+    // still a deletion, an archive still a write.
+    let mut els = vec![el("main", None, "", &[]), el("section", Some(0), "", &[])];
+    button_group(
+        &mut els,
+        1,
+        1,
+        &["Day", "Archive week", "Delete month"],
+        &[0],
+    );
+    let c = page("http://127.0.0.1:1/calendar", "Calendar", els);
+    assert_eq!(tier(&c, "Day").0, R);
+    assert_eq!(tier(&c, "Archive week").0, W);
+    assert_eq!(tier(&c, "Delete month").0, I);
+
+    // No mark, two marks (independent toggles), pressed states (toggle buttons), a
+    // form's buttons: no group switching a view, the verbless guess stands.
+    for (current, pressed, form) in [
+        (&[][..], false, false),
+        (&[0, 1][..], false, false),
+        (&[0][..], true, false),
+        (&[0][..], false, true),
+    ] {
+        let mut els = vec![el("main", None, "", &[])];
+        let parent = if form {
+            els.push(el("form", Some(0), "", &[("method", "post")]));
+            1
+        } else {
+            0
+        };
+        button_group(&mut els, parent, 1, &["Income", "Expenses"], current);
+        if pressed {
+            for e in els.iter_mut().filter(|e| e.tag == "button") {
+                e.attrs.insert("aria-pressed".into(), "false".into());
+            }
+        }
+        let c = page("http://127.0.0.1:1/report", "Report", els);
+        for label in ["Income", "Expenses"] {
+            let case = format!("{label}: current {current:?}, pressed {pressed}, form {form}");
+            assert!(
+                !signals(&c, label)
+                    .iter()
+                    .any(|s| s.starts_with("switches_view")),
+                "{case}"
+            );
+            assert_ne!(tier(&c, label).0, R, "{case}");
+        }
+    }
 }

@@ -103,6 +103,8 @@ pub struct Evidence<'a> {
     /// A button that empties the field beside it, named by it ("Delete content type"
     /// beside the content type box: [`clears_field`]).
     pub clears_field: bool,
+    /// One of a group of buttons that switch a view ([`switches_view`]).
+    pub switches_view: bool,
     /// The page's own declaration: `data-nsp-reversibility` or WebMCP hints.
     pub declared: Option<Declared>,
     /// Page-wide facts (None for WebMCP tools, which have no element).
@@ -156,6 +158,7 @@ impl<'a> Evidence<'a> {
             formats_text: false,
             fills_form: false,
             clears_field: false,
+            switches_view: false,
             declared: None,
             page: None,
             local: Local::default(),
@@ -209,6 +212,7 @@ impl<'a> Evidence<'a> {
             formats_text(page, idx, label) || (structural && editor_toolbar_button(page, idx));
         ev.fills_form = !ev.formats_text && structural && fills_form(page, idx);
         ev.clears_field = !ev.opens_popup && clears_field(page, idx, label);
+        ev.switches_view = kind == Kind::Button && !ev.opens_popup && switches_view(page, idx);
         // An undoing verb counts only beside this control: in its form, toolbar, dialog,
         // list or section, not anywhere on the page.
         ev.local.inverse = ev
@@ -464,6 +468,71 @@ fn acts_in_page(page: &crate::page::Page<'_>, idx: usize) -> bool {
             !h.is_empty() && h != "#" && !h.to_ascii_lowercase().starts_with("javascript:")
         });
     page.control(idx) && !page.field(idx) && !submits_form(page, idx) && !real_link
+}
+
+/// Whether control `idx` is one of a group of buttons that switch a view (a segmented
+/// control: "Day | Week | Month", a chart's "Net Profit | Income | Expenses"): it acts
+/// in the page outside any form, the element holding it holds two or more recorded
+/// elements, all buttons of its tag that act in the page and hold no pressed state of
+/// their own, and exactly one of them is marked current (a class `selected`, `active`
+/// or `current`, or the `is-` form of one; `aria-current`; `aria-selected="true"`).
+/// One marked among equals is what a tab bar drawn without its roles looks like.
+pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
+    use crate::page::ElementRecordExt;
+    const MAX_GROUP: usize = 12;
+    if page.form[idx].is_some() || !acts_in_page(page, idx) {
+        return false;
+    }
+    let (Some(parent), Some(here)) = (page.parent[idx], dom_parent(page, idx)) else {
+        return false;
+    };
+    let tag = page.els[idx].tag.as_str();
+    let mut members = 0;
+    let mut current = 0;
+    for &k in page.children(parent) {
+        if dom_parent(page, k) != Some(here) {
+            continue;
+        }
+        let e = &page.els[k];
+        if e.tag != tag
+            || !acts_in_page(page, k)
+            || e.has("aria-pressed")
+            || e.has("aria-checked")
+            || crate::controls::opens_popup(e)
+        {
+            return false;
+        }
+        members += 1;
+        current += usize::from(marked_current(e));
+    }
+    (2..=MAX_GROUP).contains(&members) && current == 1
+}
+
+/// Where element `i` sits in the DOM, as its recorded parent and the part of its own
+/// selector before its last step: two records with the same answer are children of one
+/// element, whether or not that element was recorded. `None` when the selector does not
+/// say (an id selector).
+fn dom_parent<'p>(page: &'p crate::page::Page<'_>, i: usize) -> Option<(Option<usize>, &'p str)> {
+    let e = &page.els[i];
+    if e.nth > 0 {
+        return Some((page.parent[i], ""));
+    }
+    match e.selector.rsplit_once(" > ") {
+        Some((prefix, _)) => Some((page.parent[i].filter(|_| e.relative), prefix)),
+        None => e.relative.then_some((page.parent[i], "")),
+    }
+}
+
+/// A control marked as the current one of its group.
+fn marked_current(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    use crate::page::ElementRecordExt;
+    e.classes().split_whitespace().any(|c| {
+        matches!(
+            c.strip_prefix("is-").unwrap_or(c),
+            "selected" | "active" | "current"
+        )
+    }) || e.attr("aria-current").is_some_and(|v| v.trim() != "false")
+        || e.attr("aria-selected").is_some_and(|v| v.trim() == "true")
 }
 
 /// Whether control `idx` is a button of an editor's formatting toolbar, by structure:

@@ -303,6 +303,12 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "it shows, hides or toggles a part of the interface: what is shown changes, nothing stored",
         );
     }
+    if ev.switches_view && !ev.danger && !ev.confirms && ev.data_method.is_none() {
+        t.add(
+            Signal::SwitchesView,
+            "one of a group of buttons of which one is marked current: it switches what is shown",
+        );
+    }
     // A button grouped with fields (no `<form>`) that opens a dialog opens it: it
     // submits nothing.
     let implicit = ev.kind == Kind::Submit && form.implicit;

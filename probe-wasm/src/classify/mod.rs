@@ -521,6 +521,7 @@ mod tests {
             Signal::NoVerb,
             Signal::Link,
             Signal::Tab,
+            Signal::SwitchesView,
             Signal::Choice,
             Signal::Reset,
             Signal::OpensPopup,

@@ -149,6 +149,9 @@ pub enum Signal {
     Payment,
     /// A password in a form that does not log in or sign up.
     Password,
+    /// One of a group of buttons of which one is marked current: a segmented control
+    /// that switches what is shown, as a tablist does without its roles.
+    SwitchesView,
     /// Logging in, out or signing up with a password form: undone by logging out.
     Authentication,
     /// The control holds a pressed or checked state; pressing it again undoes it.
@@ -196,6 +199,9 @@ impl Signal {
             Signal::NoVerb => ("no_verb", Fixed(For(IrreversibleWrite)), 0.5),
             Signal::Link => ("link", Fixed(For(Read)), 3.0),
             Signal::Tab => ("tab", Fixed(For(Read)), 3.0),
+            // Less than a tab's role: a class is weaker evidence than ARIA, and any
+            // Normal verb of a label keeps a write from reading as a read (the margin).
+            Signal::SwitchesView => ("switches_view", Fixed(For(Read)), 2.5),
             Signal::Choice => ("choice", Fixed(For(ReversibleWrite)), 1.5),
             Signal::Reset => ("reset", Fixed(For(ReversibleWrite)), 3.0),
             Signal::OpensPopup => ("opens_popup", Fixed(For(Read)), 3.5),
