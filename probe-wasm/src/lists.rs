@@ -1020,14 +1020,31 @@ fn row_classes<'p>(page: &'p Page<'_>, row: usize) -> BTreeSet<&'p str> {
 
 /// A class that says where a row is (`first`, `last`, `odd`, `even-row`,
 /// `is-last-child`): it varies from row to row as state does, but the row's index says
-/// it already, and it never changes while the row stays where it is.
+/// it already, and it never changes while the row stays where it is. Or where it is
+/// drawn: a CSS framework's utility class that one row of a nav carries and the others
+/// do not (`ml-auto`, `float-right`, `pull-left`, `text-center`) places that row, it
+/// says nothing of its state.
 fn is_position_class(c: &str) -> bool {
     let c = c.to_ascii_lowercase();
     let c = c.trim_start_matches("is-");
     c.split('-').any(|part| {
         matches!(
             part,
-            "first" | "last" | "odd" | "even" | "alt" | "alternate" | "nth"
+            "first"
+                | "last"
+                | "odd"
+                | "even"
+                | "alt"
+                | "alternate"
+                | "nth"
+                | "auto"
+                | "left"
+                | "right"
+                | "center"
+                | "float"
+                | "pull"
+                | "clearfix"
+                | "nowrap"
         )
     })
 }

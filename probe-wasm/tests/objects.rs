@@ -1016,8 +1016,9 @@ fn fields_of_a_hidden_section_are_not_objects() {
     assert!(o.keys().any(|k| k.ends_with("remember")), "{o:?}");
 }
 
-/// A class that says where a row is (`first`, `last`, `odd`) is not a state of the row:
-/// `selected` is.
+/// A class that says where a row is (`first`, `last`, `odd`), or where it is drawn (a
+/// CSS framework's `ml-auto`, `float-right` on one item of a nav), is not a state of
+/// the row: `selected` is.
 #[test]
 fn position_classes_are_not_row_state() {
     let mut els = vec![
@@ -1042,6 +1043,36 @@ fn position_classes_are_not_row_state() {
     assert!(
         !o.keys()
             .any(|k| k.ends_with(".first") || k.ends_with(".last") || k.ends_with(".odd")),
+        "{o:?}"
+    );
+
+    // Bootstrap's nav: the current item `active`, one item pushed right by `ml-auto`,
+    // another floated by `float-right`.
+    let mut els = vec![
+        el("div", None, "", &[("id", "content")]),
+        el("ul", Some(0), "", &[("class", "nav nav-tabs")]),
+    ];
+    for (n, (class, label)) in [
+        ("nav-item active", "Structure"),
+        ("nav-item", "Content"),
+        ("nav-item ml-auto", "Import"),
+        ("nav-item float-right", "Drop"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(1), n, label, &[("class", class)]));
+        els.push(el("a", Some(li), label, &[("href", "#x")]));
+    }
+    let o = objects(&snap(els));
+    assert!(
+        o.keys().any(|k| k.ends_with("active")),
+        "the current item is state: {o:?}"
+    );
+    assert!(
+        !o.keys()
+            .any(|k| k.contains("auto") || k.contains("float") || k.contains("right")),
         "{o:?}"
     );
 }
