@@ -225,11 +225,23 @@ pub fn find(page: &Page<'_>) -> Lists {
         let (name, named) = list_name(page, c);
         let ns = records_namespace(page, c, &rows);
         let item_names = item_names(page, c, &rows);
-        let mut path = match ns {
+        // A sublist is keyed under the record holding it: `accounts[1].items`.
+        let holder = sublist(page, c)
+            .then(|| page.ancestors(c).find_map(|a| lists.row_of[a]))
+            .flatten()
+            .filter(|(l, _)| !lists.lists[*l].declared);
+        let mut path = match (holder, ns) {
+            (Some((l, n)), _) => {
+                let outer = &lists.lists[l];
+                match &outer.item_names {
+                    Some(names) => format!("{}.{}.{name}", outer.path, names[n]),
+                    None => format!("{}[{n}].{name}", outer.path),
+                }
+            }
             // An unnamed list of named items adds no level: `folders.inbox.count`, not
             // `folders.items.inbox.count`.
-            Some(ns) if item_names.is_some() && !named => ns.to_owned(),
-            _ => page.key_in(ns, &name),
+            (None, Some(ns)) if item_names.is_some() && !named => ns.to_owned(),
+            (None, _) => page.key_in(ns, &name),
         };
         if paths.contains_key(&path) {
             let mut n = 2;
@@ -475,6 +487,39 @@ fn is_row(e: &ElementRecord) -> bool {
             e.role(),
             "row" | "listitem" | "option" | "article" | "treeitem" | "menuitem"
         )
+}
+
+/// A list drawn with list markup inside a row of another list (`li > ol`: a tree's
+/// branch, a nested menu, a comment's replies, a cell's tags): a list of its own, keyed
+/// under the record that holds it ([`find`]), and no part of that record's fields, so
+/// each item is said once, under its parent, not again in every ancestor's record.
+/// Tables are not: a table inside a row is most often layout.
+fn sublist(page: &Page<'_>, i: usize) -> bool {
+    let e = &page.els[i];
+    e.visible
+        && (matches!(e.tag.as_str(), "ul" | "ol" | "menu")
+            || matches!(e.role(), "list" | "tree" | "group"))
+        && page.children(i).iter().any(|r| {
+            let r = &page.els[*r];
+            r.visible && is_row(r)
+        })
+}
+
+/// The descendants of `row` that are its own: those of its [`sublist`]s left out.
+pub fn own_descendants<'p>(page: &'p Page<'_>, row: usize) -> impl Iterator<Item = usize> + 'p {
+    let end = page.end[row];
+    let mut i = row + 1;
+    std::iter::from_fn(move || {
+        while i < end {
+            if sublist(page, i) {
+                i = page.end[i];
+                continue;
+            }
+            i += 1;
+            return Some(i - 1);
+        }
+        None
+    })
 }
 
 /// The list's name, and whether the page gave it one (an id or a label) rather than
@@ -896,7 +941,7 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
                 && page.children(d).is_empty())
     };
     let action_or_field = |d: usize| page.control(d) && !plain_text(d) || page.field(d);
-    for i in page.descendants(row) {
+    for i in own_descendants(page, row) {
         let e = &page.els[i];
         let cell = matches!(e.tag.as_str(), "td" | "th")
             || (page.children(i).is_empty() && !e.text.trim().is_empty());
@@ -1224,8 +1269,11 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
     };
     // The key cell is a field of every row, also where the page draws it as a control
     // (a focused item's name), which is no text cell.
+    // A row that is its own key and has no cell (an option, a todo whose text is the
+    // item) is named by its text below, once.
+    let own_text = key_el == Some(row) && cells.is_empty() && page.children(row).is_empty();
     if let (Some(k), Some(RowKey::Text { field, .. })) = (key_el, &list.key) {
-        if !cells.iter().any(|(i, _)| *i == k) {
+        if !own_text && !cells.iter().any(|(i, _)| *i == k) {
             if let Some(v) = typed_value(&page.els[k].text) {
                 push(&mut fields, field.clone(), v);
             }
@@ -1251,7 +1299,7 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         }
     }
     // Checkboxes in rows ("select this row", "done") are state too.
-    for i in page.descendants(row) {
+    for i in own_descendants(page, row) {
         let d = &page.els[i];
         if d.tag == "input"
             && matches!(d.input_type().as_ref(), "checkbox" | "radio")
@@ -1272,7 +1320,7 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         }
     }
     // Toggle buttons in rows (a star, a like) are state too, named after what they set.
-    for i in page.descendants(row) {
+    for i in own_descendants(page, row) {
         if page.control(i) && !page.field(i) {
             for (name, value) in toggle_states(&page.els[i]) {
                 push(&mut fields, name, value);

@@ -1480,3 +1480,99 @@ fn a_skip_links_words_are_no_object() {
         c.actions.keys()
     );
 }
+
+/// A list inside a record of another list (a tree's branch, `li > ol`; a cell's tags,
+/// `td > ul`) is a list of its own keyed under that record, and no part of the record's
+/// fields: each item is said once, under its parent, not again in every ancestor's
+/// record (a report's account tree said each account once per level above it).
+#[test]
+fn a_list_inside_a_record_is_keyed_under_it_and_said_once() {
+    // accounts: Income > (Salary, Bonus), Expenses > Food > (Coffee, Groceries).
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("ol", Some(0), "", &[("id", "accounts")]),
+    ];
+    // (parent record index, depth-first) builds `li > span.account + span.num + ol`.
+    fn item(els: &mut Vec<ElementRecord>, list: u32, n: usize, name: &str, num: &str) -> u32 {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(list), n, &format!("{name} {num}"), &[]));
+        els.push(nth("span", Some(li), 0, name, &[("class", "account")]));
+        els.push(nth("span", Some(li), 1, num, &[("class", "num")]));
+        li
+    }
+    fn sublist(els: &mut Vec<ElementRecord>, li: u32) -> u32 {
+        let ol = els.len() as u32;
+        els.push(nth("ol", Some(li), 0, "", &[]));
+        ol
+    }
+    let income = item(&mut els, 1, 0, "Income", "-300");
+    let ol = sublist(&mut els, income);
+    item(&mut els, ol, 0, "Salary", "-250");
+    item(&mut els, ol, 1, "Bonus", "-50");
+    let expenses = item(&mut els, 1, 1, "Expenses", "120");
+    let ol = sublist(&mut els, expenses);
+    let food = item(&mut els, ol, 0, "Food", "120");
+    let ol = sublist(&mut els, food);
+    item(&mut els, ol, 0, "Coffee", "20");
+    item(&mut els, ol, 1, "Groceries", "100");
+    let o = objects(&snap(els));
+    let want = [
+        ("accounts[0].account", json!("Income")),
+        ("accounts[0].num", json!(-300)),
+        ("accounts[0].items[0].account", json!("Salary")),
+        ("accounts[0].items[1].account", json!("Bonus")),
+        ("accounts[1].account", json!("Expenses")),
+        ("accounts[1].items[0].account", json!("Food")),
+        ("accounts[1].items[0].items[0].account", json!("Coffee")),
+        ("accounts[1].items[0].items[1].num", json!(100)),
+    ];
+    for (key, value) in want {
+        assert_eq!(o.get(key), Some(&value), "{key} in {o:#?}");
+    }
+    // Each account once: no ancestor's record holds a descendant's name.
+    for name in ["Salary", "Bonus", "Food", "Coffee", "Groceries"] {
+        let n = o.values().filter(|v| *v == &json!(name)).count();
+        assert_eq!(n, 1, "{name} in {o:#?}");
+    }
+
+    // A table's rows with their tags in a cell: the tags under their row.
+    let mut els = vec![
+        el("table", None, "", &[("id", "issues")]),
+        el("tbody", Some(0), "", &[]),
+    ];
+    for (n, (title, tags)) in [
+        ("Crash on save", &["bug", "ui"][..]),
+        ("Add export", &["feature"][..]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(1), n, "", &[]));
+        els.push(nth("td", Some(tr), 0, title, &[]));
+        let td = els.len() as u32;
+        els.push(nth("td", Some(tr), 1, "", &[]));
+        let ul = els.len() as u32;
+        els.push(nth("ul", Some(td), 0, "", &[]));
+        for (k, tag) in tags.iter().enumerate() {
+            els.push(nth("li", Some(ul), k, tag, &[]));
+        }
+    }
+    let o = objects(&snap(els));
+    for (key, value) in [
+        ("issues[0].text", json!("Crash on save")),
+        ("issues[0].items[0].text", json!("bug")),
+        ("issues[0].items[1].text", json!("ui")),
+        ("issues[1].text", json!("Add export")),
+        ("issues[1].items[0].text", json!("feature")),
+    ] {
+        assert_eq!(o.get(key), Some(&value), "{key} in {o:#?}");
+    }
+    for tag in ["bug", "ui", "feature"] {
+        assert_eq!(
+            o.values().filter(|v| *v == &json!(tag)).count(),
+            1,
+            "{tag} in {o:#?}"
+        );
+    }
+}

@@ -150,8 +150,12 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Qu
         }
     }
     // Only records whose keys are all plain fields: `inbox: {unread_count: 2}` beside
-    // `inbox.emails[0]: {…}` would read as if the inbox held nothing else.
+    // `inbox.emails[0]: {…}` would read as if the inbox held nothing else. A list's
+    // record may hold lists of its own besides (a tree's branch, a comment's replies:
+    // `accounts[1].items[0]`), written after its line: its place in a list says it is
+    // one record among others, not the whole of something.
     fields.retain(|parent, f| {
+        let row = list_row(parent).is_some();
         let under = objects
             .range::<str, _>((
                 std::ops::Bound::Included(*parent),
@@ -159,6 +163,7 @@ fn write_objects(out: &mut String, objects: &BTreeMap<String, Value>, quiet: &Qu
             ))
             .take_while(|(k, _)| k.starts_with(*parent))
             .filter(|(k, _)| matches!(k.as_bytes().get(parent.len()), Some(b'.' | b'[')))
+            .filter(|(k, _)| !(row && in_sublist(&k[parent.len()..])))
             .count();
         under == f.len()
     });
@@ -340,6 +345,15 @@ fn write_table(
         }
         out.push('\n');
     }
+}
+
+/// Whether `rest`, a key after its record's path, is in a list of that record
+/// (`.items[0].account`), not one of its fields.
+fn in_sublist(rest: &str) -> bool {
+    rest.strip_prefix('.').is_some_and(|r| {
+        let name = r.split(['.', '[']).next().unwrap_or("");
+        !name.is_empty() && r.as_bytes().get(name.len()) == Some(&b'[')
+    })
 }
 
 /// `inbox.emails[12]` as (`inbox.emails`, 12).
@@ -917,6 +931,50 @@ mod tests {
             [1]: "Active"
         "#]]
         .assert_eq(objects);
+    }
+
+    /// A list's record that holds lists of its own (a tree's branch) keeps its line and
+    /// its table row; the lists under it follow. A record that is no list's keeps its
+    /// keys one per line beside what it holds (`inbox.unread` beside `inbox.emails[0]`).
+    #[test]
+    fn a_record_holding_a_list_keeps_its_line() {
+        let mut s = mail();
+        s.objects = std::collections::BTreeMap::from([
+            ("accounts[0].account".into(), json!("Income")),
+            ("accounts[0].num".into(), json!(-300)),
+            ("accounts[0].items[0].account".into(), json!("Salary")),
+            ("accounts[0].items[0].num".into(), json!(-250)),
+            ("accounts[0].items[1].account".into(), json!("Bonus")),
+            ("accounts[0].items[1].num".into(), json!(-50)),
+            ("accounts[1].account".into(), json!("Expenses")),
+            ("accounts[1].num".into(), json!(120)),
+            ("accounts[1].items[0].account".into(), json!("Food")),
+            ("accounts[1].items[0].num".into(), json!(120)),
+            (
+                "accounts[1].items[0].items[0].account".into(),
+                json!("Coffee"),
+            ),
+            ("accounts[1].items[0].items[0].num".into(), json!(20)),
+            ("inbox.unread".into(), json!(2)),
+            ("inbox.title".into(), json!("Inbox")),
+            ("inbox.emails[0].id".into(), json!("e1")),
+            ("inbox.emails[0].subject".into(), json!("Hi")),
+        ]);
+        let text = render(&s);
+        expect![[r#"
+            accounts[N]: account, num
+            [0]: "Income", -300
+            [1]: "Expenses", 120
+            accounts[0].items[N]: account, num
+            [0]: "Salary", -250
+            [1]: "Bonus", -50
+            accounts[1].items[0]: {account: "Food", num: 120}
+            accounts[1].items[0].items[0]: {account: "Coffee", num: 20}
+            inbox.emails[0]: {id: "e1", subject: "Hi"}
+            inbox.title: "Inbox"
+            inbox.unread: 2
+        "#]]
+        .assert_eq(objects_section(&text));
     }
 
     /// An empty field is left out: `""`, a secret field's `<name>_filled: false` (its
