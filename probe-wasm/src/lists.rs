@@ -1279,8 +1279,11 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             }
         }
     }
+    // A row keyed by its own text says that text once: a cell holding all of it (the
+    // item's one link) is the key already.
+    let own_key = (key_el == Some(row) && !own_text).then(|| page.els[row].text.trim());
     for (pos, (i, name)) in cells.iter().enumerate() {
-        if list.dropped_cells.contains(&pos) {
+        if list.dropped_cells.contains(&pos) || own_key == Some(page.els[*i].text.trim()) {
             continue;
         }
         let key_cell = key_el == Some(*i);

@@ -261,7 +261,13 @@ impl<'a> Page<'a> {
             return None;
         }
         // Its own heading, not one of a record inside it (an article's, a row's title):
-        // that would name every control of the region after the first record.
+        // that would name every control of the region after the first record. Nor one
+        // of a block of its own beside the region's controls, a block with headings of
+        // its own (a promotion panel's "Try our extension" above a settings form).
+        let controls_outside = |p: usize| {
+            (i..self.end[i].min(i + 400))
+                .any(|k| (k < p || k >= self.end[p]) && (self.control(k) || self.field(k)))
+        };
         let in_record = |j: usize| {
             let mut a = self.parent[j];
             while let Some(p) = a.filter(|p| *p > i) {
@@ -272,6 +278,13 @@ impl<'a> Page<'a> {
                         "row" | "listitem" | "article" | "option" | "treeitem"
                     )
                 {
+                    return true;
+                }
+                let headings = (p + 1..self.end[p].min(p + 200))
+                    .filter(|k| self.heading(*k))
+                    .take(2)
+                    .count();
+                if headings >= 2 && controls_outside(p) {
                     return true;
                 }
                 a = self.parent[p];

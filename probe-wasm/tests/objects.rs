@@ -1102,12 +1102,15 @@ fn a_state_class_on_an_items_link_is_its_state_not_a_column_name() {
         objects(&snap(els))
     };
     let all = filters(0);
-    let names = values_ending(&all, ".link");
+    // Each item keyed by its own text says it once: as its `name`, not again as the
+    // link that holds all of it.
+    let names = values_ending(&all, ".name");
     assert_eq!(
         names,
         [&json!("All"), &json!("Active"), &json!("Completed")],
         "{all:#?}"
     );
+    assert!(values_ending(&all, ".link").is_empty(), "{all:#?}");
     assert!(
         all.iter()
             .all(|(k, v)| !k.ends_with(".selected") || v.is_boolean()),
@@ -1575,4 +1578,53 @@ fn a_list_inside_a_record_is_keyed_under_it_and_said_once() {
             "{tag} in {o:#?}"
         );
     }
+}
+
+/// A region is named by its own first heading, not by the heading of a block of its
+/// own beside the region's controls (a promotion panel with headings and links above a
+/// settings form would name every setting after "Try our extension"). A heading in a
+/// header block of its own still names the region.
+#[test]
+fn a_side_blocks_heading_does_not_name_its_region() {
+    let page = |promo: bool| {
+        let mut els = vec![el("section", None, "", &[("class", "content")])];
+        let block = els.len() as u32;
+        els.push(el("div", Some(0), "", &[("id", "overlay")]));
+        els.push(el(
+            "h4",
+            Some(block),
+            if promo {
+                "Try our extension"
+            } else {
+                "Settings"
+            },
+            &[],
+        ));
+        if promo {
+            els.push(el(
+                "a",
+                Some(block),
+                "Web store",
+                &[("href", "https://example.com/")],
+            ));
+            els.push(el("h4", Some(block), "We need your support", &[]));
+        }
+        let form = els.len() as u32;
+        els.push(el("form", Some(0), "", &[("method", "post")]));
+        let mut field = el(
+            "input",
+            Some(form),
+            "",
+            &[("name", "timeout"), ("type", "number"), ("value", "45")],
+        );
+        field.label = "Timeout".into();
+        els.push(field);
+        els.push(el("button", Some(form), "Save", &[("type", "submit")]));
+        objects(&snap(els))
+    };
+    let o = page(true);
+    assert_eq!(o.get("timeout"), Some(&json!(45)), "{o:#?}");
+    assert!(!o.keys().any(|k| k.contains("try_our")), "{o:#?}");
+    let o = page(false);
+    assert_eq!(o.get("settings.timeout"), Some(&json!(45)), "{o:#?}");
 }
