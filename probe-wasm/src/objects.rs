@@ -263,7 +263,9 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
                         && inner.text.trim() == text
                 })
             };
+            // A `<label>` names a field: its text is the field's name, never state.
             if !page.control(i)
+                && e.tag != "label"
                 && !skip_link(e)
                 && !page.region_el(i)
                 && !holds_controls

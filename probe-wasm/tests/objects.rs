@@ -1628,3 +1628,40 @@ fn a_side_blocks_heading_does_not_name_its_region() {
     let o = page(false);
     assert_eq!(o.get("settings.timeout"), Some(&json!(45)), "{o:#?}");
 }
+
+/// A `<label>` names a field, whatever its id: its text ("Search term") is no state
+/// (Wagtail's `#id_q-label`, visually hidden, beside the search box). The field's value
+/// is.
+#[test]
+fn a_label_with_an_id_is_no_state() {
+    let mut field = el(
+        "input",
+        Some(0),
+        "",
+        &[
+            ("type", "text"),
+            ("name", "q"),
+            ("id", "id_q"),
+            ("value", ""),
+        ],
+    );
+    field.label = "Search term".into();
+    let o = objects(&snap(vec![
+        el("header", None, "", &[("id", "site")]),
+        el(
+            "label",
+            Some(0),
+            "Search term",
+            &[
+                ("for", "id_q"),
+                ("id", "id_q-label"),
+                ("class", "w-sr-only"),
+            ],
+        ),
+        field,
+        el("span", Some(0), "3 pages", &[("id", "page-count")]),
+    ]));
+    assert!(!o.values().any(|v| v == &json!("Search term")), "{o:#?}");
+    assert!(o.keys().any(|k| k.ends_with(".q")), "{o:#?}");
+    assert!(o.keys().any(|k| k.ends_with("page_count")), "{o:#?}");
+}

@@ -298,7 +298,8 @@ impl Quiet<'_> {
     /// to read: the empty string; `<name>_filled: false` of a secret field (`<name>` a
     /// secret parameter's name), which is how the probe reports an empty password; and
     /// `<name>_expanded: false` of a closed menu or panel that the action `<name>` opens,
-    /// whose line already says it is there. Other `false`s, `0`, `null` and empty lists
+    /// whose line already says it is there (also as `<menu>.<name>.expanded: false`, a
+    /// named item of a menu). Other `false`s, `0`, `null` and empty lists
     /// say something.
     fn says_nothing(&self, key: &str, value: &Value) -> bool {
         match value {
@@ -311,6 +312,12 @@ impl Quiet<'_> {
                     || field
                         .strip_suffix("_expanded")
                         .is_some_and(|name| self.actions.contains(name))
+                    // A menu of named items: `main_menu.pages.expanded` beside `pages()`.
+                    || (field == "expanded"
+                        && key
+                            .rsplit('.')
+                            .nth(1)
+                            .is_some_and(|name| self.actions.contains(name)))
             }
             _ => false,
         }
@@ -1000,6 +1007,8 @@ mod tests {
             ("toolbar.archive_expanded".to_owned(), json!(false)),
             ("toolbar.help_expanded".to_owned(), json!(false)),
             ("sidebar.archive_expanded".to_owned(), json!(true)),
+            ("main_menu.archive.expanded".to_owned(), json!(false)),
+            ("main_menu.help.expanded".to_owned(), json!(false)),
             ("note".to_owned(), json!(null)),
             ("rows[0].id".to_owned(), json!("r0")),
             ("rows[0].note".to_owned(), json!("")),
@@ -1010,6 +1019,7 @@ mod tests {
         let objects = objects_section(&text);
         expect![[r#"
             login.heading: "Sign in"
+            main_menu.help.expanded: false
             note: null
             rows[N]: id, note
             [0]: "r0", ""
