@@ -831,6 +831,14 @@
     return (o !== "" && parseFloat(o) > 0) || v === "visible" || (d !== "" && d !== "none");
   };
 
+  // Whether a :focus rule's declarations could bring an element on screen: show it, or
+  // move, size or unclip it (a skip link's `top: 0`, `clip: auto`, `width: auto`). A
+  // rule that only restyles what is already there (`a:focus { outline: dotted }`, as
+  // most sites have) reveals nothing: were it evidence, every visibility:hidden link of
+  // such a page would be offered.
+  const MOVES = ["top", "left", "right", "bottom", "inset", "transform", "translate", "clip", "clip-path", "position", "width", "height", "margin-top", "margin-left"];
+  const MOVES_ON = (/** @type {CSSStyleDeclaration} */ style) => SHOWS(style) || MOVES.some((p) => style.getPropertyValue(p) !== "");
+
   // "ul li:hover > .act, .x" -> per selector of the list, {row: "ul li", target: "ul li > .act"};
   // ".act:is(:where(.group):hover *)" -> {row: ":where(.group)", target: ".act:is(:where(.group) *)"}.
   // None when :hover sits inside another function (:not(:hover), :has(:hover)), a
@@ -927,8 +935,9 @@
   }
 
   // Hover rules into `out`; into `focus`, the selectors (without :focus,
-  // :focus-visible, :focus-within) of rules that style an element when it or something
-  // inside it has the keyboard focus (a "skip to content" link that moves on screen).
+  // :focus-visible, :focus-within) of rules that bring an element on screen when it or
+  // something inside it has the keyboard focus (a "skip to content" link that moves on
+  // screen: MOVES_ON).
   /** @param {CSSRuleList} rules @param {HoverRule[]} out @param {string[]} focus @param {number} depth */
   function scanRules(rules, out, focus, depth) {
     for (let i = 0; i < rules.length && out.length < 500; i++) {
@@ -937,7 +946,7 @@
       if (rule.selectorText !== undefined) {
         const text = rule.selectorText;
         if (text.includes(":hover") && SHOWS(/** @type {CSSStyleDeclaration} */ (rule.style))) hoverSelectors(text, out);
-        if (text.includes(":focus") && focus.length < 200) focusSelectors(text, focus);
+        if (text.includes(":focus") && focus.length < 200 && MOVES_ON(/** @type {CSSStyleDeclaration} */ (rule.style))) focusSelectors(text, focus);
       } else if (rule.cssRules && depth < 4) {
         scanRules(rule.cssRules, out, focus, depth + 1); // @media, @supports, @layer
       }
@@ -975,8 +984,8 @@
     return got;
   }
 
-  // Whether a same-origin style rule restyles `el` (or an ancestor) when it has the
-  // keyboard focus: a control a keyboard user brings on screen. Only lets the probe
+  // Whether a same-origin style rule brings `el` (or an ancestor) on screen when it has
+  // the keyboard focus (MOVES_ON): a control a keyboard user brings on screen. Only lets the probe
   // offer it; the dispatcher really focuses it and checks again (focus, unlike hover,
   // can be given for real).
   /** @param {Element} el @param {Pass} pass */
