@@ -999,7 +999,11 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> (Vec<String>, Vec<String>) 
     let families = class_families(page, rows, &varying);
     let mut out: Vec<String> = varying
         .into_iter()
-        .filter(|c| c.len() <= 16 && family_of(c).is_none_or(|f| !families.iter().any(|p| p == f)))
+        .filter(|c| {
+            c.len() <= 16
+                && family_of(c).is_none_or(|f| !families.iter().any(|p| p == f))
+                && !is_kind_class(c)
+        })
         .collect();
     out.truncate(3);
     (out, families)
@@ -1092,6 +1096,31 @@ fn is_position_class(c: &str) -> bool {
                 | "nowrap"
         )
     })
+}
+
+/// A class that names what an element is, as a CSS framework or a block naming scheme
+/// writes it (`pure-menu-item`, `dropdown-divider`, `nav-link`: a noun last): on some
+/// rows and not others it tells a menu's items from its dividers, not a state.
+fn is_kind_class(c: &str) -> bool {
+    c.rsplit(['-', '_']).next().is_some_and(|last| {
+        matches!(
+            last,
+            "item"
+                | "items"
+                | "row"
+                | "entry"
+                | "link"
+                | "cell"
+                | "wrapper"
+                | "container"
+                | "divider"
+                | "separator"
+                | "label"
+                | "icon"
+                | "btn"
+                | "button"
+        )
+    }) && c.contains(['-', '_'])
 }
 
 /// A class that says a state a row or item is in (`unread`, `selected`; `is-active` as

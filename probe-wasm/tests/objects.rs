@@ -1075,6 +1075,35 @@ fn position_classes_are_not_row_state() {
             .any(|k| k.contains("auto") || k.contains("float") || k.contains("right")),
         "{o:?}"
     );
+
+    // A menu whose items carry a framework's item class and whose divider does not: the
+    // class says what an element is, not a state (Pure CSS's `pure-menu-item`).
+    let mut els = vec![
+        el("div", None, "", &[("id", "top-menu")]),
+        el("ul", Some(0), "", &[]),
+    ];
+    for (n, (class, label)) in [
+        ("pure-menu-item selected", "Settings"),
+        ("pure-menu-item", "Import"),
+        ("menu-divider", "|"),
+        ("pure-menu-item", "Help"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(1), n, label, &[("class", class)]));
+        if label != "|" {
+            els.push(el("a", Some(li), label, &[("href", "#x")]));
+        }
+    }
+    let o = objects(&snap(els));
+    assert!(o.keys().any(|k| k.ends_with("selected")), "{o:?}");
+    assert!(
+        !o.keys()
+            .any(|k| k.contains("menu_item") || k.contains("divider")),
+        "{o:?}"
+    );
 }
 
 /// The current item marked on its link (`li > a.selected`, as TodoMVC's filters and
