@@ -1016,30 +1016,37 @@ fn fields_of_a_hidden_section_are_not_objects() {
     assert!(o.keys().any(|k| k.ends_with("remember")), "{o:?}");
 }
 
+/// The objects of a list of links, `items` as (the item's class, its label), in a region
+/// of id `id`; a label `|` is a divider, with no link.
+fn nav_objects(id: &str, items: &[(&str, &str)]) -> BTreeMap<String, Value> {
+    let mut els = vec![
+        el("div", None, "", &[("id", id)]),
+        el("ul", Some(0), "", &[]),
+    ];
+    for (n, (class, label)) in items.iter().enumerate() {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(1), n, label, &[("class", class)]));
+        if *label != "|" {
+            els.push(el("a", Some(li), label, &[("href", "#x")]));
+        }
+    }
+    objects(&snap(els))
+}
+
 /// A class that says where a row is (`first`, `last`, `odd`), or where it is drawn (a
 /// CSS framework's `ml-auto`, `float-right` on one item of a nav), is not a state of
 /// the row: `selected` is.
 #[test]
 fn position_classes_are_not_row_state() {
-    let mut els = vec![
-        el("div", None, "", &[("id", "metanav")]),
-        el("ul", Some(0), "", &[]),
-    ];
-    for (n, (class, label)) in [
-        ("first", "Login"),
-        ("odd", "Preferences"),
-        ("", "Help"),
-        ("last", "About"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let li = els.len() as u32;
-        els.push(nth("li", Some(1), n, label, &[("class", class)]));
-        els.push(el("a", Some(li), label, &[("href", "#x")]));
-    }
-    let s = snap(els);
-    let o = objects(&s);
+    let o = nav_objects(
+        "metanav",
+        &[
+            ("first", "Login"),
+            ("odd", "Preferences"),
+            ("", "Help"),
+            ("last", "About"),
+        ],
+    );
     assert!(
         !o.keys()
             .any(|k| k.ends_with(".first") || k.ends_with(".last") || k.ends_with(".odd")),
@@ -1048,24 +1055,15 @@ fn position_classes_are_not_row_state() {
 
     // Bootstrap's nav: the current item `active`, one item pushed right by `ml-auto`,
     // another floated by `float-right`.
-    let mut els = vec![
-        el("div", None, "", &[("id", "content")]),
-        el("ul", Some(0), "", &[("class", "nav nav-tabs")]),
-    ];
-    for (n, (class, label)) in [
-        ("nav-item active", "Structure"),
-        ("nav-item", "Content"),
-        ("nav-item ml-auto", "Import"),
-        ("nav-item float-right", "Drop"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let li = els.len() as u32;
-        els.push(nth("li", Some(1), n, label, &[("class", class)]));
-        els.push(el("a", Some(li), label, &[("href", "#x")]));
-    }
-    let o = objects(&snap(els));
+    let o = nav_objects(
+        "content",
+        &[
+            ("nav-item active", "Structure"),
+            ("nav-item", "Content"),
+            ("nav-item ml-auto", "Import"),
+            ("nav-item float-right", "Drop"),
+        ],
+    );
     assert!(
         o.keys().any(|k| k.ends_with("active")),
         "the current item is state: {o:?}"
@@ -1078,26 +1076,15 @@ fn position_classes_are_not_row_state() {
 
     // A menu whose items carry a framework's item class and whose divider does not: the
     // class says what an element is, not a state (Pure CSS's `pure-menu-item`).
-    let mut els = vec![
-        el("div", None, "", &[("id", "top-menu")]),
-        el("ul", Some(0), "", &[]),
-    ];
-    for (n, (class, label)) in [
-        ("pure-menu-item selected", "Settings"),
-        ("pure-menu-item", "Import"),
-        ("menu-divider", "|"),
-        ("pure-menu-item", "Help"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let li = els.len() as u32;
-        els.push(nth("li", Some(1), n, label, &[("class", class)]));
-        if label != "|" {
-            els.push(el("a", Some(li), label, &[("href", "#x")]));
-        }
-    }
-    let o = objects(&snap(els));
+    let o = nav_objects(
+        "top-menu",
+        &[
+            ("pure-menu-item selected", "Settings"),
+            ("pure-menu-item", "Import"),
+            ("menu-divider", "|"),
+            ("pure-menu-item", "Help"),
+        ],
+    );
     assert!(o.keys().any(|k| k.ends_with("selected")), "{o:?}");
     assert!(
         !o.keys()
