@@ -1296,11 +1296,14 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         Some(RowKey::Text { rel, .. }) => cell_at(page, row, rel),
         _ => None,
     };
+    // A row keyed by its own text says that text once: with no cell (an option, a todo
+    // whose text is the item) as `text` below, else as the key, and a cell holding all
+    // of it (the item's one link) is the key already.
+    let self_keyed = key_el == Some(row);
+    let own_text = self_keyed && cells.is_empty() && page.children(row).is_empty();
+    let own_key = self_keyed.then(|| page.els[row].text.trim());
     // The key cell is a field of every row, also where the page draws it as a control
     // (a focused item's name), which is no text cell.
-    // A row that is its own key and has no cell (an option, a todo whose text is the
-    // item) is named by its text below, once.
-    let own_text = key_el == Some(row) && cells.is_empty() && page.children(row).is_empty();
     if let (Some(k), Some(RowKey::Text { field, .. })) = (key_el, &list.key) {
         if !own_text && !cells.iter().any(|(i, _)| *i == k) {
             if let Some(v) = typed_value(&page.els[k].text) {
@@ -1308,9 +1311,6 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             }
         }
     }
-    // A row keyed by its own text says that text once: a cell holding all of it (the
-    // item's one link) is the key already.
-    let own_key = (key_el == Some(row) && !own_text).then(|| page.els[row].text.trim());
     for (pos, (i, name)) in cells.iter().enumerate() {
         if list.dropped_cells.contains(&pos) || own_key == Some(page.els[*i].text.trim()) {
             continue;

@@ -503,9 +503,12 @@ pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
             return false;
         }
         members += 1;
+        if members > MAX_GROUP {
+            return false;
+        }
         current += usize::from(marked_current(e));
     }
-    (2..=MAX_GROUP).contains(&members) && current == 1
+    members >= 2 && current == 1
 }
 
 /// Where element `i` sits in the DOM, as its recorded parent and the part of its own

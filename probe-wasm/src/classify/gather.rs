@@ -279,19 +279,22 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "a button that makes a new item, with no fields of its own: the item exists once it is pressed",
         );
     }
-    if ev.formats_text && !ev.danger && !ev.confirms && ev.data_method.is_none() {
+    // Structural evidence that the control only changes the page counts only while no
+    // mark of a write (danger styling, `data-confirm`, `data-method`) says otherwise.
+    let unmarked = !ev.danger && !ev.confirms && ev.data_method.is_none();
+    if ev.formats_text && unmarked {
         t.add(
             Signal::FormatsText,
             "a button of an editor's formatting toolbar: it changes the text being edited, which only the editor's save sends",
         );
     }
-    if ev.clears_field && !ev.danger && !ev.confirms && ev.data_method.is_none() {
+    if ev.clears_field && unmarked {
         t.add(
             Signal::ClearsField,
             "it empties the field beside it, whose name its label repeats: typing puts it back",
         );
     }
-    if ev.fills_form && !ev.danger && !ev.confirms && ev.data_method.is_none() {
+    if ev.fills_form && unmarked {
         t.add(
             Signal::FillsForm,
             "it acts in the page beside the fields of a form that has its own submit: it changes what the form holds, which only that submit sends",
@@ -303,7 +306,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "it shows, hides or toggles a part of the interface: what is shown changes, nothing stored",
         );
     }
-    if ev.switches_view && !ev.danger && !ev.confirms && ev.data_method.is_none() {
+    if ev.switches_view && unmarked {
         t.add(
             Signal::SwitchesView,
             "one of a group of buttons of which one is marked current: it switches what is shown",
