@@ -189,7 +189,9 @@
   /** @param {Target} el @param {boolean} read */
   function actionable(el, read) {
     if (!el.isConnected) fail("target_hidden", `${say(el)} is no longer on the page.`);
-    if (!read && !inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    // A checkbox the page does not render is seen, and checked, through its label.
+    const box = NspExtract.shownAs(el) || el;
+    if (!read && !inView(box)) box.scrollIntoView({ block: "center", inline: "nearest" });
     const page = session && session.page;
     const hover = read && page && typeof page.hover === "function" ? page.hover() : null;
     let why = NspExtract.perceive(el, hover, { strict: !read, reveal: read ? "any" : "none" });
@@ -288,14 +290,15 @@
    * @param {(el: Element) => Element | null} [findRow]
    */
   function click(el, guard, findRow = rowOf) {
-    if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    const box = NspExtract.shownAs(el) || el;
+    if (!inView(box)) box.scrollIntoView({ block: "center", inline: "nearest" });
     if (guard) guard();
     // The row around the control, as it reads now: a page that rewrites it while the
     // pointer goes down (a new row rendered into the same elements) has the click land
     // on something other than what was checked.
     const row = findRow(el);
     const before = row ? rowText(row) : null;
-    const rect = el.getBoundingClientRect();
+    const rect = box.getBoundingClientRect();
     const init = { bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0 };
     const PointerCtor = /** @type {Window & typeof globalThis} */ (el.ownerDocument.defaultView).PointerEvent || MouseEvent;
     el.dispatchEvent(new PointerCtor("pointerdown", { ...init, pointerId: 1, isPrimary: true }));

@@ -1082,6 +1082,18 @@
     return null;
   }
 
+  // Whether a click on a <label> of `el` works it even when `el` is not rendered at all:
+  // a checkbox or radio button (activating its label toggles it, whatever its display).
+  // CSS-only toggles, switches, tabs and menus hide the box with display:none and
+  // style the label (the checkbox hack); a text field so hidden is not reachable
+  // through its label.
+  /** @param {Element} el */
+  function labelToggles(el) {
+    if (el.localName !== "input") return false;
+    const type = /** @type {HTMLInputElement} */ (el).type;
+    return type === "checkbox" || type === "radio";
+  }
+
   // The labels of a field that a person can see, if the field itself is hidden for
   // styling (the custom checkbox pattern).
   /** @param {PageElement} el @param {Pass} pass */
@@ -1123,7 +1135,8 @@
     if (typeof el.checkVisibility !== "function") {
       if (opts && opts.unrendered && el.getClientRects().length === 0) return "it is not rendered";
     } else if (!el.checkVisibility(OPAQUE)) {
-      if (opts && opts.unrendered && !el.checkVisibility()) return "it is not rendered";
+      // Not rendered at all: hidden, unless a label a person sees toggles it.
+      if (opts && opts.unrendered && !el.checkVisibility()) return labelToggles(el) && visibleLabel(el, pass) ? "" : "it is not rendered";
       const label = visibleLabel(el, pass);
       if (label) return "";
       const reveal = (opts && opts.reveal) || "any";
@@ -1163,14 +1176,25 @@
 
   // The perceivability rule for one live element, as a full extraction applies it:
   // "" or why not. For the dispatcher (`opts`: see hiddenReason) and nspd's resolve.
+  // What a person sees of `el` and would click: `el`, or for a checkbox or radio button
+  // not rendered at all, the first label of it a person sees (null: none).
+  /** @param {PageElement} el @returns {Element | null} */
+  function shownAs(el) {
+    if (el.getClientRects().length > 0 || !labelToggles(el) || !el.isConnected) return el;
+    return visibleLabel(el, newPass());
+  }
+
   /** @param {PageElement | null} el @param {Listened | null} hover @param {PerceiveOptions | null} opts */
   function perceive(el, hover, opts) {
     if (!el || !el.isConnected) return "it is no longer on the page";
     const frame = el.ownerDocument.defaultView && el.ownerDocument.defaultView.frameElement;
     if (frame && !visible(frame, { frameVisible: true })) return "its frame is not shown";
-    if (!visible(el, { frameVisible: true })) return "it is not rendered";
+    // A checkbox or radio button not rendered at all is asked about with the others:
+    // hiddenReason lets one through by a label a person sees.
+    const rendered = visible(el, { frameVisible: true });
+    if (!rendered && !labelToggles(el)) return "it is not rendered";
     const role = el.getAttribute("role") || "";
-    return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, newPass(), opts);
+    return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, newPass(), rendered ? opts : { ...opts, unrendered: true });
   }
 
   // A walk's shapes (see visit): what is fixed for one walk, what a parent hands its
@@ -1894,6 +1918,6 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, labelFrom, clip, perceive, rememberPassword, hitAt, within,
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within,
   };
 })();

@@ -110,6 +110,7 @@ declare var NspExtract: {
   clip(text: string, max: number): string;
   /** "" when a person can see and reach the element, else why not. */
   perceive(el: PageElement | null, hover: Listened | null, opts: PerceiveOptions | null): string;
+  shownAs(el: PageElement): Element | null;
   rememberPassword(el: Node): void;
   hitAt(doc: Document, x: number, y: number): Element | null;
   within(el: Node, node: Node | null): boolean;

@@ -596,3 +596,112 @@ async fn a_control_keyboard_focus_reveals_is_focused_then_clicked() {
     assert_eq!(out["code"], "target_hidden", "{out}");
     assert_eq!(log(), "");
 }
+
+/// The checkbox hack: CSS-only switches, tabs and drawers leave their checkbox or radio
+/// button unrendered (`display: none`) and style its `<label>`, which a person clicks.
+/// Such a box is offered when a label of it is in sight, and the dispatcher checks it
+/// through that label (a click on the box toggles it, as the label's does). Without a
+/// visible label it stays hidden, and so does a text field hidden that way (a label
+/// focuses a field only when the field is rendered).
+#[wasm_bindgen_test]
+async fn a_checkbox_shown_only_by_its_label_is_offered_and_toggled() {
+    mount_in_view(
+        r##"<style>
+          .switch-box { display: none }
+          .switch { display: inline-block; padding: 4px 10px; border: 1px solid #888 }
+          .switch-box:checked + .switch { background: #333; color: #fff }
+        </style>
+        <div>
+          <input type="checkbox" class="switch-box" id="digest"><label class="switch" for="digest">Weekly digest</label>
+        </div>
+        <div>
+          <input type="checkbox" class="switch-box" id="secret"><label class="switch" for="secret" style="visibility: hidden">Share my data</label>
+        </div>
+        <div>
+          <label for="note">Note</label><input id="note" name="note" style="display: none">
+        </div>
+        <p id="log"></p>"##,
+    );
+    eval(
+        "for (const id of ['digest', 'secret']) document.getElementById(id).addEventListener('change', (e) => { document.getElementById('log').textContent = id + ':' + e.target.checked; })",
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let digest = action_at(&capture, "dom:#digest").unwrap_or_else(|| {
+        panic!(
+            "the switch a person sees is offered: {}",
+            capture["actions"]
+        )
+    });
+    assert!(
+        action_at(&capture, "dom:#secret").is_none(),
+        "its label is hidden too: {}",
+        capture["actions"]
+    );
+    assert!(
+        action_at(&capture, "dom:#note").is_none(),
+        "a text field is not reached through its label: {}",
+        capture["actions"]
+    );
+    let params = &capture["actions"][&digest]["parameters"];
+    assert_eq!(params[0]["type_name"], "boolean", "{digest}: {params}");
+    let key = params[0]["name"].as_str().unwrap();
+    let out = dispatch(
+        &format!("{{action: {digest:?}, parameters: {{{key:?}: true}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "digest:true");
+    assert_eq!(
+        eval_string("String(document.getElementById('digest').checked)"),
+        "true"
+    );
+    // The hidden-label box, asked for with a selector anyway: refused, untouched.
+    let out = dispatch(
+        "{action: 'click', parameters: {selector: '#secret'}}",
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "digest:true");
+}
+
+/// Radio buttons drawn by their labels (a star rating, a segmented control) are a form's
+/// field: its submit takes their value, one of those a person can pick.
+#[wasm_bindgen_test]
+fn radio_buttons_shown_only_by_their_labels_are_a_forms_field() {
+    mount_in_view(
+        r##"<style>.stars input { display: none } .stars label { padding: 2px 6px; border: 1px solid #999 }</style>
+        <form id="review" method="post" action="/reviews" aria-label="Review">
+          <label>Comment <input name="comment"></label>
+          <fieldset class="stars"><legend>Rating</legend>
+            <input type="radio" name="rating" value="1" id="r1"><label for="r1">1 star</label>
+            <input type="radio" name="rating" value="2" id="r2"><label for="r2">2 stars</label>
+            <input type="radio" name="rating" value="3" id="r3"><label for="r3">3 stars</label>
+          </fieldset>
+          <button type="submit">Post review</button>
+        </form>"##,
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let (_, submit) = capture["actions"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, a)| {
+            a["parameters"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p["name"] == "comment"))
+        })
+        .unwrap_or_else(|| panic!("the form is an action: {}", capture["actions"]));
+    let rating = submit["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "rating")
+        .unwrap_or_else(|| panic!("the stars are a field: {submit}"));
+    assert_eq!(
+        rating["allowed_values"],
+        serde_json::json!(["1", "2", "3"]),
+        "{rating}"
+    );
+}
