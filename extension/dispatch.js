@@ -144,6 +144,15 @@
     return win !== null && x >= 0 && y >= 0 && x < win.innerWidth && y < win.innerHeight;
   }
 
+  // Scrolls `el` into view as a person would before acting on it: the page, centring
+  // it, when it is outside the viewport; else only as far as a pane around it (an app
+  // shell's scrolling region) needs to show it, which does nothing when it shows.
+  /** @param {Element} el */
+  function bringIntoView(el) {
+    if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    else el.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
   // Hovers `el` the way a person's pointer arriving at its centre does: pointerover and
   // mouseover on what is there, pointerenter and mouseenter on it and each ancestor
   // entered (not <html>, <body>). The page's hover handlers may reveal a row's actions.
@@ -175,7 +184,7 @@
   /** @param {Target} el */
   async function hoverFirst(el) {
     if (!el.isConnected) return;
-    if (!inView(el)) el.scrollIntoView({ block: "center", inline: "nearest" });
+    bringIntoView(el);
     if (!/transparent/.test(NspExtract.perceive(el, null, { strict: true, reveal: "none" }))) return;
     hoverOver(el);
     await still();
@@ -191,7 +200,7 @@
     if (!el.isConnected) fail("target_hidden", `${say(el)} is no longer on the page.`);
     // A checkbox the page does not render is seen, and checked, through its label.
     const box = NspExtract.shownAs(el) || el;
-    if (!read && !inView(box)) box.scrollIntoView({ block: "center", inline: "nearest" });
+    if (!read) bringIntoView(box);
     const page = session && session.page;
     const hover = read && page && typeof page.hover === "function" ? page.hover() : null;
     let why = NspExtract.perceive(el, hover, { strict: !read, reveal: read ? "any" : "none" });
@@ -291,7 +300,7 @@
    */
   function click(el, guard, findRow = rowOf) {
     const box = NspExtract.shownAs(el) || el;
-    if (!inView(box)) box.scrollIntoView({ block: "center", inline: "nearest" });
+    bringIntoView(box);
     if (guard) guard();
     // The row around the control, as it reads now: a page that rewrites it while the
     // pointer goes down (a new row rendered into the same elements) has the click land

@@ -645,11 +645,11 @@
    * @typedef {{ row: string, target: string }} HoverRule
    * @typedef {{ list: HoverRule[], any: string, focus: string }} HoverRules
    * @typedef {{ docs: Map<Document, DocInfo>, clips: Map<Element, boolean>,
-   *   hover: Map<Node, HoverRules>, hits: number }} Pass
+   *   panes: Map<Element, boolean>, hover: Map<Node, HoverRules>, hits: number }} Pass
    */
   /** @returns {Pass} */
   function newPass() {
-    return { docs: new Map(), clips: new Map(), hover: new Map(), hits: MAX_HITS };
+    return { docs: new Map(), clips: new Map(), panes: new Map(), hover: new Map(), hits: MAX_HITS };
   }
 
   /** @param {Pass} pass @param {Document} doc @returns {DocInfo} */
@@ -764,15 +764,14 @@
     const x = point ? point.x : r.left + r.width / 2;
     const y = point ? point.y : r.top + r.height / 2;
     const inView = x >= 0 && y >= 0 && x < d.vw && y < d.vh;
-    if (!inView) {
-      const a = d.area();
-      if (r.right + a.sx <= 0 || r.bottom + a.sy <= 0 || r.left + a.sx >= a.w || r.top + a.sy >= a.h) return "it is off the page";
-    }
+    if (!inView && offArea(r, d.area()) && !inPaneArea(box, r, pass)) return "it is off the page";
     if (inView && (strictHit || pass.hits-- > 0)) {
       const hit = hitAt(doc, x, y);
       if (!hit || within(box, hit) || within(el, hit) || (row && within(row, hit))) return "";
       if (labelsHold(el, hit)) return "";
       if (!strictHit && barOver(hit, d)) return "";
+      // Scrolled out of a pane's view, not covered: the dispatcher scrolls the pane.
+      if (!strictHit && paneHides(box, r, x, y, pass)) return "";
       return "another element covers it";
     }
     // Outside the viewport no hit test can tell: its own `clip` or `clip-path` is read
@@ -781,6 +780,71 @@
     // into view: the dispatcher does that and hit-tests it before any event.
     if (selfClipped(box, r)) return "it is clipped away";
     return strictHit && clipped(box, pass) ? "it is clipped away" : "";
+  }
+
+  // Whether box `r` lies wholly outside a document's scrollable area `a`.
+  /** @param {DOMRect} r @param {DocArea} a */
+  function offArea(r, a) {
+    return r.right + a.sx <= 0 || r.bottom + a.sy <= 0 || r.left + a.sx >= a.w || r.top + a.sy >= a.h;
+  }
+
+  // App shells scroll a pane of the page (`overflow: auto` or `scroll`) instead of the
+  // document: what lies below the pane's fold is outside the document's area and
+  // outside the pane's view, yet a person reaches it by scrolling the pane. Whether
+  // `a` is such a pane (answers kept per extraction).
+  /** @param {Element} a @param {Pass} pass */
+  function isPane(a, pass) {
+    let v = pass.panes.get(a);
+    if (v === undefined) {
+      const cs = getComputedStyle(a);
+      v = PANE_OVERFLOW.has(cs.overflowY) || PANE_OVERFLOW.has(cs.overflowX);
+      pass.panes.set(a, v);
+    }
+    return v;
+  }
+  const PANE_OVERFLOW = new Set(["auto", "scroll", "overlay"]);
+
+  // Whether box `r` (of `el`, or of an ancestor whose pane holds it) lies in the part of
+  // pane `p` (whose box is `c`) that scrolling it can show: not before its start (a
+  // negative offset is never scrolled to), not past its content. A pane of at most a
+  // pixel shows nothing, however far it scrolls.
+  /** @param {Element} p @param {DOMRect} c @param {DOMRect} r */
+  function inScrollRange(p, c, r) {
+    if (p.clientWidth <= 1 || p.clientHeight <= 1) return false;
+    const top = r.top - c.top - p.clientTop + p.scrollTop;
+    const left = r.left - c.left - p.clientLeft + p.scrollLeft;
+    return top + r.height > 0 && left + r.width > 0 && top < p.scrollHeight && left < p.scrollWidth;
+  }
+
+  // Whether `el`, outside its document's scrollable area, is in the scrollable area of
+  // its nearest pane, and that pane is on the page (or likewise in an outer pane's).
+  /** @param {Element} el @param {DOMRect} r @param {Pass} pass @returns {boolean} */
+  function inPaneArea(el, r, pass) {
+    const root = el.ownerDocument.documentElement;
+    for (let a = up(el); a && a !== root; a = up(a)) {
+      if (!isPane(a, pass)) continue;
+      const c = a.getBoundingClientRect();
+      if (!inScrollRange(a, c, r)) return false;
+      return !offArea(c, docInfo(pass, a.ownerDocument).area()) || inPaneArea(a, c, pass);
+    }
+    return false;
+  }
+
+  // Whether point (x, y) of `el` (box `r`) is outside the view of a pane around it
+  // that can scroll `el` into its view: a row scrolled out of a sidebar's list, whose
+  // place in the viewport the hit test gives to what lies there instead.
+  /** @param {Element} el @param {DOMRect} r @param {number} x @param {number} y @param {Pass} pass */
+  function paneHides(el, r, x, y, pass) {
+    const root = el.ownerDocument.documentElement;
+    for (let a = up(el); a && a !== root; a = up(a)) {
+      if (!isPane(a, pass)) continue;
+      const c = a.getBoundingClientRect();
+      const left = c.left + a.clientLeft;
+      const top = c.top + a.clientTop;
+      if (x >= left && y >= top && x < left + a.clientWidth && y < top + a.clientHeight) continue;
+      return inScrollRange(a, c, r);
+    }
+    return false;
   }
 
   // Whether an element's own `clip` or `clip-path` leaves nothing of it: a `clip` rect

@@ -705,3 +705,72 @@ fn radio_buttons_shown_only_by_their_labels_are_a_forms_field() {
         "{rating}"
     );
 }
+
+/// An app shell scrolls a pane (`overflow: auto`) instead of the document: what lies
+/// past the pane's fold is outside the document's scrollable area, or where the
+/// viewport shows something else, yet a person reaches it by scrolling the pane. Such
+/// controls are offered and run (the dispatcher scrolls the pane); one placed before the
+/// pane's start, where no scrolling reaches, in a pane of no height, or past the edge
+/// of a box that clips (`overflow: hidden`), is not.
+#[wasm_bindgen_test]
+async fn controls_below_a_scrolling_panes_fold_are_offered_and_run() {
+    mount_in_view(
+        r##"<div style="display: flex; height: 220px">
+          <div id="pane" style="flex: 1; overflow-y: auto; position: relative">
+            <div style="height: 300px">Drafts</div>
+            <button type="button" id="near">Archive draft</button>
+            <div style="height: 3000px"></div>
+            <button type="button" id="deep">Publish draft</button>
+            <button type="button" id="before" style="position: absolute; top: -400px; left: 0">Erase drafts</button>
+          </div>
+          <div style="height: 0; overflow: auto"><div style="height: 40px"></div><button type="button" id="flat">Drop all</button></div>
+          <div style="height: 100px; overflow: hidden"><div style="height: 3000px"></div><button type="button" id="clipped">Empty trash</button></div>
+        </div>
+        <p id="log"></p>"##,
+    );
+    eval(
+        "for (const b of document.querySelectorAll('#fixture button')) b.addEventListener('click', () => { document.getElementById('log').textContent = b.id; })",
+    );
+    // `near` sits in the viewport below the pane's view (what the viewport shows there
+    // is the page under the pane); `deep` is past the document's end.
+    eval("document.getElementById('pane').scrollTop = 0");
+    assert_eq!(
+        eval_string(
+            "(() => { const r = document.getElementById('near').getBoundingClientRect(); \
+             return String(r.top > 220 && r.bottom < innerHeight); })()"
+        ),
+        "true",
+        "near: in the viewport, below the pane's view"
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    for id in ["near", "deep"] {
+        assert!(
+            action_at(&capture, &format!("dom:#{id}")).is_some(),
+            "{id}: scrolling the pane shows it: {}",
+            capture["actions"]
+        );
+    }
+    for id in ["before", "flat", "clipped"] {
+        assert!(
+            action_at(&capture, &format!("dom:#{id}")).is_none(),
+            "{id}: no scrolling shows it: {}",
+            capture["actions"]
+        );
+    }
+    let deep = action_at(&capture, "dom:#deep").unwrap();
+    let out = dispatch(&format!("{{action: {deep:?}, parameters: {{}}}}"), &capture).await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "deep");
+    eval("document.getElementById('pane').scrollTop = 0");
+    let near = action_at(&capture, "dom:#near").unwrap();
+    let out = dispatch(&format!("{{action: {near:?}, parameters: {{}}}}"), &capture).await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "near");
+    let out = dispatch(
+        "{action: 'click', parameters: {selector: '#before'}}",
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "near");
+}
