@@ -64,6 +64,7 @@
   const SECRET_AUTOCOMPLETE = /\b(cc-number|cc-csc|cc-exp|current-password|new-password|one-time-code)\b/i;
   // Names that mark a payment or credential field even without autocomplete hints. A
   // card holder's name is caught too: stricter is the safe side.
+  const UNTYPED_INPUTS = new Set(["checkbox", "radio", "submit", "button", "reset", "image", "range", "color", "file"]);
   const SECRET_NAME = /pass(word|wd)|^pass$|cvv|cvc|csc|card|ccnum|cc-num|security[-_ ]?code|one-time|otp|^pin$|ssn/i;
   // Text that asks for confirmation or warns of a permanent effect: evidence for the
   // classifier even in a plain paragraph (a confirmation page's question sits outside
@@ -243,6 +244,9 @@
       EVER_PASSWORD.add(el);
       return true;
     }
+    // A box, a button, a slider…: nothing typed, so no secret (UNTYPED_INPUTS in
+    // protocol/src/secrets.rs; the probe's tests hold the two to one rule).
+    if (el.localName === "input" && UNTYPED_INPUTS.has((el.type || "").toLowerCase())) return false;
     if (SECRET_AUTOCOMPLETE.test(el.getAttribute("autocomplete") || "")) return true;
     if (SECRET_NAME.test(el.getAttribute("name") || "") || SECRET_NAME.test(el.id || "")) return true;
     // Whatever the field is called, a value that is a card number is one.

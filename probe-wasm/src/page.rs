@@ -759,6 +759,9 @@ pub fn is_secret(e: &ElementRecord) -> bool {
     {
         return true;
     }
+    if e.tag == "input" && secrets::UNTYPED_INPUTS.contains(&e.input_type().as_ref()) {
+        return false;
+    }
     e.attr("autocomplete")
         .is_some_and(secrets::is_secret_autocomplete)
         || e.attr("name").is_some_and(secrets::is_secret_name)
@@ -959,7 +962,7 @@ mod tests {
     #[test]
     fn extract_js_and_the_probe_agree_on_secret_fields() {
         // (type, name, id, autocomplete, value)
-        let cases: &[(&str, &str, &str, &str, &str)] = &[
+        let mut cases: Vec<(&str, &str, &str, &str, &str)> = vec![
             ("password", "", "", "", ""),
             ("PassWord", "x", "", "", ""),
             ("text", "email", "email", "email", "a@b.c"),
@@ -998,7 +1001,20 @@ mod tests {
             ("text", "q", "", "", "378282246310005"),
             ("text", "q", "", "", "12345"),
             ("search", "query", "", "off", "card"),
+            ("checkbox", "passwd_role", "passwd_role", "", ""),
+            ("radio", "card", "", "", ""),
+            ("Checkbox", "pin", "", "cc-number", ""),
+            ("submit", "password_reset", "", "", ""),
+            ("range", "pin", "", "", "4111 1111 1111 1111"),
+            ("file", "ssn_scan", "", "", ""),
+            ("hidden", "reset_password_token", "", "", ""),
         ];
+        // Every type the rule says holds nothing typed, named like a secret.
+        cases.extend(
+            secrets::UNTYPED_INPUTS
+                .iter()
+                .map(|t| (*t, "password", "", "new-password", "")),
+        );
         let fields: Vec<serde_json::Value> = cases
             .iter()
             .map(|(t, name, id, ac, value)| {

@@ -79,6 +79,15 @@ pub fn secret_kind(input_type: &str, autocomplete: &str, name: &str) -> &'static
     }
 }
 
+/// Input types that hold nothing a person types: a box, a button, a slider, a colour, a
+/// file chosen. Such an input is never a secret field, whatever it is called (a
+/// "passwd_role" checkbox that lets a user change passwords): its state is a choice on
+/// the page, not text. A password field whose type a page switches to one of these
+/// stays secret (the extractor remembers it).
+pub const UNTYPED_INPUTS: &[&str] = &[
+    "checkbox", "radio", "submit", "button", "reset", "image", "range", "color", "file",
+];
+
 /// Whether a field's `name` or `id` marks it as secret.
 pub fn is_secret_name(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
