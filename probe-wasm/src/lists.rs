@@ -889,7 +889,7 @@ pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
                 .or_else(|| {
                     e.classes()
                         .split_whitespace()
-                        .filter(|c| !shared(i, c) && !is_state_word(c))
+                        .filter(|c| !shared(i, c) && !is_state_word(c) && !is_utility_class(c))
                         .map(|c| element_part(row_classes, c))
                         .filter(|c| !crate::text::generated_name(c))
                         .map(slug)
@@ -908,6 +908,37 @@ pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
             (i, unique(&mut seen, name))
         })
         .collect()
+}
+
+/// A CSS framework's utility class: it says when, where or how an element shows, never
+/// what it holds. Responsive visibility (`hidden-sm`, `visible-md-block`, `d-none`,
+/// `d-md-inline`, `sr-only`, `visually-hidden`; any class with a variant prefix,
+/// `md:block`), spacing (`mb-2`, `px-4`, `me-auto`), and type (`text-muted`,
+/// `text-right`, `font-bold`, `fw-semibold`, `fs-6`, `small`).
+fn is_utility_class(c: &str) -> bool {
+    let c = c.to_ascii_lowercase();
+    if c.contains(':') {
+        return true;
+    }
+    let (head, rest) = c.split_once('-').unwrap_or((c.as_str(), ""));
+    match head {
+        "hidden" | "visible" | "invisible" | "d" | "sr" | "visually" | "text" | "font" | "fw"
+        | "fs" | "lh" => true,
+        "small" | "lead" | "muted" | "truncate" => rest.is_empty(),
+        // m, mt, mx, ms, p, pb, px…: a size or `auto` after the dash.
+        _ => {
+            let spacing = head.len() <= 2
+                && matches!(head.as_bytes()[0], b'm' | b'p')
+                && head[1..].bytes().all(|b| b"trblxyse".contains(&b));
+            spacing
+                && (rest == "auto"
+                    || rest
+                        .trim_start_matches('n')
+                        .bytes()
+                        .next()
+                        .is_some_and(|b| b.is_ascii_digit()))
+        }
+    }
 }
 
 /// A cell's class named after its row's (`item-title` in a row of class `item`,

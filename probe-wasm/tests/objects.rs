@@ -1681,3 +1681,65 @@ fn a_label_with_an_id_is_no_state() {
     assert!(o.keys().any(|k| k.ends_with(".q")), "{o:#?}");
     assert!(o.keys().any(|k| k.ends_with("page_count")), "{o:#?}");
 }
+
+/// A CSS framework's utility class says when or how an element shows (Bootstrap 3's
+/// `hidden-sm` on a nav link's text, `d-none d-md-inline`, `text-muted`, `text-right`,
+/// `mb-2`, Tailwind's `md:block`), never what it holds: no column is named after one.
+#[test]
+fn utility_classes_name_no_column() {
+    // Calibre-Web's header: an upload form, then links whose text sits in a span
+    // hidden on small screens.
+    let mut els = vec![
+        el("ul", None, "", &[("id", "main-nav")]),
+        nth("li", Some(0), 0, "", &[]),
+        el(
+            "form",
+            Some(1),
+            "",
+            &[("id", "form-upload"), ("method", "post")],
+        ),
+        el(
+            "input",
+            Some(2),
+            "",
+            &[("type", "file"), ("name", "btn-upload")],
+        ),
+    ];
+    for (n, label) in ["Tasks", "Admin", "Account", "Logout"]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(0), n + 1, label, &[]));
+        let a = els.len() as u32;
+        let id = format!("top_{}", label.to_lowercase());
+        els.push(el("a", Some(li), label, &[("href", "/x"), ("id", &id)]));
+        els.push(el("span", Some(a), label, &[("class", "hidden-sm")]));
+    }
+    let o = objects(&snap(els));
+    assert!(!o.keys().any(|k| k.contains("hidden")), "{o:?}");
+
+    // A list of orders whose cells carry only utility classes besides one real name.
+    let mut els = vec![el("ul", None, "", &[("id", "orders")])];
+    for (n, (who, total)) in [("Ada", "12.00"), ("Bob", "8.50"), ("Cy", "3.10")]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(0), n, &format!("{who} {total} paid"), &[]));
+        els.push(el("span", Some(li), who, &[("class", "customer fw-bold")]));
+        els.push(el("span", Some(li), total, &[("class", "text-right mb-2")]));
+        els.push(el(
+            "span",
+            Some(li),
+            "paid",
+            &[("class", "d-none md:inline text-muted")],
+        ));
+    }
+    let o = objects(&snap(els));
+    let keys = o.keys().cloned().collect::<Vec<_>>().join(" ");
+    assert!(keys.contains("customer"), "{keys}");
+    for bad in ["text_", "mb_", "d_none", "md_", "fw_", "muted"] {
+        assert!(!keys.contains(bad), "{bad}: {keys}");
+    }
+}
