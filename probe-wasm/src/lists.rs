@@ -196,8 +196,9 @@ pub fn find(page: &Page<'_>) -> Lists {
             .filter(|r| {
                 let e = &page.els[*r];
                 let row_like = if container {
-                    // A header row names columns; it is no record.
-                    is_row(e) && !(e.role() == "row" && header_row(page, *r))
+                    // A header row names columns; it is no record (a `tr` of `th`
+                    // cells in the body too: a table written without `<thead>`).
+                    is_row(e) && !((e.role() == "row" || e.tag == "tr") && header_row(page, *r))
                 } else {
                     // Outside list markup, repeated articles or siblings keyed by a data
                     // attribute are rows (an id alone marks a thing, not a row).

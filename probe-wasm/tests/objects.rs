@@ -1743,3 +1743,43 @@ fn utility_classes_name_no_column() {
         assert!(!keys.contains(bad), "{bad}: {keys}");
     }
 }
+
+/// A table written without `<thead>` (the browser puts its header row in the body):
+/// the row of `th` cells names the columns and is no record.
+#[test]
+fn a_header_row_in_the_body_is_no_record() {
+    let mut els = vec![
+        el("table", None, "", &[("id", "users")]),
+        el("tbody", Some(0), "", &[]),
+        nth("tr", Some(1), 0, "", &[]),
+    ];
+    for (n, h) in ["Username", "Email", "Downloads"].into_iter().enumerate() {
+        els.push(nth("th", Some(2), n, h, &[]));
+    }
+    for (r, (user, mail, n)) in [
+        ("ada", "ada@example.org", "3"),
+        ("bob", "bob@example.org", "0"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(1), r + 1, "", &[]));
+        for (k, v) in [user, mail, n].into_iter().enumerate() {
+            els.push(nth("td", Some(tr), k, v, &[]));
+        }
+    }
+    let o = objects(&snap(els));
+    assert_eq!(
+        o.get("users[0].username"),
+        Some(&Value::from("ada")),
+        "{o:?}"
+    );
+    assert_eq!(
+        o.get("users[1].email"),
+        Some(&Value::from("bob@example.org")),
+        "{o:?}"
+    );
+    assert!(!o.keys().any(|k| k.starts_with("users[2]")), "{o:?}");
+    assert!(!o.values().any(|v| v == "Username"), "{o:?}");
+}
