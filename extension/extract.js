@@ -48,6 +48,8 @@
     "contenteditable", "tabindex", "itemprop", "itemscope", "itemtype", "content", "datetime",
     "toolname", "tooldescription", "toolparamdescription", "data-confirm", "data-turbo-confirm",
     "data-method", "data-turbo-method", "target", "value", "aria-controls",
+    // Bootstrap's data API: what a click on the element opens (see DATA_API_TOGGLES).
+    "data-toggle", "data-bs-toggle",
     // Where a row of a virtualized list stands among all its rows, and how many there are;
     // a tree item's depth.
     "aria-rowindex", "aria-rowcount", "aria-posinset", "aria-setsize", "aria-level",
@@ -73,6 +75,10 @@
   const CUE_TAGS = new Set(["p", "div", "span", "strong", "em", "b", "small"]);
   const CLICKY_CLASS = /(^|[\s_-])(btn|button|clickable|link|action|icon-button)([\s_-]|$)/i;
   const CLICKY_STYLE = /cursor\s*:\s*pointer/i;
+  // `data-toggle` / `data-bs-toggle` values Bootstrap's data API acts on when the element
+  // is clicked, through one listener on the document that no element-level shim sees:
+  // such an element is a control whatever its tag (a `div.btn` that opens a modal).
+  const DATA_API_TOGGLES = new Set(["modal", "dropdown", "collapse", "offcanvas", "tab", "pill", "button"]);
   const IDX = Symbol("nspIndex");
   /** A recorded node, marked with its index in the table (see index()). @typedef {{ [IDX]?: number }} Marked */
   // Always checked for visibility: controls, fields, rows and dialogs, which pages show
@@ -1428,6 +1434,7 @@
       let href = false;
       let ariaLabel = false;
       let id = false;
+      let dataApi = false;
       // ASK_* bits: attributes record() must ask the DOM about (see note()).
       let ask = 0;
       let names = NO_NAMES;
@@ -1473,6 +1480,10 @@
               id = true;
               marked = true;
               break;
+            case "data-toggle":
+            case "data-bs-toggle":
+              if (DATA_API_TOGGLES.has(attrValue(el, names, k, unique).trim())) dataApi = true;
+              break;
             default:
               if (!marked && (MARKS.has(n) || (n.startsWith("data-") && isDataKey(n)))) marked = true;
               ask |= note(n);
@@ -1480,7 +1491,7 @@
         }
       }
       const clsBits = cls ? classBits(cls) : 0;
-      let clickable = onclick || (this.clickableCount > 0 && this.clickable.has(el));
+      let clickable = onclick || dataApi || (this.clickableCount > 0 && this.clickable.has(el));
       let record = marked || clickable || (bits & T_ALWAYS) !== 0 || (tag === "a" && href);
       if (!record && (tag === "div" || tag === "span" || tag === "li" || tag === "i" || tag === "img") &&
           ((clsBits & C_CLICKY) !== 0 || (style && CLICKY_STYLE.test(style)))) {

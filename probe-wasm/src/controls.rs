@@ -331,12 +331,18 @@ fn toggle_or_choice(
 }
 
 /// A control that opens a menu, listbox, dialog or disclosure (`aria-haspopup` other
-/// than `false`, `aria-expanded`, a `<summary>`).
+/// than `false`, `aria-expanded`, a `<summary>`, or Bootstrap's data API saying so:
+/// `data-toggle` / `data-bs-toggle` of `modal`, `dropdown`, `offcanvas`, `collapse`,
+/// which pages write instead of the ARIA).
 pub fn opens_popup(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
     e.attr("aria-haspopup")
         .is_some_and(|v| !v.trim().eq_ignore_ascii_case("false"))
         || e.has("aria-expanded")
         || e.tag == "summary"
+        || [e.attr("data-toggle"), e.attr("data-bs-toggle")]
+            .into_iter()
+            .flatten()
+            .any(|v| matches!(v.trim(), "modal" | "dropdown" | "offcanvas" | "collapse"))
 }
 
 /// For an item of an open menu (`role=menuitem*` inside `role=menu`): the menu's name

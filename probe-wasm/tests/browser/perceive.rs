@@ -774,3 +774,33 @@ async fn controls_below_a_scrolling_panes_fold_are_offered_and_run() {
     assert_eq!(out["code"], "target_hidden", "{out}");
     assert_eq!(log(), "near");
 }
+
+/// Bootstrap's data API acts on a click through one listener on the document, which no
+/// element-level shim sees: an element whose `data-toggle` (`data-bs-toggle`) says it
+/// opens a modal, a dropdown or a collapse is a control, and one that opens something
+/// (not a tab or a toggle button) reads: the dialog it opens asks before anything is
+/// done. The same element without the attribute is no control.
+#[wasm_bindgen_test]
+fn bootstrap_data_api_toggles_are_controls_that_open_something() {
+    mount_in_view(
+        r##"<div class="btn btn-default" id="restart" data-toggle="modal" data-target="#dlg">Restart</div>
+        <span class="menu" id="more" data-bs-toggle="dropdown">More</span>
+        <div class="btn btn-default" id="plain">Restart</div>
+        <div class="modal" id="dlg" style="display: none">Restart the server?</div>"##,
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    for id in ["restart", "more"] {
+        let name = action_at(&capture, &format!("dom:#{id}"))
+            .unwrap_or_else(|| panic!("{id} is a control: {}", capture["actions"]));
+        assert_eq!(
+            capture["actions"][&name]["reversibility"], "read",
+            "{id}: {}",
+            capture["explain"][&name]
+        );
+    }
+    assert!(
+        action_at(&capture, "dom:#plain").is_none(),
+        "{}",
+        capture["actions"]
+    );
+}
