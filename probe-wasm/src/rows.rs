@@ -113,6 +113,12 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     gk.push('\u{2}');
                 } else {
                     gk.push_str(&name);
+                    // A template writes its control's label the same way on every row:
+                    // "Admin" and the user name "admin" in one menu are two links, not
+                    // one control, though their names are one. Counts and spaces aside
+                    // ("Replies (3)", "Replies (5)"), the letters must match as written.
+                    gk.push('\u{3}');
+                    gk.extend(label.chars().filter(|c| c.is_alphabetic()));
                 }
                 let _ = write!(gk, "\u{1}{}.", e.tag);
                 for (n, class) in e.classes().split_whitespace().enumerate() {

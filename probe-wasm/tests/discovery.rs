@@ -10,7 +10,7 @@ use nsp_protocol::{PageCapture, ProbeTier, Reversibility};
 use serde_json::{json, Value};
 
 mod support;
-use support::el;
+use support::{el, el_at};
 
 fn snap(elements: Vec<ElementRecord>) -> PageSnapshot {
     PageSnapshot {
@@ -548,4 +548,96 @@ fn a_labelled_values_update_equals_a_full_analysis() {
     }
     assert_eq!(objects[&priority], json!(""));
     assert_eq!(objects[&milestone], json!(""));
+}
+
+/// A row template writes its control's label the same way on every row: a menu's
+/// "Admin" link and the signed-in user's name "admin" are two links, not one control
+/// repeated on two rows (which would make either one reachable only by its position),
+/// while "Replies (3)" and "Replies (5)" stay one control.
+#[test]
+fn labels_differing_in_case_are_different_controls() {
+    // Calibre-Web's header: an upload form, then the links.
+    let mut els = vec![
+        el_at("ul", None, "#main-nav", "", &[("id", "main-nav")]),
+        el_at("li", Some(0), "li:nth-of-type(1)", "", &[]),
+        el_at(
+            "form",
+            Some(1),
+            "#form-upload",
+            "",
+            &[("id", "form-upload"), ("method", "post")],
+        ),
+        el_at(
+            "input",
+            Some(2),
+            "input",
+            "",
+            &[("type", "file"), ("name", "btn-upload")],
+        ),
+    ];
+    for (n, (label, href)) in [
+        ("Tasks", "/tasks"),
+        ("Admin", "/admin/view"),
+        ("admin", "/me"),
+        ("Logout", "/logout"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(0),
+            &format!("li:nth-of-type({})", n + 2),
+            label,
+            &[],
+        ));
+        els.push(el_at("a", Some(li), "a", label, &[("href", href)]));
+    }
+    let c = analyze(&snap(els));
+    let positional: Vec<&String> = c
+        .actions
+        .iter()
+        .filter(|(_, a)| a.parameters.iter().any(|p| p.name == "index"))
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        positional.is_empty(),
+        "{positional:?}: {:?}",
+        c.actions.keys()
+    );
+    assert!(!c.actions.contains_key("admin"), "{:?}", c.actions.keys());
+
+    let mut els = vec![el_at("ul", None, "#threads", "", &[("id", "threads")])];
+    for (n, (subject, count)) in [("Lunch", 3), ("Budget", 5)].into_iter().enumerate() {
+        let li = els.len() as u32;
+        els.push(el_at(
+            "li",
+            Some(0),
+            &format!("li:nth-of-type({})", n + 1),
+            &format!("{subject} Replies ({count})"),
+            &[("data-thread-id", &format!("t{n}"))],
+        ));
+        els.push(el_at(
+            "span",
+            Some(li),
+            "span",
+            subject,
+            &[("class", "subject")],
+        ));
+        els.push(el_at(
+            "button",
+            Some(li),
+            "button",
+            &format!("Replies ({count})"),
+            &[("type", "button")],
+        ));
+    }
+    let c = analyze(&snap(els));
+    let replies: Vec<&String> = c
+        .actions
+        .keys()
+        .filter(|n| n.starts_with("replies"))
+        .collect();
+    assert_eq!(replies.len(), 1, "{:?}", c.actions.keys());
 }
