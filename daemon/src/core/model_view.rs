@@ -402,7 +402,7 @@ fn write_action(
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_parameter(out, p, &description, objects);
+                write_parameter(out, name, p, &description, objects);
             }
         }
     }
@@ -539,6 +539,7 @@ fn short_description(description: &str) -> Cow<'_, str> {
 /// already say it.
 fn write_parameter(
     out: &mut String,
+    action: &str,
     p: &ActionParameter,
     description: &str,
     objects: &BTreeMap<String, Value>,
@@ -581,6 +582,29 @@ fn write_parameter(
             }
         }
     }
+    // A name the page coded (`show_16`, `_dl`) says nothing of what the field is: its
+    // label does (the probe's description starts with it: `Show Hot Books: …`), unless
+    // allowed values say it, or the label's words are the name's or the action's
+    // (`search(q)` labelled "Search:", `cc` labelled "Cc").
+    if opaque_name(&p.name) && column.is_none() && p.allowed_values.is_none() {
+        let label = p.description.split_once(": ").map_or("", |(l, _)| l.trim());
+        let known = |w: &str| {
+            let w = w.to_lowercase();
+            [p.name.as_str(), action].iter().any(|n| {
+                n.to_lowercase()
+                    .split(|c: char| !c.is_alphanumeric())
+                    .any(|x| x == w)
+            })
+        };
+        let words: Vec<&str> = label
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if !words.is_empty() && label.len() <= 80 && !words.iter().all(|w| known(w)) {
+            out.push(' ');
+            write_string(out, label.trim_end_matches(':'));
+        }
+    }
     let dotted = format!(".{}", p.name);
     let held = |default: &Value| {
         objects
@@ -594,6 +618,20 @@ fn write_parameter(
     if p.secret {
         out.push_str(" secret");
     }
+}
+
+/// Whether a parameter's name is a code rather than words: a part of it is a number
+/// (`show_16`, `answer-3`, `field[12]`), or no part is a word of three letters or more
+/// (`q2`, `f_x`).
+fn opaque_name(name: &str) -> bool {
+    let parts: Vec<&str> = name
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    parts.iter().any(|w| w.chars().all(|c| c.is_ascii_digit()))
+        || !parts
+            .iter()
+            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
 }
 
 /// Whether `values` are exactly the values of `column` (`inbox.emails[N].id`) in
@@ -860,6 +898,48 @@ mod tests {
     }
 
     /// The header writes the title and the view only when the URL does not hold them.
+    /// A parameter the page named with a code (`show_16`, `_dl`) is followed by its
+    /// label; one whose name, or whose action's name, says its label already is not.
+    #[test]
+    fn a_coded_parameter_name_is_followed_by_its_label() {
+        let mut s = mail();
+        s.actions.clear();
+        s.actions.insert(
+            "save_user".into(),
+            action(
+                Reversibility::ReversibleWrite,
+                0.9,
+                "Save the user",
+                vec![
+                    param(
+                        "show_16",
+                        "boolean",
+                        false,
+                        "Show Hot Books: true to check it, false to clear it",
+                    ),
+                    param("email", "string", false, "Email address: an email address"),
+                    param("cc", "string", false, "Cc: free text"),
+                ],
+            ),
+        );
+        s.actions.insert(
+            "search".into(),
+            action(
+                Reversibility::Read,
+                0.98,
+                "Search",
+                vec![param("q", "string", false, "Search:: search terms")],
+            ),
+        );
+        let text = render(&s);
+        assert!(
+            text.contains("show_16?: boolean \"Show Hot Books\""),
+            "{text}"
+        );
+        assert!(text.contains("email?, cc?)"), "{text}");
+        assert!(text.contains("search(q?)"), "{text}");
+    }
+
     #[test]
     fn a_title_or_view_the_url_holds_is_left_out() {
         let mut s = mail();
