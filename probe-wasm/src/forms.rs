@@ -62,6 +62,17 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
                 found.push(action);
                 continue;
             }
+            // A form whose page sends it from a control of its own that is no submit
+            // button (`<button type="button">Save</button>`, a `div.btn` with a click
+            // handler): that control, with the form's fields, as a person uses it.
+            if let Some(b) = scripted_submit(page, f, claims).filter(|_| shown) {
+                let label = control_label(&page.els[b]);
+                let action = build(page, f, b, &label, &fields, &facts, ns, None);
+                claims.claim(b);
+                claims.claim(f);
+                found.push(action);
+                continue;
+            }
             // Enter in a field submits a form without a button (search boxes).
             if !fields
                 .iter()
@@ -221,6 +232,51 @@ fn dialog_confirm(page: &Page<'_>, form: usize, claims: &Claims) -> Option<usize
         }
     }
     best
+}
+
+/// The control that sends form `form`, which has no submit button, from a script: a
+/// visible, enabled control inside it that is not a field, a link that navigates, a
+/// dismissal or a read ("Help", "Preview"), and whose words write. The one such
+/// control, else the one of them that names storing ("Save", "Create", "Update"
+/// beside a "Delete"); none when that leaves a choice.
+fn scripted_submit(page: &Page<'_>, form: usize, claims: &Claims) -> Option<usize> {
+    let mut writes = Vec::new();
+    for b in page.descendants(form) {
+        let e = &page.els[b];
+        if !page.control(b)
+            || page.field(b)
+            || is_toggle(e)
+            || !e.visible
+            || e.disabled
+            || claims.is_claimed(b)
+            || page.form[b] != Some(form)
+        {
+            continue;
+        }
+        let href = e.attr("href").map(str::trim).unwrap_or("");
+        if e.tag == "a" && !href.is_empty() && href != "#" && !href.starts_with("javascript:") {
+            continue;
+        }
+        let label = control_label(e);
+        if label.is_empty() || crate::classify::is_dismiss(&label) {
+            continue;
+        }
+        if crate::classify::from_words(&label)
+            .is_some_and(|w| w.tier != nsp_protocol::Reversibility::Read && !w.mixed)
+        {
+            writes.push((b, crate::classify::names_storing(&label)));
+        }
+    }
+    match writes.as_slice() {
+        [(b, _)] => Some(*b),
+        _ => {
+            let mut storing = writes.iter().filter(|(_, s)| *s);
+            match (storing.next(), storing.next()) {
+                (Some((b, _)), None) => Some(*b),
+                _ => None,
+            }
+        }
+    }
 }
 
 /// The nearest container (at most four levels up, never past a region) that holds

@@ -623,6 +623,48 @@ pub mod dispatch {
     /// dispatch.js knows a control by the label the probe saw: one named by
     /// aria-labelledby, or by the first of the hidden labels it repeats per state, runs;
     /// one relabelled anywhere in the first 80 characters is refused.
+    /// A form the page sends from a script, with no submit button (`<button
+    /// type="button">Save</button>`, as many app forms are written): one action on that
+    /// button with the form's fields, which fills them and presses it; the browser never
+    /// submits the form itself (which would put the fields in a URL).
+    #[wasm_bindgen_test]
+    async fn a_form_sent_by_a_script_is_one_action_on_its_button() {
+        mount(
+            r##"<form id="profile" aria-label="Profile">
+              <label>Display name <input name="display_name"></label>
+              <label>Bio <textarea name="bio"></textarea></label>
+              <button type="button" id="help">Help</button>
+              <button type="button" id="save">Save</button>
+            </form>
+            <p id="log"></p>"##,
+        );
+        eval(
+            "(() => { const f = document.getElementById('profile'); \
+             f.addEventListener('submit', (e) => { e.preventDefault(); document.getElementById('log').textContent = 'native submit'; }); \
+             document.getElementById('save').addEventListener('click', () => { document.getElementById('log').textContent = 'saved ' + new FormData(f).get('display_name'); }); })()",
+        );
+        let capture = analyze(&mut probe(), &snapshot_json());
+        let (name, save) = capture["actions"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(_, a)| a["internal_target"] == "dom:#save")
+            .unwrap_or_else(|| panic!("Save is an action: {}", capture["actions"]));
+        let params: Vec<&str> = save["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(params, ["display_name", "bio"], "{save}");
+        let out = run(name, r#"{"display_name": "Ada"}"#, &capture).await;
+        assert_eq!(out["status"], "done", "{out}");
+        assert_eq!(
+            eval_string("document.getElementById('log').textContent"),
+            "saved Ada"
+        );
+    }
+
     #[wasm_bindgen_test]
     async fn dispatch_checks_the_label_the_probe_saw() {
         mount(
