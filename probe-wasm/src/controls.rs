@@ -234,7 +234,7 @@ fn toggle_or_choice(
     found: &mut [Found],
 ) -> Option<Found> {
     let e = &page.els[i];
-    if page.form[i].is_some() {
+    if page.form[i].is_some_and(|f| !crate::forms::toggles_alone(page, f)) {
         return None;
     }
     let is_checkbox = (e.tag == "input" && e.input_type() == "checkbox")

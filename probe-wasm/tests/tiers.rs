@@ -18,7 +18,8 @@
 //! - "Submit" of a form editing a record that exists saves the edit;
 //! - a form with no button does what its one field's name says ("New todo");
 //! - a "Reactivate" on another row of the list undoes "Deactivate";
-//! - one of a group of buttons of which one is marked current switches a view.
+//! - one of a group of buttons of which one is marked current switches a view;
+//! - a form of switches alone (no button, posting as they change) is its switches.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -1141,4 +1142,99 @@ fn one_of_a_group_of_buttons_marked_current_switches_a_view() {
             assert_ne!(tier(&c, label).0, R, "{case}");
         }
     }
+}
+
+/// A form of one checkbox that posts as the box is switched (no button: the page's
+/// script sends it; Calibre-Web's "Read" and "Archive" boxes): the box is the action,
+/// a switch that can be switched back, above the reversible floor; its label names the
+/// state it sets ("Read"), not a reading verb. A `get` form of one box filters: its
+/// submit reads.
+#[test]
+fn a_form_of_switches_alone_is_its_switches() {
+    let c = page(
+        "http://127.0.0.1:1/book/4",
+        "A Study in Scarlet",
+        vec![
+            el_at("h1", None, "h1", "A Study in Scarlet", &[]),
+            el_at(
+                "form",
+                None,
+                "#have_read_form",
+                "",
+                &[
+                    ("id", "have_read_form"),
+                    ("method", "POST"),
+                    ("action", "/ajax/toggleread/4"),
+                ],
+            ),
+            labelled(
+                "input",
+                1,
+                "Read",
+                &[
+                    ("type", "checkbox"),
+                    ("id", "have_read_cb"),
+                    ("checked", "false"),
+                ],
+            ),
+            el_at(
+                "form",
+                None,
+                "#archived_form",
+                "",
+                &[
+                    ("id", "archived_form"),
+                    ("method", "POST"),
+                    ("action", "/ajax/togglearchived/4"),
+                ],
+            ),
+            labelled(
+                "input",
+                3,
+                "Archive",
+                &[
+                    ("type", "checkbox"),
+                    ("id", "archived_cb"),
+                    ("checked", "false"),
+                ],
+            ),
+            el_at(
+                "form",
+                None,
+                "#filter",
+                "",
+                &[("id", "filter"), ("method", "get"), ("action", "/books")],
+            ),
+            labelled(
+                "input",
+                5,
+                "Only unread",
+                &[("type", "checkbox"), ("name", "unread")],
+            ),
+        ],
+    );
+    for label in ["Read", "Archive"] {
+        let (name, a) = action(&c, label);
+        assert!(name.starts_with("set_"), "{name}: {:?}", c.actions.keys());
+        assert_eq!(a.reversibility, W, "{label}: {:?}", c.explain[name].signals);
+        assert!(
+            a.confidence >= 0.8,
+            "{label}: {} {:?}",
+            a.confidence,
+            c.explain[name].signals
+        );
+    }
+    assert!(
+        !c.actions
+            .keys()
+            .any(|k| k.contains("read_form") || k.contains("archived_form")),
+        "{:?}",
+        c.actions.keys()
+    );
+    let filter = c
+        .actions
+        .iter()
+        .find(|(_, a)| a.internal_target.contains("#filter"))
+        .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
+    assert_eq!(filter.1.reversibility, R, "{}", filter.0);
 }

@@ -68,6 +68,11 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         for h in label_hits
             .iter()
             .filter(|h| h.first || Some(h.tier) != opening)
+            // A switch's label names the state it sets ("Read", "Viewed", "Search
+            // panel"), not a verb it runs: whatever it shows, checking it changes what
+            // the page keeps, which toggle_state weighs. Only stricter words count, and
+            // a selection box's ("Select row"), which selection weighs.
+            .filter(|h| !(ev.kind == Kind::Toggle && h.tier == Read && !is_selection(&h.cue)))
         {
             let strength =
                 if ev.kind == Kind::Link && h.tier == ReversibleWrite && !ends_session(&h.cue) {
