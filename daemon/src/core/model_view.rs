@@ -584,8 +584,8 @@ fn write_parameter(
     }
     // A name the page coded (`show_16`, `_dl`) says nothing of what the field is: its
     // label does (the probe's description starts with it: `Show Hot Books: …`), unless
-    // allowed values say it, or the label's words are the name's or the action's
-    // (`search(q)` labelled "Search:", `cc` labelled "Cc").
+    // allowed values say it, or half its words or more are the name's or the action's
+    // (`search(q)` labelled "Search term", `cc` labelled "Cc").
     if opaque_name(&p.name) && column.is_none() && p.allowed_values.is_none() {
         let label = p.description.split_once(": ").map_or("", |(l, _)| l.trim());
         let known = |w: &str| {
@@ -600,7 +600,8 @@ fn write_parameter(
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .collect();
-        if !words.is_empty() && label.len() <= 80 && !words.iter().all(|w| known(w)) {
+        let unknown = words.iter().filter(|w| !known(w)).count();
+        if label.len() <= 80 && unknown * 2 > words.len() {
             out.push(' ');
             write_string(out, label.trim_end_matches(':'));
         }
@@ -928,7 +929,7 @@ mod tests {
                 Reversibility::Read,
                 0.98,
                 "Search",
-                vec![param("q", "string", false, "Search:: search terms")],
+                vec![param("q", "string", false, "Search term: search terms")],
             ),
         );
         let text = render(&s);
