@@ -292,6 +292,10 @@ fn scripted_submit(page: &Page<'_>, form: usize, claims: &Claims) -> Option<usiz
         if e.tag == "a" && !href.is_empty() && href != "#" && !href.starts_with("javascript:") {
             continue;
         }
+        // A control that opens a dialog or a menu sends nothing ("Add allowed tags").
+        if crate::controls::opens_popup(e) {
+            continue;
+        }
         let label = control_label(e);
         if label.is_empty() || crate::classify::is_dismiss(&label) {
             continue;
