@@ -626,7 +626,8 @@ pub mod dispatch {
     /// A form the page sends from a script, with no submit button (`<button
     /// type="button">Save</button>`, as many app forms are written): one action on that
     /// button with the form's fields, which fills them and presses it; the browser never
-    /// submits the form itself (which would put the fields in a URL).
+    /// submits the form itself (which would put the fields in a URL). A button that opens
+    /// a dialog ("Add tags") sends nothing, whatever its words.
     #[wasm_bindgen_test]
     async fn a_form_sent_by_a_script_is_one_action_on_its_button() {
         mount(
@@ -634,6 +635,7 @@ pub mod dispatch {
               <label>Display name <input name="display_name"></label>
               <label>Bio <textarea name="bio"></textarea></label>
               <button type="button" id="help">Help</button>
+              <button type="button" id="tags" data-toggle="modal" data-target="#tag-dialog">Add tags</button>
               <button type="button" id="save">Save</button>
             </form>
             <p id="log"></p>"##,
