@@ -1491,7 +1491,8 @@
         }
       }
       const clsBits = cls ? classBits(cls) : 0;
-      let clickable = onclick || dataApi || (this.clickableCount > 0 && this.clickable.has(el));
+      // (A link or button is a control already: the data API adds nothing to it.)
+      let clickable = onclick || (dataApi && !PERCEIVED_TAGS.has(tag)) || (this.clickableCount > 0 && this.clickable.has(el));
       let record = marked || clickable || (bits & T_ALWAYS) !== 0 || (tag === "a" && href);
       if (!record && (tag === "div" || tag === "span" || tag === "li" || tag === "i" || tag === "img") &&
           ((clsBits & C_CLICKY) !== 0 || (style && CLICKY_STYLE.test(style)))) {
