@@ -64,9 +64,11 @@
   // The attributes a secret field's record keeps (see record()).
   const SECRET_KEEP = new Set(["id", "name", "type", "autocomplete", "role", "required", "aria-required", "aria-disabled", "tabindex"]);
   const SECRET_AUTOCOMPLETE = /\b(cc-number|cc-csc|cc-exp|current-password|new-password|one-time-code)\b/i;
+  // Input types that hold nothing a person types (protocol/src/secrets.rs'
+  // UNTYPED_INPUTS): never a secret field, whatever they are named.
+  const UNTYPED_INPUTS = new Set(["checkbox", "radio", "submit", "button", "reset", "image", "range", "color", "file"]);
   // Names that mark a payment or credential field even without autocomplete hints. A
   // card holder's name is caught too: stricter is the safe side.
-  const UNTYPED_INPUTS = new Set(["checkbox", "radio", "submit", "button", "reset", "image", "range", "color", "file"]);
   const SECRET_NAME = /pass(word|wd)|^pass$|cvv|cvc|csc|card|ccnum|cc-num|security[-_ ]?code|one-time|otp|^pin$|ssn/i;
   // Text that asks for confirmation or warns of a permanent effect: evidence for the
   // classifier even in a plain paragraph (a confirmation page's question sits outside
@@ -802,6 +804,7 @@
   // document: what lies below the pane's fold is outside the document's area and
   // outside the pane's view, yet a person reaches it by scrolling the pane. Whether
   // `a` is such a pane (answers kept per extraction).
+  const PANE_OVERFLOW = new Set(["auto", "scroll", "overlay"]);
   /** @param {Element} a @param {Pass} pass */
   function isPane(a, pass) {
     let v = pass.panes.get(a);
@@ -812,7 +815,6 @@
     }
     return v;
   }
-  const PANE_OVERFLOW = new Set(["auto", "scroll", "overlay"]);
 
   // Whether box `r` (of `el`, or of an ancestor whose pane holds it) lies in the part of
   // pane `p` (whose box is `c`) that scrolling it can show: not before its start (a
