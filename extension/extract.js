@@ -607,6 +607,9 @@
   // The geometric checks run only for controls, the ones an agent acts on: they are
   // layout queries, and capture time is spent per element.
   const PERCEIVED_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary"]);
+  // hiddenReason's answers about a control's own box alone, which say nothing of what
+  // is inside it (see visit).
+  const BOX_ONLY = new Set(["it has no size", "another element covers it", "it is off the page"]);
   const CONTROL_ROLES = new Set([
     "button", "link", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "checkbox", "radio", "switch",
     "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "treeitem",
@@ -1544,13 +1547,21 @@
       const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "");
       const hides = (inert ? INERT : 0) | (ariaHidden ? ARIA_HIDDEN : 0) | (closed ? CLOSED : 0);
       let vis;
+      /** @type {boolean | null | undefined} what the children are told (see below) */
+      let inner;
       const parentVisible = at.visible;
       if (parentVisible === false) {
         vis = false;
       } else if (candidate && isControl(el, role, clickable)) {
         // A control: rendered, and perceivable by a person (and so is everything
         // inside it). One checkVisibility answers both in the common case.
-        vis = ctx.frameVisible && hiddenReason(el, hides, true, this.hover, this.pass, RENDER_UNKNOWN) === "";
+        const why = ctx.frameVisible ? hiddenReason(el, hides, true, this.hover, this.pass, RENDER_UNKNOWN) : "its frame is hidden";
+        vis = why === "";
+        // When only its own box fails (no size, covered at its centre, off the page),
+        // what is inside it is asked again, not hidden with it: an element the page
+        // listens on may be a container whose content is drawn elsewhere (a React root
+        // under an open modal, a portal's container of no size holding the modal).
+        if (!vis && BOX_ONLY.has(why)) inner = null;
       } else {
         vis = parentVisible === null || hint || candidate ? visible(el, ctx) : parentVisible;
         // Other candidates (rows, dialogs, frames): what hides a whole subtree.
@@ -1579,7 +1590,7 @@
       if (tag !== "svg") {
         if (descend) {
           children = this.visitChildren(first, {
-            walk, ctx, idx, head: sel + " > ", relHead: record ? "" : rel === null ? null : rel + " > ", flags: childFlags, visible: vis,
+            walk, ctx, idx, head: sel + " > ", relHead: record ? "" : rel === null ? null : rel + " > ", flags: childFlags, visible: inner === undefined ? vis : inner,
           });
           block = this.childBlock;
         }

@@ -804,3 +804,44 @@ fn bootstrap_data_api_toggles_are_controls_that_open_something() {
         capture["actions"]
     );
 }
+
+/// React listens for clicks on its root container, and a portal renders a modal into a
+/// container of no size of its own (its content is `position: fixed`): both are
+/// elements with click listeners, judged as controls, and both fail as such (the root
+/// is covered by the modal, the portal has no size). What they hold is judged on its
+/// own: the modal's buttons are offered, the page's buttons under the modal are not.
+#[wasm_bindgen_test]
+fn a_portal_modal_is_offered_and_the_page_under_it_is_not() {
+    mount_in_view(
+        r##"<div id="app-root"><h2>Models</h2><button type="button" id="create">Create model</button></div>
+        <div id="portal"><div class="modal-root"><div style="position: fixed; inset: 0; background: rgba(0,0,0,0.4); z-index: 10">
+          <div role="dialog" aria-label="What's new" style="background: #fff; margin: 40px; padding: 12px">
+            <p>Model aliases are here.</p>
+            <button type="button" id="try">Try it now</button>
+          </div>
+        </div></div></div>"##,
+    );
+    eval(
+        "for (const id of ['app-root', 'portal']) { const el = document.getElementById(id); el.addEventListener('click', () => {}); }",
+    );
+    // The page-world shim reports elements with click listeners; the test marks them
+    // as the content script does before an extraction.
+    let capture = analyze(
+        &mut probe(),
+        &eval_string(
+            "(() => { const ex = new NspExtract.Extractor(document); \
+             for (const id of ['app-root', 'portal']) ex.clickable.add(document.getElementById(id)); \
+             ex.clickableCount = 2; return JSON.stringify(ex.full()); })()",
+        ),
+    );
+    assert!(
+        action_at(&capture, "dom:#try").is_some(),
+        "the modal's button: {}",
+        capture["actions"]
+    );
+    assert!(
+        action_at(&capture, "dom:#create").is_none(),
+        "under the modal: {}",
+        capture["actions"]
+    );
+}
