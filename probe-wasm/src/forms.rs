@@ -266,7 +266,13 @@ pub fn toggles_alone(page: &Page<'_>, f: usize) -> bool {
             return false;
         }
     }
+    // A button elsewhere that submits it (`<button form="settings">`) sends it.
+    let id = page.els[f].attr("id").filter(|id| !id.is_empty());
     toggles > 0
+        && !page
+            .els
+            .iter()
+            .any(|e| id.is_some() && e.attr("form") == id)
 }
 
 /// The control that sends form `form`, which has no submit button, from a script: a

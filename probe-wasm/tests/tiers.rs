@@ -1211,7 +1211,33 @@ fn a_form_of_switches_alone_is_its_switches() {
                 "Only unread",
                 &[("type", "checkbox"), ("name", "unread")],
             ),
+            // Boxes that a button outside their form sends (`form="prefs"`): a form.
+            el_at(
+                "form",
+                None,
+                "#prefs",
+                "",
+                &[("id", "prefs"), ("method", "post"), ("action", "/prefs")],
+            ),
+            labelled(
+                "input",
+                7,
+                "Weekly digest",
+                &[("type", "checkbox"), ("name", "digest")],
+            ),
+            el_at(
+                "button",
+                None,
+                "#save-prefs",
+                "Save preferences",
+                &[("type", "submit"), ("form", "prefs"), ("id", "save-prefs")],
+            ),
         ],
+    );
+    assert!(
+        !c.actions.keys().any(|k| k.contains("weekly_digest")),
+        "{:?}",
+        c.actions.keys()
     );
     for label in ["Read", "Archive"] {
         let (name, a) = action(&c, label);
