@@ -234,7 +234,7 @@ fn toggle_or_choice(
     found: &mut [Found],
 ) -> Option<Found> {
     let e = &page.els[i];
-    if page.form[i].is_some_and(|f| !crate::forms::toggles_alone(page, f)) {
+    if page.form[i].is_some_and(|f| !toggles_alone(page, f)) {
         return None;
     }
     let is_checkbox = (e.tag == "input" && e.input_type() == "checkbox")
@@ -328,6 +328,44 @@ fn toggle_or_choice(
     }
     action.bind(page, i);
     Some(action)
+}
+
+/// Whether form `f` is only switches the page sends as they change: no submit button
+/// and no other control, a method that writes (a `get` form of checkboxes is a filter,
+/// whose submit reads), and every visible field a checkbox or radio button (Calibre-Web's
+/// "Read" and "Archive" boxes, each a form posting to a toggle URL). A person switches
+/// the box; nothing else sends the form, and pressing Enter in a checkbox sends nothing.
+pub fn toggles_alone(page: &Page<'_>, f: usize) -> bool {
+    let method = page.els[f]
+        .attr("method")
+        .map(|m| m.trim().to_ascii_lowercase());
+    if method
+        .as_deref()
+        .is_none_or(|m| m == "get" || m == "dialog")
+    {
+        return false;
+    }
+    let mut toggles = 0;
+    for d in page.descendants(f) {
+        let e = &page.els[d];
+        if !e.visible || e.input_type() == "hidden" {
+            continue;
+        }
+        let toggle = (e.tag == "input" && matches!(e.input_type().as_ref(), "checkbox" | "radio"))
+            || matches!(e.role(), "switch" | "checkbox" | "radio");
+        if toggle {
+            toggles += 1;
+        } else if page.field(d) || page.control(d) {
+            return false;
+        }
+    }
+    // A button elsewhere that submits it (`<button form="settings">`) sends it.
+    let id = page.els[f].attr("id").filter(|id| !id.is_empty());
+    toggles > 0
+        && !page
+            .els
+            .iter()
+            .any(|e| id.is_some() && e.attr("form") == id)
 }
 
 /// A control that opens a menu, listbox, dialog or disclosure (`aria-haspopup` other

@@ -64,7 +64,7 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             }
             // A form of switches alone, which the page sends as one is switched: the
             // switches are the actions (`controls`), as a person uses them.
-            if toggles_alone(page, f) {
+            if crate::controls::toggles_alone(page, f) {
                 continue;
             }
             // A form whose page sends it from a control of its own that is no submit
@@ -237,42 +237,6 @@ fn dialog_confirm(page: &Page<'_>, form: usize, claims: &Claims) -> Option<usize
         }
     }
     best
-}
-
-/// Whether form `f` is only switches the page sends as they change: no submit button
-/// and no other control, a method that writes (a `get` form of checkboxes is a filter,
-/// whose submit reads), and every visible field a checkbox or radio button (Calibre-Web's
-/// "Read" and "Archive" boxes, each a form posting to a toggle URL). A person switches
-/// the box; nothing else sends the form, and pressing Enter in a checkbox sends nothing.
-pub fn toggles_alone(page: &Page<'_>, f: usize) -> bool {
-    let method = page.els[f]
-        .attr("method")
-        .map(|m| m.trim().to_ascii_lowercase());
-    if method
-        .as_deref()
-        .is_none_or(|m| m == "get" || m == "dialog")
-    {
-        return false;
-    }
-    let mut toggles = 0;
-    for d in page.descendants(f) {
-        let e = &page.els[d];
-        if !e.visible || e.input_type() == "hidden" {
-            continue;
-        }
-        if is_toggle(e) {
-            toggles += 1;
-        } else if page.field(d) || page.control(d) {
-            return false;
-        }
-    }
-    // A button elsewhere that submits it (`<button form="settings">`) sends it.
-    let id = page.els[f].attr("id").filter(|id| !id.is_empty());
-    toggles > 0
-        && !page
-            .els
-            .iter()
-            .any(|e| id.is_some() && e.attr("form") == id)
 }
 
 /// The control that sends form `form`, which has no submit button, from a script: a
