@@ -1,10 +1,12 @@
 // content.js — runs in every http(s) page (isolated world), after extract.js,
 // bridge.js and dispatch.js. It exists because only a content script can read and act
 // on the DOM. It extracts the page with NspExtract, has the probe analyse it — in the
-// page where the CSP allows WebAssembly (tier wasm_in_page), else in the service worker
-// (tier wasm_extension) — and relays captures and incremental deltas to the service
-// worker over a runtime port. It executes dispatched actions with NspDispatch, and
-// answers nspd's `resolve` (which element a builtin's selector finds) with it too.
+// service worker (tier wasm_extension), whose wasm is compiled once for the browser,
+// or, for a page too big or too busy to share the worker with every other tab, in a
+// probe of the page's own (tier wasm_in_page) where its CSP allows WebAssembly — and
+// relays captures and incremental deltas to the service worker over a runtime port.
+// It executes dispatched actions with NspDispatch, and answers nspd's `resolve` (which
+// element a builtin's selector finds) with it too.
 //
 // It never talks to nspd itself: a socket opened here would carry the page's Origin.
 "use strict";
@@ -29,6 +31,23 @@
   // The first capture waits for a quiet page, up to a limit.
   const FIRST_QUIET_MS = 120;
   const FIRST_MAX_MS = 1500;
+  // Where the probe runs (issue 23). The service worker's probe is compiled once for the
+  // whole browser and kept hot by every tab's captures, where a probe in each page was
+  // compiled again on every page load (its cold analysis was most of a first capture's).
+  // But the worker relays every tab, so a page that would take much of its time gets a
+  // probe of its own in its page: one with more than WORKER_MAX_RECORDS element records
+  // (an analysis of that size takes the worker about 10 ms on the bench's 2-core
+  // machine), or whose analyses took the worker more than WORKER_MAX_MS within the last
+  // WORKER_WINDOW_MS (a page that changes, or navigates in place, many times a second).
+  // Under both, one tab holds the worker at most about a tenth of its time. A page
+  // whose CSP forbids WebAssembly stays in the worker whatever it costs.
+  const WORKER_MAX_RECORDS = 4000;
+  const WORKER_MAX_MS = 100;
+  const WORKER_WINDOW_MS = 1000;
+  // How long the start waits for the worker's probe before the page loads its own.
+  const WORKER_PING_MS = 2000;
+  // How long after the worker went away the port is opened again.
+  const RECONNECT_MS = 100;
 
   const started = performance.now();
   /** @type {chrome.runtime.Port | null} */
@@ -44,6 +63,14 @@
   let probeSettings = null;
   /** @type {string | null} */
   let probeError = null;
+  // The worker's analyses of this page: [end time, duration] within WORKER_WINDOW_MS.
+  /** @type {[number, number][]} */
+  const workerCost = [];
+  // The move to a probe of the page's own, while it loads; and whether the page's CSP
+  // (or anything else) stopped it, so that it is not tried again.
+  /** @type {Promise<unknown> | null} */
+  let moving = null;
+  let cannotMove = false;
   /** @type {PageCapture | null} */
   let capture = null;
   /** @type {Record<string, unknown> | null} */
@@ -63,7 +90,7 @@
   let queue = Promise.resolve();
   /** @type {Set<Node>} */
   const dirty = new Set();
-  /** @type {Map<string, (msg: { ok: boolean, result?: unknown, error?: string }) => void>} */
+  /** @type {Map<string, (msg: { ok: boolean, gone?: boolean, result?: unknown, error?: string }) => void>} */
   const rpcPending = new Map();
   let rpcSeq = 0;
   // Controls that raised a confirm() NSP declined: {element, selector, target, text}.
@@ -216,8 +243,8 @@
     return true;
   }
 
-  /** @param {string | null} requestId */
-  async function fullCapture(requestId) {
+  /** @param {string | null} requestId @param {boolean} [retried] */
+  async function fullCapture(requestId, retried) {
     clearTimeout(flushTimer);
     dirty.clear();
     firstMutationInBatch = 0;
@@ -229,11 +256,19 @@
     let text;
     const t0 = performance.now();
     let t1 = t0;
+    let records = 0;
     try {
       const snap = snapshot();
+      records = snap.elements.length;
       t1 = performance.now();
       text = await analyze(JSON.stringify(snap));
     } catch (err) {
+      // The worker restarted while it analysed: its probe is new, so ask again once
+      // the port is back (connect's reconnect), instead of reporting a failure.
+      if (err instanceof WorkerGone && !retried) {
+        setTimeout(() => schedule(() => fullCapture(requestId, true)), RECONNECT_MS * 2);
+        return;
+      }
       sendState({ status: "error", message: "The probe failed on this page: " + String((err && err.message) || err), request_id: requestId || null });
       return;
     }
@@ -252,6 +287,7 @@
     }
     sendState({ status: "active", capture, request_id: requestId || null });
     scheduleSettleCheck();
+    considerMove(records);
   }
 
   async function flush() {
@@ -291,6 +327,7 @@
       send({ type: "tab_delta", ...delta });
     }
     scheduleSettleCheck();
+    considerMove(extractor.recs.length);
   }
 
   // Once the DOM has been quiet long enough, a capture taken while it moved is
@@ -317,26 +354,62 @@
     return { csp, text };
   }
 
+  // The worker's probe when it answers (it compiles the wasm on the first tab of its
+  // life); else a probe of the page's own.
   async function loadProbe() {
+    try {
+      await rpc("probe_ping", {}, WORKER_PING_MS);
+      tier = "wasm_extension";
+      return;
+    } catch (swErr) {
+      const why = await loadOwnProbe();
+      if (!why) {
+        tier = "wasm_in_page";
+        return;
+      }
+      probeError = (why.csp
+        ? "The extension's probe did not answer, and this page's Content-Security-Policy blocks WebAssembly in the page: "
+        : "The probe could not be loaded: ") + String((swErr && swErr.message) || swErr) + " / " + why.text;
+    }
+  }
+
+  // A probe of the page's own: null once it is made, else why it could not be.
+  /** @returns {Promise<{ csp: boolean, text: string } | null>} */
+  async function loadOwnProbe() {
     try {
       const g = await import(chrome.runtime.getURL("probe/nsp_probe.js"));
       await g.default({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
       probe = new g.Probe(probeConfig());
       glue = g;
-      tier = "wasm_in_page";
+      return null;
     } catch (err) {
-      // The page's CSP forbids WebAssembly here (or the module could not load): the
-      // extension's own context runs the same probe on the snapshot instead.
-      const why = describeLoadError(err);
-      try {
-        await rpc("probe_ping", {});
-        tier = "wasm_extension";
-      } catch (swErr) {
-        probeError = (why.csp
-          ? "This page's Content-Security-Policy blocks WebAssembly in the page, and the extension's probe did not answer either: "
-          : "The probe could not be loaded: ") + why.text + " / " + String((swErr && swErr.message) || swErr);
-      }
+      return describeLoadError(err);
     }
+  }
+
+  // Moves a page that costs the worker too much (see WORKER_MAX_RECORDS) to a probe of
+  // its own: once it is loaded, the next capture is a full one in the page and the
+  // worker forgets its copy. Until then the worker goes on, so nothing waits.
+  /** @param {number} records the element records of the page's newest snapshot */
+  function considerMove(records) {
+    if (tier !== "wasm_extension" || moving || cannotMove) return;
+    const now = performance.now();
+    while (workerCost.length && now - workerCost[0][0] > WORKER_WINDOW_MS) workerCost.shift();
+    const spent = workerCost.reduce((sum, c) => sum + c[1], 0);
+    if (records <= WORKER_MAX_RECORDS && spent <= WORKER_MAX_MS) return;
+    moving = loadOwnProbe().then((why) => {
+      if (why) {
+        cannotMove = true;
+        moving = null;
+        return;
+      }
+      schedule(async () => {
+        moving = null;
+        tier = "wasm_in_page";
+        send({ type: "probe_drop" });
+        await fullCapture(null);
+      });
+    });
   }
 
   function probeConfig() {
@@ -360,35 +433,55 @@
 
   /** @param {string} json @returns {Promise<string>} */
   function analyze(json) {
-    // On that tier `probe` is the page's own (loadProbe made it first).
+    // On that tier `probe` is the page's own (loadOwnProbe made it first).
     if (tier === "wasm_in_page") return Promise.resolve(/** @type {import("./probe/nsp_probe.js").Probe} */ (probe).analyze(json));
-    return /** @type {Promise<string>} */ (rpc("probe_analyze", { snapshot: json }));
+    return /** @type {Promise<string>} */ (timed(rpc("probe_analyze", { snapshot: json })));
   }
 
   /** @param {string} json @returns {Promise<string | undefined>} */
   function update(json) {
     if (tier === "wasm_in_page") return Promise.resolve(/** @type {import("./probe/nsp_probe.js").Probe} */ (probe).update(json));
-    return /** @type {Promise<string | undefined>} */ (rpc("probe_update", { patch: json }));
+    return /** @type {Promise<string | undefined>} */ (timed(rpc("probe_update", { patch: json })));
   }
+
+  // What an analysis by the worker took, from here (see considerMove).
+  /** @param {Promise<unknown>} asked */
+  function timed(asked) {
+    const t0 = performance.now();
+    const done = () => {
+      const now = performance.now();
+      workerCost.push([now, now - t0]);
+    };
+    asked.then(done, done);
+    return asked;
+  }
+
+  // The worker went away while it had a question of ours (a restart, an update).
+  class WorkerGone extends Error {}
 
   /**
    * @param {ProbeRequest["type"]} type
    * @param {Record<string, unknown>} payload
+   * @param {number} [waitMs] how long to wait for the answer
    * @returns {Promise<unknown>} the worker's probe's answer (its result, as the page's probe gives it)
    */
-  function rpc(type, payload) {
+  function rpc(type, payload, waitMs) {
     const id = `r${++rpcSeq}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         rpcPending.delete(id);
         reject(new Error("the extension's probe did not answer"));
-      }, 10_000);
+      }, waitMs || 10_000);
       rpcPending.set(id, (msg) => {
         clearTimeout(timer);
         if (msg.ok) resolve(msg.result);
-        else reject(new Error(msg.error || "probe error"));
+        else reject(msg.gone ? new WorkerGone(msg.error) : new Error(msg.error || "probe error"));
       });
-      send({ type, id, ...payload });
+      // The direct port when there is one: a snapshot is the biggest message a tab
+      // sends, and that port neither crosses the browser process nor turns the message
+      // into JSON on the way (see channel.js).
+      if (direct) direct.postMessage({ type, id, ...payload });
+      else send({ type, id, ...payload });
     });
   }
 
@@ -588,6 +681,8 @@
         direct.postMessage({ type: "channel_ack" });
       } else if (msg.type === "dispatch") {
         schedule(() => runDispatch(msg, pipe.port1));
+      } else if (msg.type === "probe_result") {
+        onWorkerMessage(msg);
       }
     };
     frame.addEventListener("load", () => {
@@ -617,7 +712,7 @@
         direct.close();
         direct = null;
       }
-      for (const done of rpcPending.values()) done({ ok: false, error: "the service worker restarted" });
+      for (const done of rpcPending.values()) done({ ok: false, gone: true, error: "the service worker restarted" });
       rpcPending.clear();
       setTimeout(() => {
         try {
@@ -629,13 +724,17 @@
         } catch (_) {
           // The extension was removed: nothing left to talk to.
         }
-      }, 100);
+      }, RECONNECT_MS);
     });
     return opened;
   }
 
   // --- start -------------------------------------------------------------------------------
 
+  // Enough elements for every function of a typical extraction to run many times (a
+  // few rows of a list, a form, the navigation); about a tenth of the bench's
+  // 5,000-element page, whose first extraction it made about a third faster.
+  const WARM_RECORDS = 300;
   let warmed = false;
   function quietStart() {
     return new Promise((/** @type {(value?: unknown) => void} */ resolve) => {
@@ -644,14 +743,19 @@
         const quiet = now - lastMutation >= FIRST_QUIET_MS && document.readyState === "complete";
         if (quiet || now - started >= FIRST_MAX_MS) resolve();
         else {
-          // Still waiting: one analysis of a small built-in page, so V8 compiles the
-          // probe's functions now rather than during the first capture (BENCHMARKS.md,
-          // issue 23). Not when the page is quiet already: the capture goes first then.
-          // Only an optimisation: a failure changes nothing.
-          if (!warmed && tier === "wasm_in_page" && glue) {
+          // Still waiting: V8 runs a script's first calls in its slowest tiers, so the
+          // first capture's extraction was several times a warm one (BENCHMARKS.md,
+          // issue 23). One extraction of the page's first WARM_RECORDS elements, thrown
+          // away (nothing leaves this script), compiles its functions and starts their
+          // optimisation now, while the page is busy loading; and a probe of the page's
+          // own analyses a small built-in page for the same reason (the worker's warmed
+          // up when it loaded). Not when the page is quiet already: the capture goes
+          // first then. Only an optimisation: a failure changes nothing.
+          if (!warmed && tier) {
             warmed = true;
             try {
-              glue.warm();
+              new NspExtract.Extractor(document, { maxRecords: WARM_RECORDS }).full();
+              if (tier === "wasm_in_page" && glue) glue.warm();
             } catch (_) {
               // Captures still work; the first one is just slower.
             }

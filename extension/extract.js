@@ -1291,10 +1291,12 @@
 
   /** @implements {NspExtractor} */
   class Extractor {
-    /** @param {Document} [doc] @param {object} [options] */
+    // `maxRecords`: stop recording past this many elements (the page's own cap,
+    // MAX_RECORDS, by default; content.js's warm-up records a few hundred).
+    /** @param {Document} [doc] @param {{ maxRecords?: number }} [options] */
     constructor(doc, options) {
       this.doc = doc || document;
-      this.options = options || {};
+      this.maxRecords = Math.min((options && options.maxRecords) || MAX_RECORDS, MAX_RECORDS);
       /** @type {Element[]} */
       this.nodes = [];
       /** @type {ElementRecord[]} */
@@ -1420,7 +1422,7 @@
       const bits = /** @type {number} */ (TAG_BITS.get(tag)) | 0;
       // A skipped element still keeps its text (a <style>'s CSS) out of its parent's.
       if ((bits & T_SKIP) !== 0 && tag !== "svg") return (bits & T_NO_TEXT) !== 0;
-      if (base + recs.length >= MAX_RECORDS) {
+      if (base + recs.length >= this.maxRecords) {
         this.truncated = true;
         return false;
       }

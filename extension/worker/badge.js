@@ -47,7 +47,7 @@ export function updateBadge(tabId) {
     text = String(Math.round(s.confidence * 100));
     color = !isConnected ? "#777" : s.confidence >= FLOOR_IRREVERSIBLE_WRITE ? "#1e7e34" : s.confidence >= FLOOR_REVERSIBLE_WRITE ? "#b26a00" : "#b00020";
   }
-  const tierName = s.probe_tier === "wasm_extension" ? "in the extension (page CSP forbids wasm)" : s.probe_tier === "wasm_in_page" ? "in the page" : "not running";
+  const tierName = s.probe_tier === "wasm_extension" ? "in the extension" : s.probe_tier === "wasm_in_page" ? "in the page" : "not running";
   const title = `NSP — ${isConnected ? "connected to nspd" : "nspd not connected"}\nprobe: ${tierName}` +
     (typeof s.confidence === "number" ? `\nconfidence ${s.confidence.toFixed(2)}, ${s.actions} actions (${s.by_tier.read} read, ${s.by_tier.reversible_write} reversible, ${s.by_tier.irreversible_write} irreversible)` : "");
   chrome.action.setBadgeText({ tabId, text }).catch(() => {});

@@ -1,15 +1,17 @@
-// worker/direct.js — the read fast path. A runtime-port message crosses the browser
-// process on its way between this worker and a page (~0.2 ms each way here, half of a
-// read's round trip). A MessagePort is a direct pipe between the two renderers. A
-// content script cannot reach the worker with one itself, so it frames channel.html
-// (ours, web-accessible) for a moment and posts the port there with a token it got over
-// its runtime port; the frame hands both to this worker. The token is random, single-use
-// and bound to the runtime port it was sent over, so a page that frames channel.html
-// itself and posts a port gets nothing bound.
+// worker/direct.js — the read fast path, which the probe's snapshots take too. A
+// runtime-port message crosses the browser process on its way between this worker and a
+// page (~0.2 ms each way here, half of a read's round trip), and is turned into JSON on
+// the way. A MessagePort is a direct pipe between the two renderers. A content script
+// cannot reach the worker with one itself, so it frames channel.html (ours,
+// web-accessible) for a moment and posts the port there with a token it got over its
+// runtime port; the frame hands both to this worker. The token is random, single-use and
+// bound to the runtime port it was sent over, so a page that frames channel.html itself
+// and posts a port gets nothing bound.
 
 import { tabs, onTabMessage } from "./tabs.js";
 import { ready } from "./socket.js";
 import { pushStatus } from "./popup.js";
+import { runProbe } from "./probe.js";
 
 /**
  * @type {{
@@ -75,8 +77,13 @@ export function onChannelMessage(event) {
       dropDirect(tabId);
       direct.ports.set(tabId, fast);
       pushStatus();
-    } else if (msg.type === "action_result" && direct.ports.get(tabId) === fast) {
+    } else if (direct.ports.get(tabId) !== fast) {
+      // A port the tab has replaced since.
+    } else if (msg.type === "action_result") {
       ready.then(() => onTabMessage(tabId, windowId, msg));
+    } else if (typeof msg.type === "string" && msg.type.startsWith("probe_")) {
+      // The probe's snapshots and patches, the biggest messages a tab sends.
+      runProbe(tabId, fast, msg);
     }
   };
   fast.postMessage({ type: "channel_ready" });

@@ -1,9 +1,12 @@
 // worker/probe.js — the probe's settings for every tab, and the extension tier of the
-// probe: for pages whose CSP forbids WebAssembly in the page (tier wasm_extension: the
-// extension's own CSP allows 'wasm-unsafe-eval') this worker runs the same probe on the
-// snapshot the content script sends.
+// probe (wasm_extension): this worker runs the probe on the snapshots the content
+// scripts send, so its wasm is compiled once for the browser, not on every page load
+// (issue 23). A page too big or too busy to share this worker with every other tab
+// moves to a probe of its own in its page, where its CSP allows WebAssembly (content.js,
+// WORKER_MAX_RECORDS); the extension's own CSP allows 'wasm-unsafe-eval', so a page whose
+// CSP forbids it is analysed here whatever its size.
 
-import initProbe, { Probe } from "../probe/nsp_probe.js";
+import initProbe, { Probe, warm } from "../probe/nsp_probe.js";
 import { tabs } from "./tabs.js";
 import { corrections } from "./corrections.js";
 
@@ -11,6 +14,7 @@ import { corrections } from "./corrections.js";
  * @type {{
  *   probes: Map<number, Probe>,
  *   init: Promise<unknown> | null,
+ *   memory: WebAssembly.Memory | null,
  *   settings: ProbeSettings | null,
  *   origins: Map<number, string | null>,
  *   sentSettings: Map<number, string>,
@@ -20,6 +24,9 @@ const probe = {
   // tabId -> Probe, for tabs on the extension tier.
   probes: new Map(),
   init: null,
+  // The probe's linear memory once it is loaded.
+  /** @type {WebAssembly.Memory | null} */
+  memory: null,
   // The probe settings nspd sent in its welcome ([probe] in nspd.toml: max_objects,
   // max_list_records), or null for the probe's defaults. Every probe, here and in the
   // pages, is configured with them.
@@ -97,12 +104,38 @@ export function originOf(url) {
   }
 }
 
+// The probe's wasm, compiled on the first tab of this worker's life, then warmed up
+// once: one analysis of a small built-in page compiles its functions before a real
+// page's capture needs them.
 function probeReady() {
-  probe.init = probe.init || initProbe({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") });
+  probe.init =
+    probe.init ||
+    initProbe({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") }).then((wasm) => {
+      probe.memory = wasm.memory;
+      try {
+        warm();
+      } catch (_) {
+        // Only an optimisation: the first capture is slower, nothing else changes.
+      }
+      return wasm;
+    });
   return probe.init;
 }
 
-/** @param {number} tabId @param {chrome.runtime.Port} port @param {ProbeRequest} msg */
+// What the probe holds in this worker, for the benchmark's memory per tab (it reads this
+// through the DevTools protocol; no page can reach a worker's globals).
+/** @type {{ nspProbeStats?: () => { tabs: number, wasm_bytes: number } }} */ (globalThis).nspProbeStats = () => ({
+  tabs: probe.probes.size,
+  wasm_bytes: probe.memory ? probe.memory.buffer.byteLength : 0,
+});
+
+/**
+ * A content script's question, over its runtime port or its direct one (the answer goes
+ * back the same way).
+ * @param {number} tabId
+ * @param {{ postMessage(message: unknown): void }} port
+ * @param {ProbeRequest} msg
+ */
 export async function runProbe(tabId, port, msg) {
   /** @param {boolean} ok @param {unknown} result @param {string} [error] */
   const reply = (ok, result, error) => {
@@ -127,6 +160,10 @@ export async function runProbe(tabId, port, msg) {
         reply(true, p.analyze(msg.snapshot));
         break;
       }
+      case "probe_drop":
+        // The page moved to a probe of its own.
+        dropProbe(tabId);
+        break;
       case "probe_update": {
         const p = probe.probes.get(tabId);
         if (!p) {

@@ -318,13 +318,15 @@ async fn the_popup_and_badge_show_what_nspd_knows_and_when_it_is_gone() {
     .await
     .expect("chromedriver with the extension");
 
-    // The demo app with the probe in the page, the same app under a CSP that forbids
-    // WebAssembly in the page (the probe runs in the extension), and a page the probe
-    // cannot understand well (low confidence, another badge colour).
+    // The demo app (its probe in the extension's worker, as every page of ordinary
+    // size), the same app under a CSP that forbids WebAssembly in the page, a page the
+    // probe cannot understand well (low confidence, another badge colour), and the demo
+    // app too big to share the worker (a probe of its own, in the page).
     let pages = [
-        (demo.url("/"), "in page"),
+        (demo.url("/"), "extension"),
         (demo.url("/?csp=strict"), "extension"),
-        (demo.url("/pages/div-soup.html"), "in page"),
+        (demo.url("/pages/div-soup.html"), "extension"),
+        (demo.url("/?pad=4500"), "in page"),
     ];
     browser.goto(&popup_url()).await.expect("open the popup");
     let mut tabs = Vec::new();

@@ -57,41 +57,70 @@ fn agent_view(state: &Value) -> (Value, Value, Value) {
     )
 }
 
+/// Where the probe runs: in the extension's service worker (tier `wasm_extension`, its
+/// wasm compiled once for the browser) for a page of ordinary size; in a probe of the
+/// page's own (`wasm_in_page`) for a page too big to share the worker with other tabs,
+/// where the page's CSP allows WebAssembly, and in the worker whatever its size where it
+/// does not. The same page gives the same state on both tiers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn both_tiers_give_the_same_state_for_the_same_page() {
+async fn a_page_too_big_for_the_worker_moves_to_its_own_probe_with_the_same_state() {
     let demo = DemoServer::start(DemoOptions::default())
         .await
         .expect("demo app");
-    let url = demo.url("/");
-    let strict = demo.url("/?csp=strict");
-    let (nspd, app) = open(&url, 0.95).await;
-    let in_page = state(&nspd, app.pid).await;
-    assert_eq!(in_page["probe_metadata"]["probe_tier"], "wasm_in_page");
+    let small = demo.url("/");
+    // 4,500 list entries: more element records than content.js's WORKER_MAX_RECORDS.
+    let big = demo.url("/?pad=4500");
+    let big_strict = demo.url("/?pad=4500&csp=strict");
+    let (nspd, app) = open(&small, 0.95).await;
+    let first = state(&nspd, app.pid).await;
+    assert_eq!(first["probe_metadata"]["probe_tier"], "wasm_extension");
 
-    // The same tab, the same page, now with a CSP that forbids WebAssembly in the page.
-    let (status, resp) = nspd
-        .act(
-            &json!({"pid": app.pid, "action": "navigate", "parameters": {"url": strict},
-                    "verify_expression": "context.url.includes('csp=strict')"}),
-        )
-        .await
-        .expect("navigate");
+    let go = |url: &str| {
+        json!({"pid": app.pid, "action": "navigate", "parameters": {"url": url},
+               "verify_expression": format!("context.url == {}", json!(url))})
+    };
+    let (status, resp) = nspd.act(&go(&big)).await.expect("navigate");
     assert_eq!(status, 200, "{resp}");
-    let extension = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
-        s["probe_metadata"]["probe_tier"] == "wasm_extension"
-            && s["confidence"].as_f64().unwrap_or(0.0) >= 0.95
+    // The worker answers the big page's first capture; the page's own probe takes over.
+    let in_page = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
+        s["context"]["url"] == big.as_str()
+            && s["probe_metadata"]["probe_tier"] == "wasm_in_page"
+            && s["probe_metadata"]["settled"] == true
     })
     .await;
-    assert_eq!(extension["context"]["url"], strict.as_str());
+    assert!(
+        in_page["probe_metadata"]["element_count"]
+            .as_u64()
+            .unwrap_or(0)
+            > 4000,
+        "{:#}",
+        in_page["probe_metadata"]
+    );
+
+    // The same page where WebAssembly may not run in the page: the worker keeps it.
+    let (status, resp) = nspd.act(&go(&big_strict)).await.expect("navigate");
+    assert_eq!(status, 200, "{resp}");
+    let worker = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
+        s["context"]["url"] == big_strict.as_str() && s["probe_metadata"]["settled"] == true
+    })
+    .await;
+    assert_eq!(worker["probe_metadata"]["probe_tier"], "wasm_extension");
     let (a1, o1, c1) = agent_view(&in_page);
-    let (a2, o2, c2) = agent_view(&extension);
+    let (a2, o2, c2) = agent_view(&worker);
     assert_eq!(a1, a2, "actions differ between the tiers");
     assert_eq!(o1, o2, "objects differ between the tiers");
     assert_eq!(c1, c2);
     assert_eq!(
-        extension["actions"]["archive"]["parameters"][0]["name"],
+        worker["actions"]["archive"]["parameters"][0]["name"],
         "email_id"
     );
+    // A read still runs on the page the worker analyses.
+    let (status, resp) = nspd
+        .act(&json!({"pid": app.pid, "action": "read_text", "parameters": {"selector": "#unread-count"}}))
+        .await
+        .expect("read");
+    assert_eq!(status, 200, "{resp}");
+    assert_eq!(resp["raw_return"], "3");
     assert!(demo.backend().events().is_empty());
 }
 

@@ -49,7 +49,8 @@ async fn demo_app_state_and_read_text_round_trip() {
     assert_eq!(state["pid"], app.pid);
     assert_eq!(state["app_id"], app.app_id.as_str());
     assert_eq!(state["context"]["url"], origin.as_str());
-    assert_eq!(state["probe_metadata"]["probe_tier"], "wasm_in_page");
+    // The extension's service worker analyses a page of this size (content.js).
+    assert_eq!(state["probe_metadata"]["probe_tier"], "wasm_extension");
     assert_eq!(state["actions"]["read_text"]["reversibility"], "read");
     assert_eq!(
         state["actions"]["send_email"]["reversibility"],
@@ -95,8 +96,9 @@ async fn demo_app_state_and_read_text_round_trip() {
     assert!(demo.backend().events().is_empty());
 }
 
-/// Under `script-src 'self'` the page may not compile WebAssembly, so the content script
-/// sends its snapshot to the extension's service worker, which runs the same probe.
+/// Under `script-src 'self'` the page may not compile WebAssembly: its snapshots go to
+/// the extension's service worker, as every page's of ordinary size do, and stay there
+/// whatever the page's size.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn strict_csp_page_gets_a_working_probe_in_the_extension() {
     let demo = DemoServer::start(DemoOptions {

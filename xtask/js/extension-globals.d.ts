@@ -94,6 +94,8 @@ interface NspExtractor {
   own: WeakSet<Node>;
   onShadowRoot: ((root: ShadowRoot) => void) | null;
   onFrame: ((frame: Element, doc: Document) => void) | null;
+  /** The element records of the newest snapshot, patches applied. */
+  readonly recs: readonly unknown[];
   full(): PageSnapshot;
   patch(changed: Iterable<Node>): SnapshotPatch | null;
   selectorOf(el: Element): string;
@@ -101,7 +103,7 @@ interface NspExtractor {
 
 /** extract.js: the page snapshot. */
 declare var NspExtract: {
-  Extractor: new (doc?: Document, options?: object) => NspExtractor;
+  Extractor: new (doc?: Document, options?: { maxRecords?: number }) => NspExtractor;
   norm(text: string | null | undefined, max: number): string;
   isSecret(el: PageElement): boolean;
   controlLabel(el: PageElement): string;
@@ -407,11 +409,12 @@ type TabMessage =
   | ({ type: "tab_delta" } & TabDelta)
   | { type: "resolved"; request_id?: string | null; resolution?: Resolution }
   | { type: "action_result"; action_id: string; outcome: DispatchOutcome };
-/** A content script's request to the worker's copy of the probe (worker/probe.js). */
+/** A content script's request to the worker's probe (worker/probe.js); probe_drop, when the page moved to a probe of its own, has no answer. */
 type ProbeRequest =
   | { type: "probe_ping"; id: string }
   | { type: "probe_analyze"; id: string; snapshot: string }
-  | { type: "probe_update"; id: string; patch: string };
+  | { type: "probe_update"; id: string; patch: string }
+  | { type: "probe_drop"; id?: undefined };
 /** What the worker sends a content script (over its runtime port, or a read over the direct one). */
 type WorkerToTab =
   | ({ type: "dispatch"; action_id: string } & DispatchRequest)

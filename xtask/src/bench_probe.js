@@ -388,7 +388,7 @@ async function nav(argv) {
     new Promise((resolve, reject) => {
       const u = new URL(base + route);
       http
-        .get({ host: u.hostname, port: u.port, path: u.pathname, headers: { "x-substrate-key": key } }, (res) => {
+        .get({ host: u.hostname, port: u.port, path: u.pathname + u.search, headers: { "x-substrate-key": key } }, (res) => {
           const chunks = [];
           res.on("data", (c) => chunks.push(c));
           res.on("end", () => resolve(JSON.parse(Buffer.concat(chunks).toString("utf8"))));
@@ -417,7 +417,59 @@ async function nav(argv) {
       return { origin: performance.timeOrigin, load: e.loadEventEnd, dcl: e.domContentLoadedEventEnd };
     });
     await tab.close();
-    return { state: seen - t.origin, load: t.load, dcl: t.dcl, extract: meta.capture_latency_ms, analyze: meta.labeling_latency_ms };
+    return { state: seen - t.origin, load: t.load, dcl: t.dcl, extract: meta.capture_latency_ms, analyze: meta.labeling_latency_ms, tier: meta.probe_tier };
+  };
+  // The probe's share of the service worker, which analyses every tab's snapshots up to
+  // content.js's WORKER_MAX_RECORDS: its wasm memory with one tab of `n` elements open,
+  // then with TABS_OPEN, each kept as the worker keeps it (its last snapshot and capture,
+  // for the next patch). Linear memory keeps its high-water mark, so the first tab's
+  // figure holds one analysis's working memory and the growth past it is what each
+  // further tab keeps. And the extension's warm full capture, as it takes it: fresh
+  // captures (`?fresh=true`) of one open tab, after WARM_FRESH of them, timed by the
+  // content script (its probe_metadata).
+  const TABS_OPEN = 4;
+  const WARM_FRESH = 10;
+  /** @type {import("playwright-core").Worker | null} */
+  let worker = null;
+  const stats = async () => (worker ? worker.evaluate(() => globalThis.nspProbeStats && globalThis.nspProbeStats()) : null);
+  const openTabs = async (n) => {
+    const open = [];
+    const memory = [];
+    let warm = [];
+    try {
+      for (let k = 0; k < TABS_OPEN; k++) {
+        const url = `http://open${n}-${k}.localhost:${port}/page-${n}.html`;
+        const tab = await context.newPage();
+        open.push(tab);
+        await tab.goto(url);
+        const deadline = Date.now() + 30000;
+        let app = null;
+        while (!(app = (await apps()).find((a) => a.current_url === url && a.has_state))) {
+          if (Date.now() > deadline) throw new Error(`no state at nspd for ${url} within 30 s`);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        const s = await stats();
+        memory.push(s ? s.wasm_bytes : null);
+        if (k === 0) {
+          for (let i = 0; i < 2 * WARM_FRESH; i++) {
+            const meta = (await getJson(`/substrate/v1/state/${app.pid}?fresh=true`)).probe_metadata || {};
+            if (i >= WARM_FRESH) warm.push(meta);
+          }
+        }
+      }
+    } finally {
+      for (const tab of open) await tab.close();
+    }
+    const one = memory[0];
+    const all = memory[memory.length - 1];
+    return {
+      worker_wasm_one_tab: one,
+      worker_wasm_per_tab: one === null || all === null ? null : (all - one) / (TABS_OPEN - 1),
+      warm_capture_ms: median(warm.map((m) => m.total_latency_ms)),
+      warm_extract_ms: median(warm.map((m) => m.capture_latency_ms)),
+      warm_analyze_ms: median(warm.map((m) => m.labeling_latency_ms)),
+      warm_tier: warm.length ? warm[0].probe_tier : null,
+    };
   };
   const runs = Number(process.env.NSP_BENCH_NAV_RUNS || 5);
   const results = [];
@@ -425,6 +477,7 @@ async function nav(argv) {
     // One navigation first, so the service worker, its socket to nspd and the browser's
     // own start-up are not in the first page's time.
     await once(`http://warm.localhost:${port}/page-60.html`);
+    worker = context.serviceWorkers().find((w) => w.url().startsWith("chrome-extension://")) || null;
     for (const n of sizes) {
       const loads = [];
       for (let k = 0; k < runs; k++) loads.push(await once(`http://n${n}-${k}.localhost:${port}/page-${n}.html`));
@@ -435,6 +488,8 @@ async function nav(argv) {
         first_capture_ms: median(loads.map((l) => l.extract + l.analyze)),
         first_extract_ms: median(loads.map((l) => l.extract)),
         first_analyze_ms: median(loads.map((l) => l.analyze)),
+        tier: loads[0].tier,
+        ...(await openTabs(n)),
         runs: loads,
       });
     }

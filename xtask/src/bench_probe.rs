@@ -98,7 +98,7 @@ pub fn run(root: &Path, extension: &Path) -> Result<String> {
     let gz = gzip_len(&wasm)?;
     let mut md = markdown(&report, raw, gz);
     if let Some(nav) = nav {
-        md.push_str(&nav_markdown(&nav));
+        md.push_str(&nav_markdown(&nav, &report));
     }
     Ok(md)
 }
@@ -132,7 +132,7 @@ fn page_loads(root: &Path, work: &Path, extension: &Path, browser: &Path) -> Res
         .with_context(|| format!("the page-load benchmark printed no JSON:\n{text}"))
 }
 
-fn nav_markdown(nav: &Value) -> String {
+fn nav_markdown(nav: &Value, report: &Value) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -142,46 +142,79 @@ fn nav_markdown(nav: &Value) -> String {
          process), from the navigation's start to nspd listing the tab with a state \
          (polled every 2 ms), median of the loads. The content script starts at \
          `document_idle` and waits for 120 ms without DOM changes before its first \
-         capture (loading the probe meanwhile, and warming it up if the wait goes on), \
-         so that wait is in the figure; \"page load\" is the page's own load event. \
-         \"first capture\" is that state's own account of the capture the content \
-         script took (its `probe_metadata`, timed in the content script: the extraction, \
-         then the snapshot's JSON, the wasm analysis and the capture parsed): the cold \
-         capture as the extension takes it on a page load.\n"
+         capture (warming its extraction up meanwhile), so that wait is in the figure; \
+         \"page load\" is the page's own load event. \"first capture\" is that \
+         state's own account of the capture the content script took (its \
+         `probe_metadata`, timed in the content script: the extraction, then the \
+         snapshot's JSON, the analysis where the tier says and the capture parsed): the \
+         cold capture as the extension takes it on a page load. \"warm capture\" is the \
+         same account of fresh captures (`?fresh=true`) of one open tab, after 10 of \
+         them. The service worker's wasm memory is read from the worker with one tab of \
+         the size open and with 4 (it never shrinks, so the first figure holds one \
+         analysis's working memory, and the growth past it is what each further tab \
+         keeps: its last snapshot and capture).\n"
     );
     let _ = writeln!(
         md,
-        "| elements | navigation to first state at nspd | page load | ours after the page's load | first capture (extract + analyze) |"
+        "| elements | tier | navigation to first state at nspd | page load | ours after the page's load | first capture (extract + analyze) | warm capture (extract + analyze) | worker wasm, one tab / per further tab |"
     );
-    let _ = writeln!(md, "|---:|---:|---:|---:|---:|");
-    for r in nav["results"].as_array().cloned().unwrap_or_default() {
+    let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|");
+    let results = nav["results"].as_array().cloned().unwrap_or_default();
+    for r in &results {
         let _ = writeln!(
             md,
-            "| {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.1} ms ({:.1} + {:.1}) |",
+            "| {} | {} | {:.0} ms | {:.0} ms | {:.0} ms | {:.1} ms ({:.1} + {:.1}) | {:.1} ms ({:.1} + {:.1}) | {:.2} / {:.2} MB |",
             r["target_elements"],
+            r["tier"].as_str().unwrap_or("?"),
             f(&r["nav_state_ms"]),
             f(&r["nav_load_ms"]),
             f(&r["nav_state_ms"]) - f(&r["nav_load_ms"]),
             f(&r["first_capture_ms"]),
             f(&r["first_extract_ms"]),
             f(&r["first_analyze_ms"]),
+            f(&r["warm_capture_ms"]),
+            f(&r["warm_extract_ms"]),
+            f(&r["warm_analyze_ms"]),
+            f(&r["worker_wasm_one_tab"]) / MB,
+            f(&r["worker_wasm_per_tab"]) / MB,
         );
     }
     // The cold targets once more, on the capture the extension itself took first (the
     // table above judges them on the in-page column, taken right after the warm-up).
     let _ = writeln!(md, "\n| target | measured | |\n|---|---|---|");
+    let at = |n: u64| {
+        results
+            .iter()
+            .find(|r| r["target_elements"].as_u64() == Some(n))
+    };
     for (n, ms) in COLD_TARGETS {
-        let found = nav["results"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|r| r["target_elements"].as_u64() == Some(n));
-        if let Some(r) = found {
+        if let Some(r) = at(n) {
             let got = f(&r["first_capture_ms"]);
             let _ = writeln!(
                 md,
                 "| cold first capture ≤ {ms} ms at {n}, as the extension took it on a page load | {got:.1} ms | {} |",
                 mark(got <= ms)
+            );
+        }
+    }
+    // A page of this size is analysed in the worker: what a tab costs is the page's JS
+    // heap (the in-page run's, which also holds the page probe's JS side) and what the
+    // worker keeps for it.
+    let heap = report["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|r| r["target_elements"].as_u64() == Some(5000))
+        .map(|r| f(&r["heap_bytes"]));
+    if let (Some(r), Some(heap)) = (at(5000), heap) {
+        if r["tier"] == "wasm_extension" {
+            let mem = heap + f(&r["worker_wasm_per_tab"]);
+            let _ = writeln!(
+                md,
+                "| memory per tab ≤ {:.0} MB at 5000, analysed in the worker (the page's JS heap + the worker's wasm per tab) | {:.2} MB | {} |",
+                MEMORY_TARGET_BYTES / MB,
+                mem / MB,
+                mark(mem <= MEMORY_TARGET_BYTES)
             );
         }
     }
@@ -353,7 +386,7 @@ fn markdown(report: &Value, raw: u64, gz: u64) -> String {
         let mem = memory(&r);
         let _ = writeln!(
             md,
-            "| memory per tab ≤ {:.0} MB at 5000 (JS heap + wasm memory) | {:.2} MB | {} |",
+            "| memory per tab ≤ {:.0} MB at 5000, a probe of the page's own (JS heap + wasm memory) | {:.2} MB | {} |",
             MEMORY_TARGET_BYTES / MB,
             mem / MB,
             mark(mem <= MEMORY_TARGET_BYTES)
@@ -406,17 +439,38 @@ mod tests {
     #[test]
     fn page_loads_are_tabled() {
         let nav = serde_json::json!({"results": [
-            {"target_elements": 600, "nav_state_ms": 190.4, "nav_load_ms": 40.2,
-             "first_capture_ms": 14.5, "first_extract_ms": 9.25, "first_analyze_ms": 5.25}
+            {"target_elements": 600, "tier": "wasm_extension", "nav_state_ms": 190.4, "nav_load_ms": 40.2,
+             "first_capture_ms": 14.5, "first_extract_ms": 9.25, "first_analyze_ms": 5.25,
+             "warm_capture_ms": 4.0, "warm_extract_ms": 2.5, "warm_analyze_ms": 1.5,
+             "worker_wasm_one_tab": 720896, "worker_wasm_per_tab": 174762},
+            {"target_elements": 5000, "tier": "wasm_extension", "nav_state_ms": 300.0, "nav_load_ms": 150.0,
+             "first_capture_ms": 50.0, "first_extract_ms": 35.0, "first_analyze_ms": 15.0,
+             "warm_capture_ms": 18.0, "warm_extract_ms": 12.0, "warm_analyze_ms": 6.0,
+             "worker_wasm_one_tab": 1966080, "worker_wasm_per_tab": 700000}
         ]});
-        let md = nav_markdown(&nav);
+        let report = serde_json::json!({"results": [
+            {"target_elements": 5000, "heap_bytes": 1300000}
+        ]});
+        let md = nav_markdown(&nav, &report);
         assert!(
-            md.contains("| 600 | 190 ms | 40 ms | 150 ms | 14.5 ms (9.2 + 5.2) |"),
+            md.contains("| 600 | wasm_extension | 190 ms | 40 ms | 150 ms | 14.5 ms (9.2 + 5.2) | 4.0 ms (2.5 + 1.5) | 0.72 / 0.17 MB |"),
             "{md}"
         );
         assert!(
             md.contains(
                 "| cold first capture ≤ 20 ms at 600, as the extension took it on a page load | 14.5 ms | met |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| cold first capture ≤ 40 ms at 5000, as the extension took it on a page load | 50.0 ms | **missed** |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| memory per tab ≤ 4 MB at 5000, analysed in the worker (the page's JS heap + the worker's wasm per tab) | 2.00 MB | met |"
             ),
             "{md}"
         );
@@ -457,7 +511,7 @@ mod tests {
         );
         assert!(
             md.contains(
-                "| memory per tab ≤ 4 MB at 5000 (JS heap + wasm memory) | 5.00 MB | **missed** |"
+                "| memory per tab ≤ 4 MB at 5000, a probe of the page's own (JS heap + wasm memory) | 5.00 MB | **missed** |"
             ),
             "{md}"
         );
