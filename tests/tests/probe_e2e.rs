@@ -124,6 +124,29 @@ async fn a_page_too_big_for_the_worker_moves_to_its_own_probe_with_the_same_stat
     assert!(demo.backend().events().is_empty());
 }
 
+/// A page under the worker's size that "navigates" in place every 45 ms, so that each
+/// batch of changes is a full analysis (`fixtures/hostile/busy.html`): its analyses take
+/// the worker more than its share, and it moves to a probe of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_keeps_the_worker_busy_moves_to_its_own_probe() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let url = demo.url("/hostile/busy.html");
+    let (nspd, app) = open(&url, 0.0).await;
+    let moved = wait_state(&nspd, app.pid, TAB_TIMEOUT, |s| {
+        s["probe_metadata"]["probe_tier"] == "wasm_in_page"
+    })
+    .await;
+    let records = moved["probe_metadata"]["element_count"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(
+        records > 3000 && records <= 4000,
+        "moved for its time, not its size: {records} records"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dom_change_reaches_the_daemon_as_changed_keys() {
     let demo = DemoServer::start(DemoOptions::default())
