@@ -716,7 +716,9 @@
       rpcPending.clear();
       setTimeout(() => {
         try {
-          const again = connect();
+          // A message sent meanwhile (the full capture that follows a patch the gone
+          // worker could not take) may have opened the port already: one per page.
+          const again = port || connect();
           if (lastState) {
             const state = capture ? { ...lastState, status: "active", capture, request_id: null } : { ...lastState, request_id: null };
             again.postMessage(state);

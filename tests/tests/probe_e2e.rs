@@ -363,7 +363,7 @@ async fn starring_a_row_flips_a_boolean_whose_key_stays() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn nspds_probe_settings_reach_the_probe_in_the_page() {
+async fn nspds_probe_settings_reach_the_probe() {
     let demo = DemoServer::start(DemoOptions::default())
         .await
         .expect("demo app");
