@@ -66,10 +66,9 @@
   // The worker's analyses of this page: [end time, duration] within WORKER_WINDOW_MS.
   /** @type {[number, number][]} */
   const workerCost = [];
-  // The move to a probe of the page's own, while it loads; and whether the page's CSP
-  // (or anything else) stopped it, so that it is not tried again.
-  /** @type {Promise<unknown> | null} */
-  let moving = null;
+  // Whether the move to a probe of the page's own is under way (its probe loading), and
+  // whether the page's CSP (or anything else) stopped it, so that it is not tried again.
+  let moving = false;
   let cannotMove = false;
   /** @type {PageCapture | null} */
   let capture = null;
@@ -397,14 +396,15 @@
     while (workerCost.length && now - workerCost[0][0] > WORKER_WINDOW_MS) workerCost.shift();
     const spent = workerCost.reduce((sum, c) => sum + c[1], 0);
     if (records <= WORKER_MAX_RECORDS && spent <= WORKER_MAX_MS) return;
-    moving = loadOwnProbe().then((why) => {
+    moving = true;
+    loadOwnProbe().then((why) => {
       if (why) {
         cannotMove = true;
-        moving = null;
+        moving = false;
         return;
       }
       schedule(async () => {
-        moving = null;
+        moving = false;
         tier = "wasm_in_page";
         send({ type: "probe_drop" });
         await fullCapture(null);
