@@ -560,12 +560,7 @@ fn write_parameter(
         }
         Some(values) if !values.is_empty() => {
             out.push_str(": ");
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    out.push('|');
-                }
-                write_value(out, v);
-            }
+            write_allowed(out, values);
         }
         _ => {
             // A string is what a parameter is unless it says otherwise.
@@ -618,6 +613,101 @@ fn write_parameter(
     }
     if p.secret {
         out.push_str(" secret");
+    }
+}
+
+/// How long a run of whole numbers, each one more (or one less) than the one before,
+/// must be to be written by its ends (`"0"|"1"|…|"59"`): from six values on, where it
+/// saves a third or more; a rating of 1 to 5 stays written out.
+const RUN: usize = 6;
+
+/// Allowed values, `|` between them, except that a run of [`RUN`] or more whole numbers
+/// counting up or down by one, written alike (JSON numbers, or strings of digits with
+/// the same zero padding), is its first two values, `…` and its last: the hours, minutes
+/// and years of a date picker's selects were most of a form's line. The `…` stands
+/// outside quotes, where no page value can be.
+fn write_allowed(out: &mut String, values: &[Value]) {
+    let mut i = 0;
+    while i < values.len() {
+        let end = run_end(values, i);
+        if i > 0 {
+            out.push('|');
+        }
+        if end - i >= RUN {
+            write_value(out, &values[i]);
+            out.push('|');
+            write_value(out, &values[i + 1]);
+            out.push_str("|…|");
+            write_value(out, &values[end - 1]);
+            i = end;
+        } else {
+            write_value(out, &values[i]);
+            i += 1;
+        }
+    }
+}
+
+/// The end (exclusive) of the run of whole numbers that starts at `values[start]`: each
+/// one more, or each one less, than the one before, each written as the first is (a
+/// JSON number; a string of digits, zero-padded to the first's width when it is).
+fn run_end(values: &[Value], start: usize) -> usize {
+    let Some((first, form)) = whole_number(&values[start]) else {
+        return start + 1;
+    };
+    let written = |n: i64| -> Value {
+        match form {
+            NumberForm::Json => Value::from(n),
+            NumberForm::Text { width } => Value::String(format!("{n:0width$}")),
+        }
+    };
+    let step = match values.get(start + 1) {
+        Some(v) if *v == written(first + 1) => 1,
+        Some(v) if *v == written(first - 1) => -1,
+        _ => return start + 1,
+    };
+    let mut end = start + 2;
+    let mut next = first + 2 * step;
+    while values.get(end).is_some_and(|v| *v == written(next)) {
+        end += 1;
+        next += step;
+    }
+    end
+}
+
+/// How a run's whole numbers are written: JSON numbers, or strings of digits
+/// zero-padded to `width` (0: not padded).
+#[derive(Clone, Copy)]
+enum NumberForm {
+    Json,
+    Text { width: usize },
+}
+
+/// A whole number, and how a run starting with it writes its numbers, when `value` is
+/// one: a JSON integer, or a string of at most 15 ASCII digits with a `-` before them at
+/// most, which reads back the same (`"07"`: padded to two; `"-07"`, `"+7"`: no number's
+/// form).
+fn whole_number(value: &Value) -> Option<(i64, NumberForm)> {
+    match value {
+        Value::Number(n) => n.as_i64().map(|n| (n, NumberForm::Json)),
+        Value::String(s) => {
+            let digits = s.strip_prefix('-').unwrap_or(s);
+            if digits.is_empty()
+                || digits.len() > 15
+                || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            let n: i64 = s.parse().ok()?;
+            let width = if digits.len() > 1 && digits.starts_with('0') {
+                digits.len()
+            } else {
+                0
+            };
+            let form = NumberForm::Text { width };
+            // Only a form that writes `n` back as `s` (not "-07", "-0").
+            (format!("{n:0width$}") == *s).then_some((n, form))
+        }
+        _ => None,
     }
 }
 
@@ -1370,5 +1460,89 @@ mod tests {
         assert_eq!(number(0.7999), "0.79");
         assert_eq!(number(0.0), "0");
         assert_eq!(number(f64::NAN), "0");
+    }
+
+    fn allowed(values: Value) -> String {
+        let mut out = String::new();
+        write_allowed(&mut out, values.as_array().expect("a list"));
+        out
+    }
+
+    /// A date picker's selects: hours, zero-padded minutes, years counting down, a
+    /// quantity as JSON numbers; each run of six or more is written by its ends.
+    #[test]
+    fn runs_of_whole_numbers_are_written_by_their_ends() {
+        let hours: Vec<Value> = (0..24).map(|h| json!(h.to_string())).collect();
+        assert_eq!(allowed(json!(hours)), r#""0"|"1"|…|"23""#);
+        let minutes: Vec<Value> = (0..60).map(|m| json!(format!("{m:02}"))).collect();
+        assert_eq!(allowed(json!(minutes)), r#""00"|"01"|…|"59""#);
+        let years: Vec<Value> = (1900..=2026).rev().map(|y| json!(y.to_string())).collect();
+        assert_eq!(allowed(json!(years)), r#""2026"|"2025"|…|"1900""#);
+        assert_eq!(allowed(json!([1, 2, 3, 4, 5, 6])), "1|2|…|6");
+        // A placeholder before the run and a choice after it stay as they are.
+        let mut days = vec![json!("")];
+        days.extend((1..=31).map(|d| json!(d.to_string())));
+        days.push(json!("Other"));
+        assert_eq!(allowed(json!(days)), r#"""|"1"|"2"|…|"31"|"Other""#);
+    }
+
+    /// What is not such a run is written whole: five values, a gap, a step of two,
+    /// numbers written two ways, signs and padding that do not read back the same.
+    #[test]
+    fn other_values_are_written_whole() {
+        assert_eq!(
+            allowed(json!(["1", "2", "3", "4", "5"])),
+            r#""1"|"2"|"3"|"4"|"5""#
+        );
+        assert_eq!(
+            allowed(json!(["1", "2", "3", "5", "6", "7"])),
+            r#""1"|"2"|"3"|"5"|"6"|"7""#
+        );
+        assert_eq!(
+            allowed(json!(["0", "2", "4", "6", "8", "10"])),
+            r#""0"|"2"|"4"|"6"|"8"|"10""#
+        );
+        assert_eq!(
+            allowed(json!(["1", 2, "3", 4, "5", 6])),
+            r#""1"|2|"3"|4|"5"|6"#
+        );
+        assert_eq!(
+            allowed(json!(["-07", "-06", "-05", "-04", "-03", "-02"])),
+            r#""-07"|"-06"|"-05"|"-04"|"-03"|"-02""#
+        );
+        assert_eq!(
+            allowed(json!(["+1", "+2", "+3", "+4", "+5", "+6"])),
+            r#""+1"|"+2"|"+3"|"+4"|"+5"|"+6""#
+        );
+        // "9" then "10" is one run unpadded; "08", "09" then "10" padded to two too.
+        assert_eq!(
+            allowed(json!(["7", "8", "9", "10", "11", "12"])),
+            r#""7"|"8"|…|"12""#
+        );
+        assert_eq!(
+            allowed(json!(["07", "08", "09", "10", "11", "12"])),
+            r#""07"|"08"|…|"12""#
+        );
+        // A page's own "…" is a quoted value, never the view's mark.
+        assert_eq!(allowed(json!(["1", "…", "3"])), r#""1"|"…"|"3""#);
+        assert_eq!(allowed(json!([-2, -1, 0, 1, 2, 3])), "-2|-1|…|3");
+    }
+
+    /// In a whole line: a form's selects of numbers cost a few bytes each.
+    #[test]
+    fn a_forms_number_selects_stay_short() {
+        let mut s = mail();
+        let mut hours = param("hours", "string", false, "Hours: one of the allowed values");
+        hours.allowed_values = Some((0..24).map(|h| json!(h.to_string())).collect());
+        s.actions
+            .get_mut("send_email")
+            .expect("send_email")
+            .parameters
+            .push(hours);
+        let text = render(&s);
+        assert!(
+            text.contains(r#"hours?: "0"|"1"|…|"23")"#),
+            "{text}"
+        );
     }
 }
