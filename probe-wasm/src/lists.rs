@@ -977,7 +977,10 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
         let e = &page.els[i];
         let cell = matches!(e.tag.as_str(), "td" | "th")
             || (page.children(i).is_empty() && !e.text.trim().is_empty());
-        if !cell || action_or_field(i) {
+        // Text a person cannot see is no data of the row: a closed menu's items inside a
+        // navigation item (the account menu under a user's name), a cell the page hides
+        // at this width. The extraction flags what is not rendered, with all inside it.
+        if !cell || !e.visible || action_or_field(i) {
             continue;
         }
         // A cell inside a cell already taken (td > span): the outer one wins. Cells come

@@ -1783,3 +1783,82 @@ fn a_header_row_in_the_body_is_no_record() {
     assert!(!o.keys().any(|k| k.starts_with("users[2]")), "{o:?}");
     assert!(!o.values().any(|v| v == "Username"), "{o:?}");
 }
+
+/// A table whose phone column the page hides at this width, and a navigation item
+/// holding a closed menu (the account menu under a user's name).
+fn hidden_parts(shown: bool) -> PageSnapshot {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("table", Some(0), "", &[("id", "people")]),
+        el("tbody", Some(1), "", &[]),
+    ];
+    for (n, (name, phone)) in [("Ada Lovelace", "555-0101"), ("Grace Hopper", "555-0102")]
+        .into_iter()
+        .enumerate()
+    {
+        let row = els.len() as u32;
+        els.push(nth("tr", Some(2), n, "", &[]));
+        els.push(nth("td", Some(row), 0, name, &[("class", "name")]));
+        let mut cell = nth("td", Some(row), 1, phone, &[("class", "phone")]);
+        cell.visible = shown;
+        els.push(cell);
+    }
+    let nav = els.len() as u32;
+    els.push(el("header", None, "", &[]));
+    els.push(el("ul", Some(nav), "", &[]));
+    let list = nav + 1;
+    els.push(nth("li", Some(list), 0, "", &[]));
+    els.push(nth("a", Some(list + 1), 0, "Help", &[("href", "/help")]));
+    els.push(nth("li", Some(list), 1, "", &[]));
+    let user = list + 3;
+    els.push(nth(
+        "a",
+        Some(user),
+        0,
+        "ada",
+        &[("href", "#"), ("id", "user")],
+    ));
+    els.push(nth("ul", Some(user), 0, "", &[]));
+    let menu = user + 2;
+    for (n, label) in ["Log out", "Change password"].into_iter().enumerate() {
+        let li = els.len() as u32;
+        let mut item = nth("li", Some(menu), n, label, &[]);
+        item.visible = shown;
+        els.push(item);
+        let mut link = nth("a", Some(li), 0, label, &[("href", "#")]);
+        link.visible = shown;
+        els.push(link);
+    }
+    els[menu as usize].visible = shown;
+    snap(els)
+}
+
+/// Text a person cannot see is no field of a record: a hidden cell, a closed menu's
+/// items. Shown, they are fields again.
+#[test]
+fn hidden_cells_and_closed_menus_are_no_fields() {
+    let hidden = objects(&hidden_parts(false));
+    let keys: Vec<&str> = hidden.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "header.items[0].link",
+            "header.items[1].link",
+            "people[0].name",
+            "people[1].name"
+        ],
+        "{hidden:#?}"
+    );
+    assert!(!hidden.values().any(|v| v == "Log out"), "{hidden:#?}");
+    let shown = objects(&hidden_parts(true));
+    assert_eq!(shown["people[1].phone"], json!("555-0102"), "{shown:#?}");
+    assert_eq!(
+        shown["header.items[1].items[0].name"],
+        json!("Log out"),
+        "{shown:#?}"
+    );
+    // What stays keeps its key.
+    for (k, v) in &hidden {
+        assert_eq!(shown.get(k), Some(v), "{k}");
+    }
+}

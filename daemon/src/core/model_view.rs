@@ -691,9 +691,7 @@ fn whole_number(value: &Value) -> Option<(i64, NumberForm)> {
         Value::Number(n) => n.as_i64().map(|n| (n, NumberForm::Json)),
         Value::String(s) => {
             let digits = s.strip_prefix('-').unwrap_or(s);
-            if digits.is_empty()
-                || digits.len() > 15
-                || !digits.bytes().all(|b| b.is_ascii_digit())
+            if digits.is_empty() || digits.len() > 15 || !digits.bytes().all(|b| b.is_ascii_digit())
             {
                 return None;
             }
@@ -1540,9 +1538,6 @@ mod tests {
             .parameters
             .push(hours);
         let text = render(&s);
-        assert!(
-            text.contains(r#"hours?: "0"|"1"|…|"23")"#),
-            "{text}"
-        );
+        assert!(text.contains(r#"hours?: "0"|"1"|…|"23")"#), "{text}");
     }
 }
