@@ -1346,8 +1346,17 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             }
         }
     }
+    // A cell inside the key's element that holds all of its text (`a > span.name`) is
+    // the key already.
+    let key_text = key_el.map(|k| (k, page.els[k].text.trim()));
+    let in_key = |i: usize| {
+        key_text.is_some_and(|(k, t)| k < i && i < page.end[k] && page.els[i].text.trim() == t)
+    };
     for (pos, (i, name)) in cells.iter().enumerate() {
-        if list.dropped_cells.contains(&pos) || own_key == Some(page.els[*i].text.trim()) {
+        if list.dropped_cells.contains(&pos)
+            || own_key == Some(page.els[*i].text.trim())
+            || in_key(*i)
+        {
             continue;
         }
         let key_cell = key_el == Some(*i);

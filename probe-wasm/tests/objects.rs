@@ -1862,3 +1862,50 @@ fn hidden_cells_and_closed_menus_are_no_fields() {
         assert_eq!(shown.get(k), Some(v), "{k}");
     }
 }
+
+/// A list of links keyed by their text, where some links wrap their name in a span of
+/// its own (`a > span.name`, a group that opens): that span is the key already, not a
+/// second field. Records as the extraction writes them.
+#[test]
+fn a_name_inside_the_key_link_is_said_once() {
+    let s: PageSnapshot = serde_json::from_value(json!({
+        "url": "http://127.0.0.1:1/app", "title": "App", "elements": [
+            ["main", null, "main", 0, ""],
+            ["ul", 0, "ul:nth-of-type(1)", 0, "", {"class": "table_list"}],
+            ["li", 1, 1, 0, "Calculator"],
+            ["a", 2, 1, 0, "Calculator", {"href": "#/forms/calc/", "class": "subtle", "title": "Adds two numbers."}],
+            ["li", 1, 2, 0, "Download forms", {"class": "group"}],
+            ["a", 4, 1, 0, "Download forms", {"href": "#", "class": "subtle", "title": "Click to toggle children."}],
+            ["span", 5, 1, 0, "Download forms", {"class": "name"}],
+            ["li", 1, 3, 0, "Download movies"],
+            ["a", 7, 1, 0, "Download movies", {"href": "#/forms/movies/", "class": "subtle", "title": "A list of movies."}],
+            ["li", 1, 4, 0, "Download schedule"],
+            ["a", 9, 1, 0, "Download schedule", {"href": "#/forms/schedule/", "class": "subtle", "title": "The day's schedule."}],
+            ["li", 1, 5, 0, "Text forms", {"class": "group"}],
+            ["a", 11, 1, 0, "Text forms", {"href": "#", "class": "subtle", "title": "Click to toggle children."}],
+            ["span", 12, 1, 0, "Text forms", {"class": "name"}],
+            ["li", 1, 6, 0, "Booking form"],
+            ["a", 14, 1, 0, "Booking form", {"href": "#/forms/booking/", "class": "subtle", "title": "Make a booking."}]
+        ]
+    }))
+    .expect("a snapshot");
+    let o = objects(&s);
+    let labels = [
+        "Calculator",
+        "Download forms",
+        "Download movies",
+        "Download schedule",
+        "Text forms",
+        "Booking form",
+    ];
+    for (n, label) in labels.into_iter().enumerate() {
+        let record = format!("items[{n}].");
+        let said: Vec<&String> = o
+            .iter()
+            .filter(|(k, v)| k.starts_with(&record) && *v == label)
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(said.len(), 1, "{label}: {o:#?}");
+    }
+    assert_eq!(o["items[1].group"], json!(true), "{o:#?}");
+}
