@@ -804,15 +804,18 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
 
 /// A record's name drawn as text a person presses (a span or cell the page makes a
 /// button, focusable or clickable), not a link (which opens its own URL) nor a real
-/// button or field (an action of its own that only shows the record's name).
+/// button or field (an action of its own that only shows the record's name), nor text
+/// inside one (a link's `span.nav-link-title`: pressing it follows the link).
 pub fn pressed_name(page: &Page<'_>, i: usize) -> bool {
     let e = &page.els[i];
+    let control_tag = |i: usize| matches!(page.els[i].tag.as_str(), "a" | "button");
     (page.control(i) || e.clickable)
         && !page.field(i)
         && !matches!(
             e.tag.as_str(),
             "a" | "button" | "input" | "select" | "textarea"
         )
+        && !page.ancestors(i).any(control_tag)
 }
 
 /// The selector of `cell` relative to its row (what `:scope > …` finds from the row),

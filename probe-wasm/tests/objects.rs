@@ -783,6 +783,36 @@ fn a_listings_names_open_their_records_as_one_read_row_action() {
     assert_eq!(c.actions["select"].parameters[0].name, "name");
 }
 
+/// A navigation whose links wrap their titles in spans the page marks clickable (a
+/// framework's `a.nav-link > span.nav-link-title`): pressing the title follows its link,
+/// so the links are the actions, and no `open(name)` pressing the spans repeats them.
+#[test]
+fn a_name_inside_a_link_is_no_pressed_name() {
+    let s: PageSnapshot = serde_json::from_value(json!({
+        "url": "http://127.0.0.1:1/admin/book/create", "title": "Books", "elements": [
+            ["aside", null, "aside", 0, ""],
+            ["ul", 0, "ul:nth-of-type(1)", 0, "", {"class": "navbar-nav"}],
+            ["li", 1, 1, 0, "Authors", {"class": "nav-item"}],
+            ["a", 2, 1, 0, "Authors", {"class": "nav-link", "href": "/admin/author/list"}],
+            ["span", 3, 1, 8, "Authors", {"class": "nav-link-title"}],
+            ["li", 1, 2, 0, "Books", {"class": "nav-item"}],
+            ["a", 5, 1, 0, "Books", {"class": "nav-link active", "href": "/admin/book/list"}],
+            ["span", 6, 1, 8, "Books", {"class": "nav-link-title"}]
+        ]
+    }))
+    .expect("a snapshot");
+    let c = analyze_snapshot(&s, ProbeTier::WasmInPage);
+    assert!(!c.actions.contains_key("open"), "{:#?}", c.actions.keys());
+    for name in ["open_authors", "open_books"] {
+        let a = c
+            .actions
+            .get(name)
+            .unwrap_or_else(|| panic!("{name}: {:#?}", c.actions.keys()));
+        assert_eq!(a.reversibility.as_str(), "read");
+        assert!(a.internal_target.ends_with("a:nth-of-type(1)"), "{a:#?}");
+    }
+}
+
 /// Cells whose classes extend their row's (`entry-size` in a row of class `entry`, as
 /// class naming schemes write a block's elements) are named by the part after it; a
 /// class made of a design system's whole name is not a field name.
