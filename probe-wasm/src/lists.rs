@@ -862,6 +862,16 @@ fn column_name(page: &Page<'_>, columns: &[String], row: usize, cell: usize) -> 
     None
 }
 
+/// The name the row's record gives the cell holding element `el` (a table's column
+/// header, else the cell's own name: see [`text_cells`]), when one of the row's text
+/// cells holds it.
+pub fn field_at(page: &Page<'_>, list: &List, row: usize, el: usize) -> Option<String> {
+    let (cell, name) = text_cells(page, row)
+        .into_iter()
+        .find(|(i, _)| *i <= el && el < page.end[*i])?;
+    Some(column_name(page, &list.columns, row, cell).unwrap_or(name))
+}
+
 /// The text-bearing cells of a row, in order, with a field name for each.
 ///
 /// A cell is named by its `itemprop`, else by a class that names it: one no other cell

@@ -41,8 +41,13 @@ struct Group {
     param: String,
     controls: Vec<usize>,
     rows: Vec<usize>,
-    /// Each control's own label, for row toggles, which group by their shape alone.
+    /// Each control's own label, for row toggles, which group by their shape alone, and
+    /// for a column of links whose labels are data.
     labels: Vec<String>,
+    /// Where the control sits in its row, as a selector relative to the row, when that
+    /// and not its shape finds it: a column of links whose labels are data (see
+    /// [`link_columns`]), beside other links of the same shape in the row.
+    at: Option<String>,
 }
 
 pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
@@ -141,6 +146,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                             controls: Vec::new(),
                             rows: Vec::new(),
                             labels: Vec::new(),
+                            at: None,
                         });
                         index.insert(gk.clone(), groups.len() - 1);
                         groups.len() - 1
@@ -153,6 +159,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         }
     }
     drop(index);
+    let groups = link_columns(page, lists, groups);
     let groups = toggle_groups(page, groups);
     let mut singles: Vec<Group> = Vec::new();
     for group in groups {
@@ -221,6 +228,7 @@ fn name_opens(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut V
             controls: cells.clone(),
             rows: list.rows.clone(),
             labels: Vec::new(),
+            at: None,
         };
         let Some(mut action) = build(page, lists, &group) else {
             continue;
@@ -440,6 +448,94 @@ fn control_shape(e: &nsp_protocol::snapshot::ElementRecord) -> String {
     format!("{}{}", e.tag, classes.join(""))
 }
 
+/// Links at one place in their rows whose labels are the rows' data (an author's or a
+/// director's name, linking to that record). The loop above groups a row's controls by
+/// their labels, as a template writes a control the same way on every row, so each
+/// name that repeats became an action of its own (`george_lucas(id)`), and a name on one
+/// row none. When links of several labels sit at the same place in their rows (one
+/// selector relative to the row), all of one shape, in a list with a key, and some label
+/// repeats on several rows, they are one action, `open_<column>(<key>)`: the row chosen
+/// by the key, the link by its place in it, its labels data and not evidence. A column
+/// whose every link is on one row only stays links chosen by their text
+/// ([`link_lists`]).
+fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group> {
+    // Where a group's links all sit: its list, their place in the row and shape.
+    let place = |g: &Group| -> Option<(usize, String, String)> {
+        if !matches!(g.key, KeySpec::Param | KeySpec::Attr(_) | KeySpec::Text(_)) {
+            return None;
+        }
+        let mut at: Option<String> = None;
+        for (&c, &row) in g.controls.iter().zip(&g.rows) {
+            let e = &page.els[c];
+            if e.tag != "a" || !e.has("href") {
+                return None;
+            }
+            let rel = crate::lists::rel_selector(page, row, c)?;
+            match &at {
+                None => at = Some(rel),
+                Some(a) if *a == rel => {}
+                Some(_) => return None,
+            }
+        }
+        Some((g.list, at?, control_shape(&page.els[g.controls[0]])))
+    };
+    let places: Vec<Option<(usize, String, String)>> = groups.iter().map(place).collect();
+    let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
+    for i in 0..groups.len() {
+        let Some(p) = &places[i] else { continue };
+        if merged_into[i].is_some() {
+            continue;
+        }
+        let same: Vec<usize> = (i..groups.len())
+            .filter(|&j| places[j].as_ref() == Some(p) && groups[j].key == groups[i].key)
+            .collect();
+        if same.len() >= 2 && same.iter().any(|&j| groups[j].controls.len() >= 2) {
+            for &j in &same {
+                merged_into[j] = Some(i);
+            }
+        }
+    }
+    let mut out: Vec<Group> = Vec::with_capacity(groups.len());
+    let mut columns: Vec<(usize, usize)> = Vec::new();
+    for (j, g) in groups.into_iter().enumerate() {
+        let Some(i) = merged_into[j] else {
+            out.push(g);
+            continue;
+        };
+        if let Some(&(_, at)) = columns.iter().find(|(first, _)| *first == i) {
+            let m: &mut Group = &mut out[at];
+            m.controls.extend(g.controls);
+            m.rows.extend(g.rows);
+            m.labels.extend(g.labels);
+            continue;
+        }
+        let Some((_, rel, _)) = places[j].clone() else {
+            out.push(g);
+            continue;
+        };
+        let list = &lists.lists[g.list];
+        let column = crate::lists::field_at(page, list, g.rows[0], g.controls[0])
+            .unwrap_or_else(|| "link".to_owned());
+        columns.push((i, out.len()));
+        out.push(Group {
+            name: format!("open_{}", slug(&column)),
+            label: column,
+            at: Some(rel),
+            ..g
+        });
+    }
+    // Rows in document order, so the key's allowed values are in the list's order.
+    for &(_, at) in &columns {
+        let m = &mut out[at];
+        let mut order: Vec<usize> = (0..m.controls.len()).collect();
+        order.sort_by_key(|&k| m.controls[k]);
+        m.controls = order.iter().map(|&k| m.controls[k]).collect();
+        m.rows = order.iter().map(|&k| m.rows[k]).collect();
+        m.labels = order.iter().map(|&k| m.labels[k].clone()).collect();
+    }
+    out
+}
+
 /// Row toggles grouped by shape: one per row, they are one action named after the
 /// words their labels start with in common ("Select"), else after the first label. A
 /// row with two of one shape (a "read" and a "write" box of one class) splits the group
@@ -489,6 +585,7 @@ fn toggle_groups(page: &Page<'_>, groups: Vec<Group>) -> Vec<Group> {
                         controls: Vec::new(),
                         rows: Vec::new(),
                         labels: Vec::new(),
+                        at: None,
                     });
                     parts.len() - 1
                 }
@@ -540,6 +637,7 @@ fn link_lists(
                         controls: vec![c],
                         rows: vec![g.rows[0]],
                         labels: Vec::new(),
+                        at: None,
                     },
                 );
             }
@@ -712,7 +810,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     };
     // Links chosen by their own text: each row's text names a record ("Book flights"),
     // not what following the link does.
-    let words_are_data = group.key == KeySpec::Label;
+    let words_are_data = group.key == KeySpec::Label || group.at.is_some();
     // The control is the row's key itself (a record's name pressed to open it): its
     // text is the record's, and the action is what the group's label says.
     let is_key = matches!(&group.key, KeySpec::Text(rel)
@@ -773,7 +871,11 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         // A full selector already, from the document or shadow root it starts in.
         _ => row_sel,
     };
-    let target = format!("row:{rows_selector} {control_shape} | {rows_selector} | {key_spec}");
+    let target = match &group.at {
+        // Found by its place in the row: other links of its shape sit beside it.
+        Some(at) => format!("row:{rows_selector} > {at} | {rows_selector} | {key_spec}"),
+        None => format!("row:{rows_selector} {control_shape} | {rows_selector} | {key_spec}"),
+    };
 
     // Per parameter, the first row (its position in the group) holding each value, in
     // the order the values were first seen: the order of `allowed_values`.
@@ -840,6 +942,17 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         format!(
             "Follow one of the links in {}, chosen by its text",
             list.path
+        )
+    } else if group.at.is_some() {
+        format!(
+            "Follow the {} link of one row of {} (chosen by {})",
+            humanize(&group.label).to_lowercase(),
+            list.path,
+            params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     } else {
         format!(

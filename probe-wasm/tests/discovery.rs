@@ -641,3 +641,84 @@ fn labels_differing_in_case_are_different_controls() {
         .collect();
     assert_eq!(replies.len(), 1, "{:?}", c.actions.keys());
 }
+
+/// A table whose owner column links each row's owner (one on two rows, others on one),
+/// beside an "Edit" link of the same shape on every row: the owner links are one
+/// `open_owner(name)` found by their place in the row, not an action per owner; their
+/// labels are data, so an owner called "Delete Everything" makes nothing a write; the
+/// "Edit" links stay their own action.
+#[test]
+fn a_column_of_links_whose_labels_are_data_is_one_row_action() {
+    let mut rows = Vec::new();
+    for (n, (name, owner)) in [
+        ("Maria Okafor", "Ann"),
+        ("Jonas Berg", "Delete Everything"),
+        ("Chen Wei", "Ann"),
+        ("Sofia Rossi", "Bob"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tr = 8 + n * 6;
+        rows.push(json!(["tr", 7, n + 1, 0, ""]));
+        rows.push(json!(["td", tr, 1, 0, name]));
+        rows.push(json!(["td", tr, 2, 0, owner]));
+        rows.push(json!(["a", tr + 2, 1, 0, owner, {"href": format!("/people/{n}")}]));
+        rows.push(json!(["td", tr, 3, 0, "Edit"]));
+        rows.push(json!(["a", tr + 4, 1, 0, "Edit", {"href": format!("/contacts/{n}/edit")}]));
+    }
+    let mut elements = vec![
+        json!(["main", null, "main", 0, ""]),
+        json!(["table", 0, "#contacts", 0, "", {"id": "contacts"}]),
+        json!(["thead", 1, 1, 0, ""]),
+        json!(["tr", 2, 1, 0, ""]),
+        json!(["th", 3, 1, 0, "Name"]),
+        json!(["th", 3, 2, 0, "Owner"]),
+        json!(["th", 3, 3, 0, ""]),
+        json!(["tbody", 1, 1, 0, ""]),
+    ];
+    elements.extend(rows);
+    let s: PageSnapshot = serde_json::from_value(json!({
+        "url": "http://127.0.0.1:1/contacts", "title": "Contacts", "elements": elements
+    }))
+    .expect("a snapshot");
+    let c = analyze(&s);
+    let names: Vec<&String> = c.actions.keys().collect();
+    let open = c
+        .actions
+        .get("open_owner")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert_eq!(open.reversibility, Reversibility::Read, "{open:#?}");
+    assert!(
+        open.internal_target
+            .starts_with("row:tr > td:nth-of-type(2) > a:nth-of-type(1) | tr | text:"),
+        "{}",
+        open.internal_target
+    );
+    let [param] = &open.parameters[..] else {
+        panic!("{open:#?}")
+    };
+    assert_eq!(
+        param.allowed_values,
+        Some(vec![
+            json!("Maria Okafor"),
+            json!("Jonas Berg"),
+            json!("Chen Wei"),
+            json!("Sofia Rossi")
+        ]),
+        "{open:#?}"
+    );
+    for absent in ["ann", "delete_everything", "bob", "open_ann"] {
+        assert!(!c.actions.contains_key(absent), "{names:?}");
+    }
+    assert!(
+        c.actions
+            .values()
+            .filter(|a| !a.internal_target.starts_with("builtin:"))
+            .all(|a| a.reversibility == Reversibility::Read),
+        "{:#?}",
+        c.actions
+    );
+    let edit = c.actions.get("edit").unwrap_or_else(|| panic!("{names:?}"));
+    assert!(edit.internal_target.contains("| text:"), "{edit:#?}");
+}

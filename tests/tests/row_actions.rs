@@ -149,3 +149,62 @@ async fn a_control_repeated_in_each_frame_closes_the_named_frame() {
     );
     assert!(o.get("editors[2].text").is_none(), "{o:#}");
 }
+
+/// The corpus's `crm.html` links each contact's owner (`you` on two rows, `Priya` and
+/// `Sam` on one each), beside the contact's other controls: one `open_owner(name)`
+/// follows the owner link of exactly the row its key names, found by its place in the
+/// row, whatever the owner is called. The tab's location afterwards is the ground truth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_column_of_links_whose_labels_are_data_is_one_action_by_row() {
+    let demo = DemoServer::start(DemoOptions::default())
+        .await
+        .expect("demo app");
+    let (nspd, app) = open_tab(&demo.url("/pages/crm.html"), 0.8)
+        .await
+        .expect("the tab's probe settles");
+    let before = state(&nspd, app.pid).await;
+    let actions = before["actions"].as_object().expect("actions");
+    assert!(
+        !actions.contains_key("you") && !actions.contains_key("open_you"),
+        "an action named after an owner: {:?}",
+        actions.keys()
+    );
+    let key = key_param(&before, "open_owner");
+    for (contact, owner) in [("Chen Wei", "you"), ("Jonas Berg", "priya")] {
+        let (status, resp) = nspd
+            .act(&json!({"pid": app.pid, "action": "open_owner",
+                        "parameters": {key.as_str(): contact},
+                        "verify_expression": format!("context.url.includes('owner={owner}')")}))
+            .await
+            .expect("open_owner");
+        assert_eq!(status, 200, "{resp:#}");
+        let want = format!("crm.html?owner={owner}");
+        nspd.wait_state(
+            app.pid,
+            &format!("{contact}'s owner page ({want})"),
+            std::time::Duration::from_secs(20),
+            |s| {
+                s["context"]["url"]
+                    .as_str()
+                    .is_some_and(|u| u.ends_with(&want))
+            },
+        )
+        .await;
+        // Back to the list for the next row.
+        let (status, resp) = nspd
+            .act(&json!({"pid": app.pid, "action": "navigate",
+                        "parameters": {"url": demo.url("/pages/crm.html")},
+                        "verify_expression": "!context.url.includes('owner=')"}))
+            .await
+            .expect("navigate");
+        assert_eq!(status, 200, "{resp:#}");
+        let list = demo.url("/pages/crm.html");
+        nspd.wait_state(
+            app.pid,
+            "the list again",
+            std::time::Duration::from_secs(20),
+            |s| s["context"]["url"] == list.as_str() && s["actions"].get("open_owner").is_some(),
+        )
+        .await;
+    }
+}
