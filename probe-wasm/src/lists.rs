@@ -872,6 +872,15 @@ pub fn field_at(page: &Page<'_>, list: &List, row: usize, el: usize) -> Option<S
     Some(column_name(page, &list.columns, row, cell).unwrap_or(name))
 }
 
+/// The header of the table column whose cell in `row` holds element `el`, when the
+/// table has a header row that names it.
+pub fn header_at(page: &Page<'_>, list: &List, row: usize, el: usize) -> Option<String> {
+    let cell = std::iter::once(el)
+        .chain(page.ancestors(el))
+        .find(|a| page.parent[*a] == Some(row))?;
+    column_name(page, &list.columns, row, cell)
+}
+
 /// The text-bearing cells of a row, in order, with a field name for each.
 ///
 /// A cell is named by its `itemprop`, else by a class that names it: one no other cell

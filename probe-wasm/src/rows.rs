@@ -625,7 +625,17 @@ fn link_lists(
             }
             None => {
                 order.push(key.clone());
-                let name = format!("open_{}", list_segment(&lists.lists[g.list].path));
+                let list = &lists.lists[g.list];
+                // A list with no name of its own (`rows`, `items`): named by the header
+                // of the table column its links stand in.
+                let segment = match list_segment(&list.path) {
+                    s if s == "items" => crate::lists::header_at(page, list, g.rows[0], c)
+                        .map(|f| slug(&f))
+                        .filter(|f| !f.is_empty())
+                        .unwrap_or(s),
+                    s => s,
+                };
+                let name = format!("open_{segment}");
                 merged.insert(
                     key,
                     Group {

@@ -722,3 +722,47 @@ fn a_column_of_links_whose_labels_are_data_is_one_row_action() {
     let edit = c.actions.get("edit").unwrap_or_else(|| panic!("{names:?}"));
     assert!(edit.internal_target.contains("| text:"), "{edit:#?}");
 }
+
+/// Links on the rows of a table that has no name of its own, each to its own place: one
+/// action chosen by the link's text, named by the header of the column they stand in
+/// (`open_ticket`), not by the generic `rows` (`open_items`, which a navigation list's
+/// action beside it would also want).
+#[test]
+fn links_of_an_unnamed_table_are_named_by_their_column() {
+    let mut elements = vec![
+        json!(["main", null, "main", 0, ""]),
+        json!(["table", 0, "table:nth-of-type(1)", 0, ""]),
+        json!(["thead", 1, 1, 0, ""]),
+        json!(["tr", 2, 1, 0, ""]),
+        json!(["th", 3, 1, 0, "Ticket"]),
+        json!(["th", 3, 2, 0, "Summary"]),
+        json!(["tbody", 1, 1, 0, ""]),
+    ];
+    for (n, summary) in ["Printer jams", "VPN drops", "New laptop"]
+        .into_iter()
+        .enumerate()
+    {
+        let tr = 7 + n * 4;
+        elements.push(json!(["tr", 6, n + 1, 0, ""]));
+        elements.push(json!(["td", tr, 1, 0, format!("#{}", n + 1)]));
+        elements.push(json!(["a", tr + 1, 1, 0, format!("#{}", n + 1), {"href": format!("/ticket/{}", n + 1)}]));
+        elements.push(json!(["td", tr, 2, 0, summary]));
+    }
+    let s: PageSnapshot = serde_json::from_value(json!({
+        "url": "http://127.0.0.1:1/report", "title": "Report", "elements": elements
+    }))
+    .expect("a snapshot");
+    let c = analyze(&s);
+    let names: Vec<&String> = c.actions.keys().collect();
+    let open = c
+        .actions
+        .get("open_ticket")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert_eq!(open.reversibility, Reversibility::Read, "{open:#?}");
+    assert_eq!(
+        open.parameters[0].allowed_values,
+        Some(vec![json!("#1"), json!("#2"), json!("#3")]),
+        "{open:#?}"
+    );
+    assert!(!c.actions.contains_key("open_items"), "{names:?}");
+}
