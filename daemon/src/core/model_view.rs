@@ -522,6 +522,13 @@ fn short_description(description: &str) -> Cow<'_, str> {
     if description.starts_with("Show one of the ") && description.ends_with(" tabs") {
         return "tabs".into();
     }
+    // `Follow the owner link of one row of contacts (chosen by name)`: the action's name
+    // (`open_owner`) and its parameter say the rest.
+    if let Some(rest) = description.strip_prefix("Follow the ") {
+        if let Some((column, _)) = rest.split_once(" link of one row of ") {
+            return format!("{column} link").into();
+        }
+    }
     // `Press "Delete" on one row of todos.items (chosen by name)`: the parameter names
     // the list and the column already.
     if let Some(rest) = description.strip_prefix("Press \"") {
@@ -1539,5 +1546,33 @@ mod tests {
             .push(hours);
         let text = render(&s);
         assert!(text.contains(r#"hours?: "0"|"1"|…|"23")"#), "{text}");
+    }
+
+    /// A column of links whose labels are data (`open_owner`): the name and the key say
+    /// what its description does, so the line carries none.
+    #[test]
+    fn a_link_columns_description_is_said_by_its_line() {
+        let mut s = mail();
+        let mut owner = param(
+            "email_id",
+            "string",
+            true,
+            "Email id from inbox.emails[N].id",
+        );
+        owner.allowed_values = Some(vec![json!("e1"), json!("e2")]);
+        s.actions.insert(
+            "open_sender".into(),
+            action(
+                Reversibility::Read,
+                0.95,
+                "Follow the sender link of one row of inbox.emails (chosen by email_id)",
+                vec![owner],
+            ),
+        );
+        let text = render(&s);
+        assert!(
+            text.contains("\nopen_sender(email_id: one of inbox.emails[N].id) read 0.95\n"),
+            "{text}"
+        );
     }
 }
