@@ -995,14 +995,25 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
                 && page.children(d).is_empty())
     };
     let action_or_field = |d: usize| page.control(d) && !plain_text(d) || page.field(d);
+    // Text a person cannot see is no data of the row: a closed menu's items inside a
+    // navigation item (the account menu under a user's name), a cell the page hides at
+    // this width. The extraction flags an element that is not rendered, and all inside
+    // it, and also a control out of reach: a disabled one is most often drawn greyed
+    // out under `pointer-events: none` (a pagination's "First" on the first page),
+    // shown all the same, so its text stays.
+    let unseen = |i: usize| {
+        std::iter::once(i)
+            .chain(page.ancestors(i).take_while(|a| *a != row))
+            .any(|a| {
+                let e = &page.els[a];
+                !e.visible && !(e.disabled && page.control(a))
+            })
+    };
     for i in own_descendants(page, row) {
         let e = &page.els[i];
         let cell = matches!(e.tag.as_str(), "td" | "th")
             || (page.children(i).is_empty() && !e.text.trim().is_empty());
-        // Text a person cannot see is no data of the row: a closed menu's items inside a
-        // navigation item (the account menu under a user's name), a cell the page hides
-        // at this width. The extraction flags what is not rendered, with all inside it.
-        if !cell || !e.visible || action_or_field(i) {
+        if !cell || action_or_field(i) || unseen(i) {
             continue;
         }
         // A cell inside a cell already taken (td > span): the outer one wins. Cells come

@@ -1893,6 +1893,45 @@ fn hidden_cells_and_closed_menus_are_no_fields() {
     }
 }
 
+/// A disabled control the extraction flags as out of reach is most often drawn greyed
+/// out under `pointer-events: none`, shown all the same: a pagination's "First" and
+/// "Last" on its only page keep their text in their records.
+#[test]
+fn a_disabled_control_out_of_reach_keeps_its_text() {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("ul", Some(0), "", &[("class", "pagination")]),
+    ];
+    for (n, (label, off)) in [("First", true), ("1", false), ("Last", true)]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        let class = if off {
+            "page-item disabled"
+        } else {
+            "page-item active"
+        };
+        els.push(nth("li", Some(1), n, label, &[("class", class)]));
+        let mut link = nth(
+            "a",
+            Some(li),
+            0,
+            label,
+            &[("href", "/list"), ("class", "page-link")],
+        );
+        if off {
+            link.visible = false;
+            link.disabled = true;
+        }
+        els.push(link);
+    }
+    let o = objects(&snap(els));
+    for label in ["First", "Last"] {
+        assert!(o.values().any(|v| v == label), "{label}: {o:#?}");
+    }
+}
+
 /// A list of links keyed by their text, where some links wrap their name in a span of
 /// its own (`a > span.name`, a group that opens): that span is the key already, not a
 /// second field. Records as the extraction writes them.
