@@ -1006,7 +1006,7 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
             .chain(page.ancestors(i).take_while(|a| *a != row))
             .any(|a| {
                 let e = &page.els[a];
-                !e.visible && !(e.disabled && page.control(a))
+                !(e.visible || (e.disabled && page.control(a)))
             })
     };
     for i in own_descendants(page, row) {

@@ -1902,10 +1902,15 @@ fn a_disabled_control_out_of_reach_keeps_its_text() {
         el("main", None, "", &[]),
         el("ul", Some(0), "", &[("class", "pagination")]),
     ];
-    for (n, (label, off)) in [("First", true), ("1", false), ("Last", true)]
-        .into_iter()
-        .enumerate()
-    {
+    // The previous and next links are icons, named by their aria-label alone.
+    let items = [
+        ("First", "", true),
+        ("", "Previous page", true),
+        ("1", "", false),
+        ("", "Next page", true),
+        ("Last", "", true),
+    ];
+    for (n, (label, aria, off)) in items.into_iter().enumerate() {
         let li = els.len() as u32;
         let class = if off {
             "page-item disabled"
@@ -1913,13 +1918,11 @@ fn a_disabled_control_out_of_reach_keeps_its_text() {
             "page-item active"
         };
         els.push(nth("li", Some(1), n, label, &[("class", class)]));
-        let mut link = nth(
-            "a",
-            Some(li),
-            0,
-            label,
-            &[("href", "/list"), ("class", "page-link")],
-        );
+        let mut attrs = vec![("href", "/list"), ("class", "page-link")];
+        if !aria.is_empty() {
+            attrs.push(("aria-label", aria));
+        }
+        let mut link = nth("a", Some(li), 0, label, &attrs);
         if off {
             link.visible = false;
             link.disabled = true;
