@@ -459,17 +459,32 @@ fn control_shape(e: &nsp_protocol::snapshot::ElementRecord) -> String {
 /// whose every link is on one row only stays links chosen by their text
 /// ([`link_lists`]).
 fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group> {
+    let links = |g: &Group| {
+        matches!(g.key, KeySpec::Param | KeySpec::Attr(_) | KeySpec::Text(_))
+            && g.controls.iter().all(|&c| {
+                let e = &page.els[c];
+                e.tag == "a" && e.has("href")
+            })
+    };
+    // Only lists where a link's label repeats on several rows: most pages have none, and
+    // the places below are selectors built per control.
+    let mut repeat: Vec<usize> = groups
+        .iter()
+        .filter(|g| g.controls.len() >= 2 && links(g))
+        .map(|g| g.list)
+        .collect();
+    if repeat.is_empty() {
+        return groups;
+    }
+    repeat.sort_unstable();
+    repeat.dedup();
     // Where a group's links all sit: its list, their place in the row and shape.
     let place = |g: &Group| -> Option<(usize, String, String)> {
-        if !matches!(g.key, KeySpec::Param | KeySpec::Attr(_) | KeySpec::Text(_)) {
+        if repeat.binary_search(&g.list).is_err() || !links(g) {
             return None;
         }
         let mut at: Option<String> = None;
         for (&c, &row) in g.controls.iter().zip(&g.rows) {
-            let e = &page.els[c];
-            if e.tag != "a" || !e.has("href") {
-                return None;
-            }
             let rel = crate::lists::rel_selector(page, row, c)?;
             match &at {
                 None => at = Some(rel),
@@ -480,18 +495,24 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
         Some((g.list, at?, control_shape(&page.els[g.controls[0]])))
     };
     let places: Vec<Option<(usize, String, String)>> = groups.iter().map(place).collect();
-    let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
-    for i in 0..groups.len() {
-        let Some(p) = &places[i] else { continue };
-        if merged_into[i].is_some() {
-            continue;
+    // The groups at each place, in first-seen order.
+    let mut at_place: HashMap<&(usize, String, String), Vec<usize>> = HashMap::default();
+    for (j, p) in places.iter().enumerate() {
+        if let Some(p) = p {
+            at_place.entry(p).or_default().push(j);
         }
-        let same: Vec<usize> = (i..groups.len())
-            .filter(|&j| places[j].as_ref() == Some(p) && groups[j].key == groups[i].key)
+    }
+    let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
+    for same in at_place.values() {
+        let first = same[0];
+        let same: Vec<usize> = same
+            .iter()
+            .copied()
+            .filter(|&j| groups[j].key == groups[first].key)
             .collect();
         if same.len() >= 2 && same.iter().any(|&j| groups[j].controls.len() >= 2) {
             for &j in &same {
-                merged_into[j] = Some(i);
+                merged_into[j] = Some(first);
             }
         }
     }
