@@ -495,15 +495,22 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
         Some((g.list, at?, control_shape(&page.els[g.controls[0]])))
     };
     let places: Vec<Option<(usize, String, String)>> = groups.iter().map(place).collect();
-    // The groups at each place, in first-seen order.
-    let mut at_place: HashMap<&(usize, String, String), Vec<usize>> = HashMap::default();
+    // The groups at each place, in first-seen order. (String keys: the map type the
+    // loop above uses, and one more map type costs the wasm kilobytes.)
+    let mut index: HashMap<String, usize> = HashMap::default();
+    let mut buckets: Vec<Vec<usize>> = Vec::new();
     for (j, p) in places.iter().enumerate() {
-        if let Some(p) = p {
-            at_place.entry(p).or_default().push(j);
+        if let Some((list, rel, shape)) = p {
+            let key = format!("{list}\u{1}{rel}\u{1}{shape}");
+            let b = *index.entry(key).or_insert_with(|| {
+                buckets.push(Vec::new());
+                buckets.len() - 1
+            });
+            buckets[b].push(j);
         }
     }
     let mut merged_into: Vec<Option<usize>> = vec![None; groups.len()];
-    for same in at_place.values() {
+    for same in &buckets {
         let first = same[0];
         let same: Vec<usize> = same
             .iter()
@@ -524,10 +531,14 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
             continue;
         };
         if let Some(&(_, at)) = columns.iter().find(|(first, _)| *first == i) {
+            // In document order, so the key's allowed values are in the list's order.
             let m: &mut Group = &mut out[at];
-            m.controls.extend(g.controls);
-            m.rows.extend(g.rows);
-            m.labels.extend(g.labels);
+            for ((c, row), label) in g.controls.into_iter().zip(g.rows).zip(g.labels) {
+                let k = m.controls.iter().take_while(|&&x| x < c).count();
+                m.controls.insert(k, c);
+                m.rows.insert(k, row);
+                m.labels.insert(k, label);
+            }
             continue;
         }
         let Some((_, rel, _)) = places[j].clone() else {
@@ -544,15 +555,6 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
             at: Some(rel),
             ..g
         });
-    }
-    // Rows in document order, so the key's allowed values are in the list's order.
-    for &(_, at) in &columns {
-        let m = &mut out[at];
-        let mut order: Vec<usize> = (0..m.controls.len()).collect();
-        order.sort_by_key(|&k| m.controls[k]);
-        m.controls = order.iter().map(|&k| m.controls[k]).collect();
-        m.rows = order.iter().map(|&k| m.rows[k]).collect();
-        m.labels = order.iter().map(|&k| m.labels[k].clone()).collect();
     }
     out
 }
