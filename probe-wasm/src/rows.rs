@@ -976,28 +976,25 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
             "Follow one of the links in {}, chosen by its text",
             list.path
         )
-    } else if group.at.is_some() {
-        format!(
-            "Follow the {} link of one row of {} (chosen by {})",
-            humanize(&group.label).to_lowercase(),
-            list.path,
-            params
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
     } else {
-        format!(
-            "Press \"{}\" on one row of {} (chosen by {})",
-            clip(&group.label, 60),
-            list.path,
-            params
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        let chosen_by = params
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if group.at.is_some() {
+            format!(
+                "Follow the {} link of one row of {} (chosen by {chosen_by})",
+                humanize(&group.label).to_lowercase(),
+                list.path,
+            )
+        } else {
+            format!(
+                "Press \"{}\" on one row of {} (chosen by {chosen_by})",
+                clip(&group.label, 60),
+                list.path,
+            )
+        }
     };
     let mut action = Found::new(group.name.clone(), Source::Row, verdict, description);
     // The records' namespace: never a region named after one of the records.
