@@ -459,11 +459,19 @@ fn control_shape(e: &nsp_protocol::snapshot::ElementRecord) -> String {
 /// whose every link is on one row only stays links chosen by their text
 /// ([`link_lists`]).
 fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group> {
+    // Plain links only: one the page marks as doing more than following it (a
+    // `data-method`, a `data-confirm` or `confirm()`, danger styling) keeps its own
+    // group and its own evidence; a column's action is judged by its first link.
     let links = |g: &Group| {
         matches!(g.key, KeySpec::Param | KeySpec::Attr(_) | KeySpec::Text(_))
             && g.controls.iter().all(|&c| {
                 let e = &page.els[c];
-                e.tag == "a" && e.has("href")
+                e.tag == "a"
+                    && e.has("href")
+                    && !e.has("data-method")
+                    && !e.has("data-confirm")
+                    && !e.has("onclick")
+                    && !is_danger_class(e.classes())
             })
     };
     // Only lists where a link's label repeats on several rows: most pages have none, and

@@ -721,6 +721,27 @@ fn a_column_of_links_whose_labels_are_data_is_one_row_action() {
     );
     let edit = c.actions.get("edit").unwrap_or_else(|| panic!("{names:?}"));
     assert!(edit.internal_target.contains("| text:"), "{edit:#?}");
+
+    // A link of the column that says it deletes (Rails' `data-method`) is no plain link:
+    // the column is not merged over it, and that link is judged by its own evidence.
+    let mut with_method = s.clone();
+    let bob = with_method
+        .elements
+        .iter_mut()
+        .find(|e| e.tag == "a" && e.text == "Bob")
+        .expect("Bob's link");
+    bob.attrs.insert("data-method".into(), "delete".into());
+    let c = analyze(&with_method);
+    for a in c.actions.values() {
+        let on_bob = a.parameters.iter().any(|p| {
+            p.allowed_values
+                .as_ref()
+                .is_some_and(|v| v.contains(&json!("Sofia Rossi")))
+        });
+        if a.internal_target.contains("td:nth-of-type(2) > a") && on_bob {
+            panic!("Bob's deleting link merged into a read column: {a:#?}");
+        }
+    }
 }
 
 /// Links on the rows of a table that has no name of its own, each to its own place: one
