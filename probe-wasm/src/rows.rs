@@ -525,7 +525,19 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
             .copied()
             .filter(|&j| groups[j].key == groups[first].key)
             .collect();
-        if same.len() >= 2 && same.iter().any(|&j| groups[j].controls.len() >= 2) {
+        // A label whose own words say more than following a link ("Delete account" at
+        // the place where other rows show names) keeps its group and its evidence: a
+        // page cannot make a verb data by putting names beside it.
+        let reads = |j: usize| {
+            let c = groups[j].controls[0];
+            let e = &page.els[c];
+            judge(page, c, kind_of(e), &groups[j].label, false, false).tier
+                == nsp_protocol::Reversibility::Read
+        };
+        if same.len() >= 2
+            && same.iter().any(|&j| groups[j].controls.len() >= 2)
+            && same.iter().all(|&j| reads(j))
+        {
             for &j in &same {
                 merged_into[j] = Some(first);
             }

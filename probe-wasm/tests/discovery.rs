@@ -722,6 +722,26 @@ fn a_column_of_links_whose_labels_are_data_is_one_row_action() {
     let edit = c.actions.get("edit").unwrap_or_else(|| panic!("{names:?}"));
     assert!(edit.internal_target.contains("| text:"), "{edit:#?}");
 
+    // A label that says more than following a link, where other rows show names, keeps
+    // its own evidence: the column is not merged over it.
+    let mut with_verb = s.clone();
+    for e in with_verb.elements.iter_mut() {
+        if e.tag == "a" && e.text == "Ann" {
+            e.text = "Delete account".into();
+        }
+    }
+    let c = analyze(&with_verb);
+    assert!(
+        !c.actions.contains_key("open_owner"),
+        "{:#?}",
+        c.actions.keys()
+    );
+    let delete = c
+        .actions
+        .get("delete_account")
+        .unwrap_or_else(|| panic!("{:#?}", c.actions.keys()));
+    assert_ne!(delete.reversibility, Reversibility::Read, "{delete:#?}");
+
     // A link of the column that says it deletes (Rails' `data-method`) is no plain link:
     // the column is not merged over it, and that link is judged by its own evidence.
     let mut with_method = s.clone();
