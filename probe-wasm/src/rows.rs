@@ -502,7 +502,7 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
         }
         Some((g.list, at?, control_shape(&page.els[g.controls[0]])))
     };
-    let places: Vec<Option<(usize, String, String)>> = groups.iter().map(place).collect();
+    let mut places: Vec<Option<(usize, String, String)>> = groups.iter().map(place).collect();
     // The groups at each place, in first-seen order. (String keys: the map type the
     // loop above uses, and one more map type costs the wasm kilobytes.)
     let mut index: HashMap<String, usize> = HashMap::default();
@@ -561,7 +561,7 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
             }
             continue;
         }
-        let Some((_, rel, _)) = places[j].clone() else {
+        let Some((_, rel, _)) = places[j].take() else {
             out.push(g);
             continue;
         };

@@ -678,10 +678,7 @@ fn a_column_of_links_whose_labels_are_data_is_one_row_action() {
         json!(["tbody", 1, 1, 0, ""]),
     ];
     elements.extend(rows);
-    let s: PageSnapshot = serde_json::from_value(json!({
-        "url": "http://127.0.0.1:1/contacts", "title": "Contacts", "elements": elements
-    }))
-    .expect("a snapshot");
+    let s = support::recorded("http://127.0.0.1:1/contacts", "Contacts", json!(elements));
     let c = analyze(&s);
     let names: Vec<&String> = c.actions.keys().collect();
     let open = c
@@ -789,10 +786,7 @@ fn links_of_an_unnamed_table_are_named_by_their_column() {
         elements.push(json!(["a", tr + 1, 1, 0, format!("#{}", n + 1), {"href": format!("/ticket/{}", n + 1)}]));
         elements.push(json!(["td", tr, 2, 0, summary]));
     }
-    let s: PageSnapshot = serde_json::from_value(json!({
-        "url": "http://127.0.0.1:1/report", "title": "Report", "elements": elements
-    }))
-    .expect("a snapshot");
+    let s = support::recorded("http://127.0.0.1:1/report", "Report", json!(elements));
     let c = analyze(&s);
     let names: Vec<&String> = c.actions.keys().collect();
     let open = c

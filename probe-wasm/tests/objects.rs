@@ -788,8 +788,10 @@ fn a_listings_names_open_their_records_as_one_read_row_action() {
 /// so the links are the actions, and no `open(name)` pressing the spans repeats them.
 #[test]
 fn a_name_inside_a_link_is_no_pressed_name() {
-    let s: PageSnapshot = serde_json::from_value(json!({
-        "url": "http://127.0.0.1:1/admin/book/create", "title": "Books", "elements": [
+    let s = support::recorded(
+        "http://127.0.0.1:1/admin/book/create",
+        "Books",
+        json!([
             ["aside", null, "aside", 0, ""],
             ["ul", 0, "ul:nth-of-type(1)", 0, "", {"class": "navbar-nav"}],
             ["li", 1, 1, 0, "Authors", {"class": "nav-item"}],
@@ -798,9 +800,8 @@ fn a_name_inside_a_link_is_no_pressed_name() {
             ["li", 1, 2, 0, "Books", {"class": "nav-item"}],
             ["a", 5, 1, 0, "Books", {"class": "nav-link active", "href": "/admin/book/list"}],
             ["span", 6, 1, 8, "Books", {"class": "nav-link-title"}]
-        ]
-    }))
-    .expect("a snapshot");
+        ]),
+    );
     let c = analyze_snapshot(&s, ProbeTier::WasmInPage);
     assert!(!c.actions.contains_key("open"), "{:#?}", c.actions.keys());
     for name in ["open_authors", "open_books"] {
@@ -1940,8 +1941,10 @@ fn a_disabled_control_out_of_reach_keeps_its_text() {
 /// second field. Records as the extraction writes them.
 #[test]
 fn a_name_inside_the_key_link_is_said_once() {
-    let s: PageSnapshot = serde_json::from_value(json!({
-        "url": "http://127.0.0.1:1/app", "title": "App", "elements": [
+    let s = support::recorded(
+        "http://127.0.0.1:1/app",
+        "App",
+        json!([
             ["main", null, "main", 0, ""],
             ["ul", 0, "ul:nth-of-type(1)", 0, "", {"class": "table_list"}],
             ["li", 1, 1, 0, "Calculator"],
@@ -1958,9 +1961,8 @@ fn a_name_inside_the_key_link_is_said_once() {
             ["span", 12, 1, 0, "Text forms", {"class": "name"}],
             ["li", 1, 6, 0, "Booking form"],
             ["a", 14, 1, 0, "Booking form", {"href": "#/forms/booking/", "class": "subtle", "title": "Make a booking."}]
-        ]
-    }))
-    .expect("a snapshot");
+        ]),
+    );
     let o = objects(&s);
     let labels = [
         "Calculator",

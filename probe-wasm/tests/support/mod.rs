@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use nsp_protocol::snapshot::{Attrs, ElementRecord};
+use nsp_protocol::snapshot::{Attrs, ElementRecord, PageSnapshot};
 
 /// A visible element record whose selector is `tag:nth-of-type(parent + 1)`.
 pub fn el(tag: &str, parent: Option<u32>, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
@@ -31,4 +31,12 @@ pub fn el_at(
         visible: true,
         ..ElementRecord::default()
     }
+}
+
+/// A snapshot of `url` whose element records are written as the extraction writes them
+/// (`[tag, parent, where, flags, text, attrs?, label?]`), for cases whose shape depends
+/// on the wire form (relative `nth-of-type` steps as numbers).
+pub fn recorded(url: &str, title: &str, elements: serde_json::Value) -> PageSnapshot {
+    serde_json::from_value(serde_json::json!({"url": url, "title": title, "elements": elements}))
+        .expect("a snapshot")
 }
