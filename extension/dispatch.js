@@ -690,6 +690,9 @@
     const r = row;
     const same = () => {
       if (!c.isConnected || rowFor(c) !== r) fail("target_changed", `The control of ${name} left its row.`);
+      // Still a control of the group's shape: a row button whose formaction or
+      // formmethod the page changed after it was chosen sends the form elsewhere.
+      if (!resolveAll(controlsSel).includes(c)) fail("target_changed", `The control of ${name} on that row changed (where it sends the form, or its kind); read the state again.`);
       const live = listedLabel(c);
       if (expected && expected !== live) fail("target_changed", `${name}'s control now says ${JSON.stringify(live)}, not ${JSON.stringify(expected)}.`);
       if (gated && (gatedSame !== null ? gatedSame !== live : !gated.includes(live))) {

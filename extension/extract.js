@@ -44,6 +44,8 @@
   const ATTRS = new Set([
     "id", "name", "type", "role", "href", "aria-label", "aria-pressed", "aria-checked", "aria-expanded",
     "aria-haspopup", "aria-selected", "aria-current", "aria-required", "aria-disabled", "method", "action",
+    // A submit button's own method and address, which the browser sends its form with.
+    "formmethod", "formaction",
     "required", "placeholder", "autocomplete", "title", "alt", "for", "min", "max", "multiple",
     "contenteditable", "tabindex", "itemprop", "itemscope", "itemtype", "content", "datetime",
     "toolname", "tooldescription", "toolparamdescription", "data-confirm", "data-turbo-confirm",
@@ -194,7 +196,7 @@
   // data-* attributes that name or key a record.
   /** @param {string} n */
   function isDataKey(n) {
-    return n.startsWith("data-nsp-") || n === "data-id" || n === "data-key" || n.endsWith("-id") || n.endsWith("_id") || n.endsWith("-key");
+    return n.startsWith("data-nsp-") || n === "data-id" || n === "data-key" || n.endsWith("-id") || n.endsWith("_id") || n.endsWith("-key") || n.endsWith("uuid");
   }
 
   // Which ASK_* bit an attribute name sets: visit's pass notes aria-labelledby and

@@ -56,8 +56,9 @@ pub fn analyze_with_reuse(
     let mut claims = Claims::new(snapshot.elements.len());
     let mut found = Vec::new();
     declared::discover(&page, &lists, &mut claims, &mut found);
-    forms::discover(&page, &mut claims, &mut found);
+    let left = forms::discover(&page, &lists, &mut claims, &mut found);
     rows::discover(&page, &lists, &mut claims, &mut found);
+    forms::discover_left(&page, &left, &mut claims, &mut found);
     forms::discover_implicit(&page, &lists, &mut claims, &mut found);
     controls::discover(&page, &lists, &mut claims, &mut found);
     if page.modal.is_some() {

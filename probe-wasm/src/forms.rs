@@ -22,7 +22,16 @@ const GENERIC_LABELS: &[&str] = &[
     "submit", "ok", "go", "continue", "next", "save", "apply", "done", "update", "yes", "send",
 ];
 
-pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
+///
+/// Returns the forms whose buttons repeated in the rows of a list inside them were left
+/// to `rows` ([`row_submits`]); [`discover_left`] takes what `rows` did not.
+pub fn discover(
+    page: &Page<'_>,
+    lists: &crate::lists::Lists,
+    claims: &mut Claims,
+    found: &mut Vec<Found>,
+) -> Vec<usize> {
+    let mut left = Vec::new();
     for f in 0..page.els.len() {
         let form = &page.els[f];
         if form.tag != "form" || !form.visible || claims.is_claimed(f) {
@@ -32,10 +41,19 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
             .descendants(f)
             .filter(|i| form_field(page, *i))
             .collect();
-        let submits: Vec<usize> = page
+        let mut submits: Vec<usize> = page
             .descendants(f)
             .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
             .collect();
+        let in_rows = row_submits(page, lists, f, &submits);
+        if !in_rows.is_empty() {
+            submits.retain(|s| !in_rows.contains(s));
+            left.push(f);
+            if submits.is_empty() {
+                // Nothing but row buttons: the form is sent by them, not by Enter.
+                continue;
+            }
+        }
         // A button-only form repeated in every row of a list (a row's "Delete" posted
         // by a form of its own) is that list's row action, one action with the row as
         // parameter: `rows` builds it.
@@ -103,6 +121,104 @@ pub fn discover(page: &Page<'_>, claims: &mut Claims, found: &mut Vec<Found>) {
         }
         claims.claim(f);
     }
+    left
+}
+
+/// The submit buttons of form `f` that a list inside it repeats row by row: a button
+/// with the same label in two rows or more of one list (a watch list's "Pause" on each
+/// row, each with a `formaction` naming its row; a grid's "Delete" with `name="delete"
+/// value="<id>"`), on rows with nothing to fill but a selection box. Each is one row
+/// action with the row as its parameter (`rows`), not one form action per row told
+/// apart by nothing an agent can read.
+fn row_submits(
+    page: &Page<'_>,
+    lists: &crate::lists::Lists,
+    f: usize,
+    submits: &[usize],
+) -> Vec<usize> {
+    // (list, label letters) → the first row seen, and whether a second row has it.
+    let mut seen: HashMap<(usize, String), (usize, bool)> = HashMap::default();
+    let mut keyed: Vec<(usize, (usize, String))> = Vec::new();
+    for &s in submits {
+        let Some((l, _, row)) = lists.record_of(page, s) else {
+            continue;
+        };
+        // A row with fields a person fills (an inline-edit grid's "Save" on every row)
+        // sends them with the button: that stays the form's action, with its fields.
+        if !page.ancestors(row).any(|a| a == f)
+            || page.descendants(row).any(|i| {
+                let e = &page.els[i];
+                e.visible
+                    && !e.disabled
+                    && form_field(page, i)
+                    && !is_toggle(e)
+                    && e.input_type() != "hidden"
+            })
+        {
+            continue;
+        }
+        let letters: String = control_label(&page.els[s])
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .collect();
+        if letters.is_empty() {
+            continue;
+        }
+        let key = (l, letters);
+        seen.entry(key.clone())
+            .and_modify(|(first, more)| *more |= *first != row)
+            .or_insert((row, false));
+        keyed.push((s, key));
+    }
+    keyed
+        .into_iter()
+        .filter(|(_, key)| seen.get(key).is_some_and(|(_, more)| *more))
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// The row buttons [`discover`] left to `rows` that `rows` did not take (a label on one
+/// row only among several, a button whose address differs in more than its row's id):
+/// each the form's action, as any submit button is.
+pub fn discover_left(page: &Page<'_>, left: &[usize], claims: &mut Claims, found: &mut Vec<Found>) {
+    for &f in left {
+        let fields: Vec<usize> = page
+            .descendants(f)
+            .filter(|i| form_field(page, *i))
+            .collect();
+        let submits: Vec<usize> = page
+            .descendants(f)
+            .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
+            .collect();
+        let facts = form_facts(page, f, &fields, submits.len() > 1, false);
+        let ns = page.namespace_incl(f).map(str::to_owned);
+        for s in submits {
+            let label = control_label(&page.els[s]);
+            let action = build(page, f, s, &label, &fields, &facts, ns.clone(), None);
+            claims.claim(s);
+            found.push(action);
+        }
+        claims.claim(f);
+    }
+}
+
+/// A submit button's own `formmethod` and `formaction`, which the browser sends the
+/// form with instead of the form's: the form's facts as this button sends it, or
+/// `None` when it has neither.
+pub fn submitter_facts(c: &ElementRecord, facts: &FormFacts) -> Option<FormFacts> {
+    let method = c.attr("formmethod").map(|m| m.trim().to_ascii_lowercase());
+    let action = c.attr("formaction");
+    if method.is_none() && action.is_none() {
+        return None;
+    }
+    let mut own = facts.clone();
+    if let Some(m) = method {
+        own.method = Some(m);
+    }
+    if let Some(a) = action {
+        own.action_url = a.to_owned();
+    }
+    Some(own)
 }
 
 /// Whether form `f`, with its one button `submit`, sits in a row (`tr`, `li`, `role=row`
@@ -561,7 +677,8 @@ pub fn build(
     };
     let judged = if entry.is_empty() { label } else { &entry };
     let mut ev = Evidence::on_page(Kind::Submit, judged, page, control);
-    ev.form = Some(facts);
+    let own = submitter_facts(c, facts);
+    ev.form = Some(own.as_ref().unwrap_or(facts));
     ev.disabled = c.disabled;
     ev.danger = is_danger_class(c.classes());
     ev.confirms = c.has("data-confirm") || c.has("data-turbo-confirm");

@@ -214,6 +214,9 @@ pub fn find(page: &Page<'_>) -> Lists {
         } else if rows.is_empty() && !container {
             rows = frames(page, c, &lists.row_of);
         }
+        if form_layout(page, &rows) {
+            continue;
+        }
         if rows.is_empty()
             || (!container
                 && (rows.len() < 2
@@ -472,6 +475,38 @@ fn property_table(page: &Page<'_>, c: usize) -> bool {
     labelled
 }
 
+/// Whether `rows` lay out a form's fields, one per row, rather than records: each row
+/// holds exactly one field a person fills (no checkbox or radio: a todo's box beside its
+/// text is a record's state) and no text but that field's label ("Weeks" beside the
+/// weeks of an interval, a settings table). The fields are the page's own objects, named
+/// and valued as fields are (`objects.rs`), not rows of label texts with their values
+/// left out.
+fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
+    rows.len() >= 2
+        && rows.iter().all(|&r| {
+            let mut fields = page.descendants(r).filter(|&i| page.field(i));
+            let (Some(f), None) = (fields.next(), fields.next()) else {
+                return false;
+            };
+            let field = &page.els[f];
+            if !field.visible
+                || matches!(field.input_type().as_ref(), "checkbox" | "radio")
+                || matches!(field.role(), "checkbox" | "radio" | "switch")
+            {
+                return false;
+            }
+            // Every text of the row is the field's label (a `th`, a `<label>`).
+            let label = field.label.trim();
+            page.descendants(r).all(|i| {
+                let t = page.els[i].text.trim();
+                i == f || t.is_empty() || t == label
+            }) && {
+                let t = page.els[r].text.trim();
+                t.is_empty() || t == label
+            }
+        })
+}
+
 fn is_list_container(e: &ElementRecord) -> bool {
     matches!(
         e.tag.as_str(),
@@ -711,6 +746,7 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
                 || rest.ends_with("-id")
                 || rest.ends_with("_id")
                 || rest.ends_with("-key")
+                || rest.ends_with("uuid")
             {
                 slug(rest)
             } else {
@@ -834,6 +870,35 @@ pub fn cell_at(page: &Page<'_>, row: usize, rel: &str) -> Option<usize> {
     }
     let want = format!("{} > {rel}", page.selector(row));
     page.descendants(row).find(|i| page.selector(*i) == want)
+}
+
+/// What a field in a row holds, as its object would say it (`objects.rs`, `field_value`):
+/// a number field's number (null when empty), a select's choice, a text's text. None
+/// for boxes (their own rule above), buttons, files and hidden inputs.
+fn row_field_value(d: &ElementRecord) -> Option<Value> {
+    if matches!(d.role(), "checkbox" | "radio" | "switch") {
+        return None;
+    }
+    let text = |t: &str| {
+        Some(Value::String(crate::text::clip(
+            t,
+            crate::text::MAX_VALUE_LEN,
+        )))
+    };
+    match (d.tag.as_str(), d.input_type().as_ref()) {
+        (
+            "input",
+            "checkbox" | "radio" | "hidden" | "file" | "submit" | "button" | "reset" | "image",
+        ) => None,
+        ("input", "number" | "range") => Some(
+            crate::text::parse_number(d.attr("value").unwrap_or("").trim()).unwrap_or(Value::Null),
+        ),
+        ("select", _) if d.has("multiple") => None,
+        ("select", _) => text(&crate::page::select_choices(d).1.unwrap_or_default()),
+        _ if crate::page::is_editable(d) => text(&d.text),
+        ("input" | "textarea", _) => text(d.attr("value").unwrap_or("")),
+        _ => None,
+    }
 }
 
 /// The name of the table column `cell` (a `td` or `th` of `row`) stands in: by its
@@ -1428,6 +1493,29 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             );
         }
     }
+    // A field a person fills in a table's row (a cart line's quantity, a grid's inline
+    // edit) holds the row's value of its column, named by the column's header. (In a
+    // row with no named columns a field is most often a control of a menu, a search box
+    // in a navigation bar, and its value no part of a record.)
+    for i in own_descendants(page, row) {
+        let d = &page.els[i];
+        if !page.field(i) || !d.visible || is_secret(d) {
+            continue;
+        }
+        let Some(v) = row_field_value(d) else {
+            continue;
+        };
+        let cell = page
+            .ancestors(i)
+            .take_while(|&a| a != row)
+            .last()
+            .unwrap_or(i);
+        if let Some(name) =
+            column_name(page, &list.columns, row, cell).filter(|c| !c.starts_with("col"))
+        {
+            push(&mut fields, name, v);
+        }
+    }
     // Toggle buttons in rows (a star, a like) are state too, named after what they set.
     for i in own_descendants(page, row) {
         if page.control(i) && !page.field(i) {
@@ -1447,6 +1535,15 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
                 Some((row, TextSource::Typed)),
             );
         }
+    }
+    // A row that says nothing but which of its list's classes it carries (a menu's icon
+    // item: `menu_collapsible: false`) names nothing an agent could tell apart or act on.
+    let from_classes = |n: &str| {
+        list.state_classes.iter().any(|c| slug(c) == n)
+            || list.class_fields.iter().any(|p| slug(p) == n)
+    };
+    if !list.declared && fields.iter().all(|(n, _, _)| from_classes(n)) {
+        fields.clear();
     }
     fields
 }

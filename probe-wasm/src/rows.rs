@@ -125,6 +125,18 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     gk.push('\u{3}');
                     gk.extend(label.chars().filter(|c| c.is_alphabetic()));
                 }
+                // A button that sends its form elsewhere (`formaction`, `formmethod`)
+                // is the same control on another row only if it sends it the same way
+                // to the same place but for its row's id: a row whose "Pause" posts to
+                // `?op=delete` is another control, judged by its own address.
+                if let Some(m) = e.attr("formmethod") {
+                    gk.push('\u{4}');
+                    gk.extend(m.trim().chars().map(|c| c.to_ascii_lowercase()));
+                }
+                if let Some(a) = e.attr("formaction") {
+                    gk.push('\u{4}');
+                    address_shape(a, &mut gk);
+                }
                 let _ = write!(gk, "\u{1}{}.", e.tag);
                 for (n, class) in e.classes().split_whitespace().enumerate() {
                     if n > 0 {
@@ -446,6 +458,93 @@ fn control_shape(e: &nsp_protocol::snapshot::ElementRecord) -> String {
         .map(|c| format!(".{c}"))
         .collect();
     format!("{}{}", e.tag, classes.join(""))
+}
+
+/// For a group of submit buttons, what the dispatcher requires of the button it presses
+/// in the chosen row, as attribute selectors: the method the group's buttons send their
+/// form with, and the part of their `formaction` every row shares (cut at the URL's
+/// separators, so that no id's first digits are taken for the template). A row whose
+/// button has the label but sends the form elsewhere (`?op=delete` among `?op=pause`)
+/// has no such button: the group does not press it. Buttons with neither attribute
+/// press only buttons with neither. Empty for any other control.
+fn sends_alike(page: &Page<'_>, controls: &[usize]) -> String {
+    let e = &page.els[controls[0]];
+    if !crate::forms::is_submit(e) {
+        return String::new();
+    }
+    let mut out = String::new();
+    match e.attr("formmethod").map(|m| m.trim().to_ascii_lowercase()) {
+        Some(m) if !m.is_empty() && m.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            let _ = write!(out, "[formmethod=\"{m}\" i]");
+        }
+        Some(_) => {}
+        None => out.push_str(":not([formmethod])"),
+    }
+    let actions: Vec<&str> = controls
+        .iter()
+        .filter_map(|&c| page.els[c].attr("formaction"))
+        .collect();
+    if actions.is_empty() {
+        out.push_str(":not([formaction])");
+        return out;
+    }
+    if actions.len() < controls.len() {
+        return out;
+    }
+    // Characters an address may hold that cannot end a CSS string or a target's part.
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/?&=;:._-~%+,!*()@$".contains(c);
+    let sep = |c: char| matches!(c, '/' | '?' | '&' | '=' | ';' | '#');
+    let first = actions[0];
+    let mut prefix = actions.iter().fold(first.len(), |n, a| {
+        first
+            .bytes()
+            .zip(a.bytes())
+            .take(n)
+            .take_while(|(x, y)| x == y)
+            .count()
+    });
+    if actions.iter().any(|a| a.len() != prefix) {
+        // Up to the last separator of the shared part: "/items/10" of "/items/101" and
+        // "/items/105" is "/items/".
+        prefix = first[..prefix].rfind(sep).map_or(0, |i| i + 1);
+    }
+    while !first.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    if actions.iter().all(|a| *a == first) && first.chars().all(safe) {
+        let _ = write!(out, "[formaction=\"{first}\"]");
+        return out;
+    }
+    let head = &first[..prefix];
+    let head = &head[..head.find(|c| !safe(c)).unwrap_or(head.len())];
+    if !head.is_empty() {
+        let _ = write!(out, "[formaction^=\"{head}\"]");
+    }
+    // A value the extraction clipped has lost its end.
+    if actions.iter().all(|a| a.len() < 500 && a.len() > prefix) {
+        let mut suffix = actions.iter().fold(first.len(), |n, a| {
+            first
+                .bytes()
+                .rev()
+                .zip(a.bytes().rev())
+                .take(n)
+                .take_while(|(x, y)| x == y)
+                .count()
+        });
+        suffix = suffix.min(actions.iter().map(|a| a.len() - prefix).min().unwrap_or(0));
+        let mut start = first.len() - suffix;
+        while !first.is_char_boundary(start) {
+            start += 1;
+        }
+        let tail = &first[start..];
+        // From the first separator of the shared end: "/pause" of "/items/3/pause".
+        let tail = tail.find(sep).map_or("", |i| &tail[i..]);
+        let tail = &tail[tail.rfind(|c| !safe(c)).map_or(0, |i| i + 1)..];
+        if !tail.is_empty() {
+            let _ = write!(out, "[formaction$=\"{tail}\"]");
+        }
+    }
+    out
 }
 
 /// Links at one place in their rows whose labels are the rows' data (an author's or a
@@ -779,6 +878,26 @@ fn kind_of(e: &nsp_protocol::snapshot::ElementRecord) -> Kind {
     }
 }
 
+/// An address as its rows share it: each part of its path and each query value that
+/// holds a digit (an id, a uuid) written as `#`, the rest as it is, control characters
+/// left out (`/toggle?op=pause&uuid=397727df-…` → `/toggle?op=pause&uuid=#`).
+fn address_shape(address: &str, out: &mut String) {
+    for (n, part) in address
+        .trim()
+        .split(['/', '?', '&', '=', '#', ';'])
+        .enumerate()
+    {
+        if n > 0 {
+            out.push('/');
+        }
+        if part.chars().any(|c| c.is_ascii_digit()) {
+            out.push('#');
+        } else {
+            out.extend(part.chars().filter(|c| !c.is_control()));
+        }
+    }
+}
+
 /// The tier and confidence of a row action pressing controls like `first`, labelled
 /// `label`. `words_are_data`: the label names a record, not what pressing does (links
 /// chosen by their text); `positional`: rows are chosen by their position.
@@ -835,10 +954,13 @@ fn judge_as(
     }
     // A row's button that submits a form of its own (a "Delete" posted per row): the
     // form's method and address are evidence, as for any form.
+    // Its own `formmethod` and `formaction` (a row's button in a form around the whole
+    // list) before the form's.
     let facts;
     if crate::forms::is_submit(e) {
         if let Some(form) = page.ancestors(first).find(|&a| page.els[a].tag == "form") {
-            facts = crate::forms::form_facts(page, form, &[], false, false);
+            let of_form = crate::forms::form_facts(page, form, &[], false, false);
+            facts = crate::forms::submitter_facts(e, &of_form).unwrap_or(of_form);
             ev.form = Some(&facts);
             ev.kind = Kind::Submit;
         }
@@ -892,7 +1014,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     let first_selector = page.selector(first);
     let scope = scope_prefix(&first_selector);
     let row_tag = &page.els[group.rows[0]].tag;
-    let control_shape = control_shape(e);
+    let control_shape = control_shape(e) + &sends_alike(page, &group.controls);
     // The rows as children of their container: the dispatcher takes a control's row as
     // its nearest ancestor matching the rows' selector, and a bare `div` would be any
     // wrapper around the control inside the row.

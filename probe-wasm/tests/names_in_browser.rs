@@ -3,7 +3,8 @@
 //! An image-only link is named by its image; style text is no page text; a listing's
 //! names open their records (a click selects, a double-click opens); a form's submit
 //! button is pressed with its own click listeners; a menu item the page removes on
-//! mouseup has acted.
+//! mouseup has acted; a form around a whole list sends each row's buttons as row
+//! actions, keyed by the row's uuid, and a button's own `formmethod` is its method.
 
 #![cfg(target_arch = "wasm32")]
 
@@ -205,4 +206,234 @@ async fn a_submit_buttons_click_listener_runs_and_a_menu_item_gone_on_mouseup_ac
         c["actions"]
     );
     assert_eq!(text_of("log"), "folder");
+}
+
+/// One watch-list row: its uuid, the page it watches, and where its "Pause" posts.
+fn watch_row(uuid: &str, url: &str, pause_op: &str) -> String {
+    format!(
+        r#"<tr data-watch-uuid="{uuid}"><td><input type="checkbox" name="uuids" value="{uuid}"></td><td>{url}</td>
+             <td><button type="submit" formmethod="post" formaction="/toggle?op={pause_op}&amp;uuid={uuid}">Pause</button>
+             <button type="submit" name="op" value="delete-{uuid}">Delete</button></td></tr>"#
+    )
+}
+
+#[wasm_bindgen_test]
+async fn a_form_around_a_list_sends_each_rows_buttons_as_row_actions() {
+    let uuids = [
+        "4f365339-9fd8-4157-8135-014dfd9b450d",
+        "7d6c72a8-5505-41b8-a737-3ea1d36be8e1",
+        "c135624b-af29-4b7f-8b65-3a22038ea6a6",
+    ];
+    // The third row's "Pause" posts `op=delete`: the same label, another control.
+    let rows: String = [
+        watch_row(uuids[0], "https://a.example/", "pause"),
+        watch_row(uuids[1], "https://b.example/", "pause"),
+        watch_row(uuids[2], "https://c.example/", "delete"),
+    ]
+    .concat();
+    mount(&format!(
+        r#"<form id="watches" method="post" action="/bulk" aria-label="Watch list">
+             <table><thead><tr><th></th><th>Web page</th><th></th></tr></thead><tbody>{rows}</tbody></table>
+             <button type="submit">Apply</button></form><p id="log"></p>"#
+    ));
+    // The page sends the form itself and writes down where the browser would have sent it.
+    eval(
+        "document.getElementById('watches').addEventListener('submit', (e) => { e.preventDefault(); \
+           const b = e.submitter; document.getElementById('log').textContent = \
+           (b.getAttribute('formaction') || 'bulk') + (b.name ? ' ' + b.name + '=' + b.value : ''); })",
+    );
+    let c = capture();
+    let actions = &c["actions"];
+    let names: Vec<&String> = actions.as_object().expect("actions").keys().collect();
+    // One action per button of the rows, the row's uuid its parameter; not one form
+    // action per row told apart by a number.
+    let by_row = |verb: &str| -> String {
+        let found: Vec<&String> = actions
+            .as_object()
+            .expect("actions")
+            .iter()
+            .filter(|(n, a)| n.starts_with(verb) && a["parameters"][0]["name"] == "watch_uuid")
+            .map(|(n, _)| n)
+            .collect();
+        let [one] = found[..] else {
+            panic!("{verb}: {found:?} of {names:?}")
+        };
+        assert_eq!(
+            actions[one]["parameters"].as_array().map(Vec::len),
+            Some(1),
+            "{:#}",
+            actions[one]
+        );
+        assert!(
+            actions[one]["internal_target"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("row:"),
+            "{:#}",
+            actions[one]
+        );
+        one.clone()
+    };
+    let pause = by_row("pause");
+    let delete = by_row("delete");
+    assert_eq!(
+        actions[&delete]["reversibility"], "irreversible_write",
+        "{:#}",
+        actions[&delete]
+    );
+    // The lying row's "Pause" is an action of its own, bound to that button alone.
+    let lone: Vec<&String> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("pause") && **n != pause)
+        .collect();
+    let [lone] = lone[..] else {
+        panic!("{names:?}")
+    };
+    assert!(
+        actions[lone]["internal_target"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tr:nth-of-type(3)"),
+        "{:#}",
+        actions[lone]
+    );
+    assert_eq!(
+        names.iter().filter(|n| n.starts_with("delete")).count(),
+        1,
+        "{names:?}"
+    );
+    // The bulk button stays the form's, with its fields.
+    let apply = actions
+        .as_object()
+        .expect("actions")
+        .values()
+        .find(|a| {
+            a["parameters"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|p| p["name"] == "uuids"))
+        })
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert!(
+        !apply["internal_target"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("row:"),
+        "{apply:#}"
+    );
+
+    let out = run(&pause, &format!(r#"{{"watch_uuid": "{}"}}"#, uuids[1]), &c).await;
+    assert_eq!(
+        out,
+        json!({"status": "done", "value": true}),
+        "{:#}",
+        actions[&pause]
+    );
+    assert_eq!(
+        text_of("log"),
+        format!("/toggle?op=pause&uuid={}", uuids[1])
+    );
+    let out = run(&delete, &format!(r#"{{"watch_uuid": "{}"}}"#, uuids[0]), &c).await;
+    assert_eq!(
+        out,
+        json!({"status": "done", "value": true}),
+        "{:#}",
+        actions[&delete]
+    );
+    assert_eq!(text_of("log"), format!("bulk op=delete-{}", uuids[0]));
+    // The row whose "Pause" posts elsewhere is no row of `pause`: asked for, nothing is
+    // pressed.
+    eval("document.getElementById('log').textContent = ''");
+    let out = run(&pause, &format!(r#"{{"watch_uuid": "{}"}}"#, uuids[2]), &c).await;
+    assert_ne!(out["status"], "done", "{out:#}");
+    assert_eq!(text_of("log"), "");
+    // Nor a row whose button the page pointed elsewhere after the capture.
+    eval(&format!(
+        "document.querySelector('tr[data-watch-uuid=\"{}\"] button').setAttribute('formaction', '/toggle?op=delete&uuid={}')",
+        uuids[1], uuids[1]
+    ));
+    let out = run(&pause, &format!(r#"{{"watch_uuid": "{}"}}"#, uuids[1]), &c).await;
+    assert_ne!(out["status"], "done", "{out:#}");
+    assert_eq!(text_of("log"), "");
+    // Nor one the page points elsewhere as the pointer goes down on it.
+    eval(&format!(
+        "(() => {{ const b = document.querySelector('tr[data-watch-uuid=\"{0}\"] button'); \
+           b.addEventListener('mousedown', () => b.setAttribute('formaction', '/toggle?op=delete&uuid={0}')); }})()",
+        uuids[0]
+    ));
+    let out = run(&pause, &format!(r#"{{"watch_uuid": "{}"}}"#, uuids[0]), &c).await;
+    assert_eq!(out["code"], "target_changed", "{out:#}");
+    assert_eq!(text_of("log"), "");
+}
+
+#[wasm_bindgen_test]
+fn a_submit_buttons_own_method_is_the_method_it_sends_with() {
+    mount(
+        r#"<form method="get" action="/items" aria-label="Find items"><input name="q" aria-label="Query">
+             <button type="submit">Find</button></form>
+           <form method="get" action="/items" aria-label="Purge items"><input name="older_than" aria-label="Older than">
+             <button type="submit" formmethod="post" formaction="/items/purge">Find</button></form>"#,
+    );
+    let c = capture();
+    let tiers: Vec<(String, Value)> = c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .filter(|(_, a)| {
+            a["parameters"].as_array().is_some_and(|p| {
+                p.iter()
+                    .any(|p| p["name"] == "q" || p["name"] == "older_than")
+            })
+        })
+        .map(|(_, a)| {
+            (
+                a["parameters"][0]["name"].as_str().unwrap_or("").to_owned(),
+                a["reversibility"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(tiers.len(), 2, "{:#}", c["actions"]);
+    for (field, tier) in tiers {
+        if field == "q" {
+            assert_eq!(tier, "read", "{:#}", c["actions"]);
+        } else {
+            assert_ne!(
+                tier, "read",
+                "a POST sent as a GET form's: {:#}",
+                c["actions"]
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn an_inline_edit_grids_save_on_every_row_stays_the_forms() {
+    // Each row's "Save" sends the whole form, the fields a person filled included.
+    mount(
+        r#"<form method="post" action="/prices" aria-label="Prices"><table><tbody>
+             <tr data-item-id="a1"><td>Apples</td><td><input name="price_a1" aria-label="Apples price" value="3"></td><td><button type="submit" name="save" value="a1">Save</button></td></tr>
+             <tr data-item-id="b2"><td>Pears</td><td><input name="price_b2" aria-label="Pears price" value="4"></td><td><button type="submit" name="save" value="b2">Save</button></td></tr>
+           </tbody></table></form>"#,
+    );
+    let c = capture();
+    let saves: Vec<&Value> = c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .filter(|(n, _)| n.starts_with("save"))
+        .map(|(_, a)| a)
+        .collect();
+    assert!(!saves.is_empty(), "{:#}", c["actions"]);
+    for a in saves {
+        let params: Vec<&str> = a["parameters"]
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        assert!(
+            params.contains(&"price_a1") && params.contains(&"price_b2"),
+            "{a:#}"
+        );
+    }
 }

@@ -1983,3 +1983,118 @@ fn a_name_inside_the_key_link_is_said_once() {
     }
     assert_eq!(o["items[1].group"], json!(true), "{o:#?}");
 }
+
+/// A field with the label a person reads beside it.
+fn field(parent: u32, n: usize, label: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    ElementRecord {
+        label: label.into(),
+        ..nth("input", Some(parent), n, "", attrs)
+    }
+}
+
+#[test]
+fn a_field_in_a_row_is_a_value_of_its_record() {
+    // A cart: each line's quantity is a number field in the "Quantity" column.
+    let mut els = vec![
+        el("table", None, "", &[]),
+        nth("thead", Some(0), 0, "", &[]),
+        nth("tr", Some(1), 0, "Item Quantity Price", &[]),
+        nth("th", Some(2), 0, "Item", &[]),
+        nth("th", Some(2), 1, "Quantity", &[]),
+        nth("th", Some(2), 2, "Price", &[]),
+        nth("tbody", Some(0), 0, "", &[]),
+    ];
+    for (n, (item, qty, price)) in [("Apples", "2", "$3"), ("Pears", "5", "$4")]
+        .into_iter()
+        .enumerate()
+    {
+        let tr = els.len() as u32;
+        let id = format!("l{n}");
+        els.push(nth(
+            "tr",
+            Some(6),
+            n,
+            &format!("{item} {price}"),
+            &[("data-line-id", &id)],
+        ));
+        els.push(nth("td", Some(tr), 0, item, &[]));
+        els.push(nth("td", Some(tr), 1, "", &[]));
+        els.push(field(
+            tr + 2,
+            0,
+            &format!("Quantity of {item}"),
+            &[
+                ("type", "number"),
+                ("name", &format!("qty-{n}")),
+                ("value", qty),
+            ],
+        ));
+        els.push(nth("td", Some(tr), 2, price, &[]));
+    }
+    let o = objects(&snap(els));
+    assert_eq!(
+        values_ending(&o, ".quantity"),
+        [&json!(2), &json!(5)],
+        "{o:#?}"
+    );
+}
+
+#[test]
+fn fields_laid_out_one_per_row_are_fields_not_records() {
+    // An interval as a table: a number field, then its label, on each row.
+    let mut els = vec![
+        el("table", None, "", &[("id", "interval")]),
+        nth("tbody", Some(0), 0, "", &[]),
+    ];
+    for (n, (unit, value)) in [("Weeks", ""), ("Days", ""), ("Hours", "3")]
+        .into_iter()
+        .enumerate()
+    {
+        let tr = els.len() as u32;
+        let name = format!("interval-{}", unit.to_lowercase());
+        els.push(nth("tr", Some(1), n, "", &[]));
+        els.push(nth("td", Some(tr), 0, "", &[]));
+        els.push(field(
+            tr + 1,
+            0,
+            unit,
+            &[
+                ("type", "number"),
+                ("name", &name),
+                ("id", &name),
+                ("value", value),
+            ],
+        ));
+        els.push(nth("th", Some(tr), 0, unit, &[]));
+        els.push(nth("label", Some(tr + 3), 0, unit, &[("for", &name)]));
+    }
+    let o = objects(&snap(els));
+    assert_eq!(o.get("interval_hours"), Some(&json!(3)), "{o:#?}");
+    assert_eq!(o.get("interval_weeks"), Some(&Value::Null), "{o:#?}");
+    assert!(
+        o.values().all(|v| v != &json!("Weeks")),
+        "the labels are no records: {o:#?}"
+    );
+}
+
+#[test]
+fn a_row_that_says_only_its_classes_is_no_record() {
+    // A toolbar menu of icon links, one of them collapsible, one with a word.
+    let mut els = vec![el("ul", None, "", &[("id", "tools")])];
+    for (n, (class, text)) in [("item", ""), ("item collapsible", ""), ("item", "Settings")]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(0), n, text, &[("class", class)]));
+        els.push(nth("a", Some(li), 0, text, &[("href", &format!("/t/{n}"))]));
+    }
+    let o = objects(&snap(els));
+    let keys: Vec<&String> = o.keys().collect();
+    assert!(
+        keys.iter()
+            .all(|k| !k.contains("[0]") && !k.contains("[1]")),
+        "{o:#?}"
+    );
+    assert!(keys.iter().any(|k| k.contains("[2]")), "{o:#?}");
+}

@@ -379,8 +379,13 @@ fn new_makes_an_item_and_a_dialog_opener_reads() {
 #[test]
 fn a_plain_add_form_saves_above_the_reversible_floor() {
     // A title, a number, a select and the button; posted, or sent by the page's script
-    // (no method).
-    for (method, button) in [(Some("post"), "Create"), (None, "Save"), (None, "Add")] {
+    // (no method). "Insert" as a database browser's form says it.
+    for (method, button) in [
+        (Some("post"), "Create"),
+        (None, "Save"),
+        (None, "Add"),
+        (Some("post"), "Insert"),
+    ] {
         let mut form_attrs = vec![("action", "")];
         if let Some(m) = method {
             form_attrs.push(("method", m));

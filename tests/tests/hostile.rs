@@ -708,7 +708,7 @@ async fn a_page_that_swaps_between_check_and_use_does_not_get_the_swapped_action
     cases.finish();
 }
 
-// --- 4. rows keyed by position -------------------------------------------------------
+// --- 4. rows keyed by position, and rows inside one form --------------------------------
 
 /// The archive action of rows.html's list: with `declared`, the page's own
 /// `archive_message`; else the row action the probe found (any action aimed at rows).
@@ -792,9 +792,105 @@ async fn archive_first_row(suite: Arc<Suite>, on: &str, declared: bool) {
     suite.close(tab).await;
 }
 
+/// form-rows.html's watches, by their uuids: the third row's "Archive" posts to the
+/// delete address.
+const WATCHES: [&str; 3] = [
+    "4f365339-9fd8-4157-8135-014dfd9b450d",
+    "7d6c72a8-5505-41b8-a737-3ea1d36be8e1",
+    "c135624b-af29-4b7f-8b65-3a22038ea6a6",
+];
+
+/// The archive action of form-rows.html: the row action keyed by the rows' uuid.
+fn form_row_archive(state: &Value) -> Option<(String, Value)> {
+    state["actions"].as_object()?.iter().find_map(|(name, a)| {
+        (name.starts_with("archive") && a["parameters"][0]["name"] == "watch_uuid")
+            .then(|| (name.clone(), a.clone()))
+    })
+}
+
+/// Rows inside one form, each with an "Archive" button whose `formaction` names its row:
+/// the second row's archive runs (the positive control); the third row's "Archive",
+/// which posts to the delete address, is never pressed for `archive`; with
+/// `on=mousedown`, neither is the first row's once the page points it there.
+async fn archive_in_form_rows(suite: Arc<Suite>, on: &str) {
+    let tab = suite
+        .open(&format!("/hostile/form-rows.html?on={on}"))
+        .await
+        .expect("open the page");
+    let state = suite
+        .nspd
+        .wait_state(tab.pid, "the rows' archive", STATE_TIMEOUT, |s| {
+            form_row_archive(s).is_some()
+        })
+        .await;
+    let (action, schema) = form_row_archive(&state).expect("the rows' archive");
+    eprintln!("  {action}: {}", schema["internal_target"]);
+    let mut problems = Problems::default();
+    let mut archived = 0;
+    if on != "mousedown" {
+        let (status, body) = suite
+            .act(
+                &tab,
+                json!({"action": action, "parameters": {"watch_uuid": WATCHES[1]},
+                       "verify_expression": "log.archived == 1", "approval": "never"}),
+            )
+            .await;
+        problems.expect(status == 200, || {
+            format!("the second row's archive: {status} {body}")
+        });
+        archived = 1;
+    }
+    let (target, what) = if on == "mousedown" {
+        (
+            WATCHES[0],
+            "the first row's archive, pointed at delete during the click",
+        )
+    } else {
+        (
+            WATCHES[2],
+            "the third row's \"Archive\", which posts to delete",
+        )
+    };
+    let (status, body) = suite
+        .act(
+            &tab,
+            json!({"action": action, "parameters": {"watch_uuid": target},
+                   "verify_expression": format!("log.archived == {}", archived + 1),
+                   "approval": "never"}),
+        )
+        .await;
+    problems.refusal(what, status, &body);
+    let writes = tab.settled_writes(archived).await;
+    let done: Vec<(&str, &str)> = writes
+        .iter()
+        .map(|w| (w.verb.as_str(), w.target.as_str()))
+        .collect();
+    let expected: Vec<(&str, &str)> = if archived == 1 {
+        vec![("archive", WATCHES[1])]
+    } else {
+        Vec::new()
+    };
+    problems.expect(done == expected, || {
+        format!("writes {done:?}, expected {expected:?}")
+    });
+    suite.close(tab).await;
+    problems.check();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_row_named_by_position_is_the_row_the_agent_read() {
+async fn a_row_action_lands_on_the_row_the_agent_read() {
     let mut cases = Cases::start().await;
+    cases
+        .case("a row's button in one form that posts elsewhere", |suite| {
+            archive_in_form_rows(suite, "none")
+        })
+        .await;
+    cases
+        .case(
+            "a row's button pointed elsewhere during the click",
+            |suite| archive_in_form_rows(suite, "mousedown"),
+        )
+        .await;
     cases
         .case("a new row between the read and the action", |suite| {
             archive_first_row(suite, "check", false)

@@ -79,7 +79,7 @@ const WORDS: &[&str] = &[
         "archive:w3,unarchive:w3,restore:w2,star:w3,unstar:w3,label:w2,tag:w2,untag:w2,",
         "move:w2,mark:w2,flag:w2,unflag:w2,snooze:w3,pin:w2,unpin:w2,mute:w2,unmute:w2,",
         "like:w2,unlike:w2,favorite:w2,favourite:w2,bookmark:w2,follow:w2,unfollow:w2,",
-        "watch:w2,unwatch:w2,save:w2,draft:w2,add:w2,update:w2,rename:w2,toggle:w2,",
+        "watch:w2,unwatch:w2,save:w2,draft:w2,add:w2,insert:w2,update:w2,rename:w2,toggle:w2,",
         "enable:w2,disable:w2,turn:w2,switch:w2,set:w2,change:w2,assign:w2,unassign:w2,",
         "hide:w2,attach:w2,detach:w2,upload:w1,duplicate:w2,create:w1,new:w1,undo:w2,",
         "redo:w2,check:w1,uncheck:w2,increase:w2,decrease:w2,join:w1,leave:w1,block:w1,",
