@@ -136,9 +136,10 @@ fn row_submits(
     f: usize,
     submits: &[usize],
 ) -> Vec<usize> {
-    // (list, label letters) → the first row seen, and whether a second row has it.
-    let mut seen: HashMap<(usize, String), (usize, bool)> = HashMap::default();
-    let mut keyed: Vec<(usize, (usize, String))> = Vec::new();
+    // Per (list, label letters): the first row seen, and whether a second row has it. A
+    // form holds few distinct labels: a scan of them costs less than a map's code.
+    let mut seen: Vec<(usize, String, usize, bool)> = Vec::new();
+    let mut keyed: Vec<(usize, usize)> = Vec::new();
     for &s in submits {
         let Some((l, _, row)) = lists.record_of(page, s) else {
             continue;
@@ -164,15 +165,21 @@ fn row_submits(
         if letters.is_empty() {
             continue;
         }
-        let key = (l, letters);
-        seen.entry(key.clone())
-            .and_modify(|(first, more)| *more |= *first != row)
-            .or_insert((row, false));
-        keyed.push((s, key));
+        let k = match seen.iter().position(|(sl, sk, _, _)| *sl == l && *sk == letters) {
+            Some(k) => {
+                seen[k].3 |= seen[k].2 != row;
+                k
+            }
+            None => {
+                seen.push((l, letters, row, false));
+                seen.len() - 1
+            }
+        };
+        keyed.push((s, k));
     }
     keyed
         .into_iter()
-        .filter(|(_, key)| seen.get(key).is_some_and(|(_, more)| *more))
+        .filter(|&(_, k)| seen[k].3)
         .map(|(s, _)| s)
         .collect()
 }
