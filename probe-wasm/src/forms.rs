@@ -113,13 +113,7 @@ pub fn discover(
             found.push(action);
             continue;
         }
-        for s in submits {
-            let label = control_label(&page.els[s]);
-            let action = build(page, f, s, &label, &fields, &facts, ns.clone(), None);
-            claims.claim(s);
-            found.push(action);
-        }
-        claims.claim(f);
+        each_submit(page, f, &fields, &submits, &facts, ns, claims, found);
     }
     left
 }
@@ -165,7 +159,10 @@ fn row_submits(
         if letters.is_empty() {
             continue;
         }
-        let k = match seen.iter().position(|(sl, sk, _, _)| *sl == l && *sk == letters) {
+        let k = match seen
+            .iter()
+            .position(|(sl, sk, _, _)| *sl == l && *sk == letters)
+        {
             Some(k) => {
                 seen[k].3 |= seen[k].2 != row;
                 k
@@ -199,14 +196,30 @@ pub fn discover_left(page: &Page<'_>, left: &[usize], claims: &mut Claims, found
             .collect();
         let facts = form_facts(page, f, &fields, submits.len() > 1, false);
         let ns = page.namespace_incl(f).map(str::to_owned);
-        for s in submits {
-            let label = control_label(&page.els[s]);
-            let action = build(page, f, s, &label, &fields, &facts, ns.clone(), None);
-            claims.claim(s);
-            found.push(action);
-        }
-        claims.claim(f);
+        each_submit(page, f, &fields, &submits, &facts, ns, claims, found);
     }
+}
+
+/// One action per submit button of form `f`, which the form's fields fill; the buttons
+/// and the form are claimed.
+#[allow(clippy::too_many_arguments)]
+fn each_submit(
+    page: &Page<'_>,
+    f: usize,
+    fields: &[usize],
+    submits: &[usize],
+    facts: &FormFacts,
+    ns: Option<String>,
+    claims: &mut Claims,
+    found: &mut Vec<Found>,
+) {
+    for &s in submits {
+        let label = control_label(&page.els[s]);
+        let action = build(page, f, s, &label, fields, facts, ns.clone(), None);
+        claims.claim(s);
+        found.push(action);
+    }
+    claims.claim(f);
 }
 
 /// A submit button's own `formmethod` and `formaction`, which the browser sends the
