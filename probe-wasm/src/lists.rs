@@ -234,6 +234,16 @@ pub fn find(page: &Page<'_>) -> Lists {
             .then(|| page.ancestors(c).find_map(|a| lists.row_of[a]))
             .flatten()
             .filter(|(l, _)| !lists.lists[*l].declared);
+        // A record's menu of controls drawn as icons, in list markup (a page listing's
+        // `td > ul.actions > li > button[aria-label="More options for 'About us'"]`):
+        // no list of its own, its items show no text; its controls are the record's.
+        if holder.is_some()
+            && rows
+                .iter()
+                .all(|&r| page.els[r].text.trim().is_empty() && text_cells(page, r).is_empty())
+        {
+            continue;
+        }
         let mut path = match (holder, ns) {
             (Some((l, n)), _) => {
                 let outer = &lists.lists[l];

@@ -69,6 +69,9 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     specs.len() - 1
                 }
             };
+            // The row's texts, asked for once, when a control's label may name its row
+            // by one of them.
+            let mut texts: Option<Vec<usize>> = None;
             for c in page.descendants(row) {
                 let e = &page.els[c];
                 let toggle = row_toggle(e);
@@ -93,7 +96,27 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     let own = page.els[row].text.trim();
                     let named = row_value(page, row, &key, &param)
                         .or_else(|| (!own.is_empty() && own.len() <= 80).then(|| own.to_owned()));
-                    without_row_key(&label, named.as_deref())
+                    let plain = without_row_key(&label, named.as_deref());
+                    if plain == label && named.is_none() {
+                        // Rows told apart by position: a label naming its row does so by
+                        // one of the row's texts ("More options for 'About us'").
+                        texts
+                            .get_or_insert_with(|| {
+                                crate::lists::own_descendants(page, row)
+                                    .filter(|&i| {
+                                        let t = page.els[i].text.trim();
+                                        !t.is_empty() && t.len() <= 80 && !page.control(i)
+                                    })
+                                    .take(8)
+                                    .collect()
+                            })
+                            .iter()
+                            .map(|&i| without_row_key(&label, Some(&page.els[i].text)))
+                            .find(|l| *l != label)
+                            .unwrap_or(plain)
+                    } else {
+                        plain
+                    }
                 };
                 let name = if crate::text::live_text(&label) {
                     // A link showing a time ("15 seconds ago") opens its row's record;
@@ -1238,9 +1261,25 @@ fn without_row_key(label: &str, key: Option<&str>) -> String {
         return label.to_owned();
     };
     let rest = format!("{} {}", &label[..at], &label[at + k.len()..]);
-    let rest = rest
+    let mut words: Vec<&str> = rest
         .split_whitespace()
-        .collect::<Vec<_>>()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .collect();
+    // "More options for" the row: the word that led to its name goes with it.
+    if words.len() > 1
+        && words.last().is_some_and(|w| {
+            let w = w
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            matches!(
+                w.as_str(),
+                "for" | "of" | "to" | "on" | "in" | "from" | "about" | "with"
+            )
+        })
+    {
+        words.pop();
+    }
+    let rest = words
         .join(" ")
         .trim_matches(|c: char| !c.is_alphanumeric())
         .to_owned();
@@ -1287,5 +1326,10 @@ mod label_tests {
         assert_eq!(without_row_key("Buy milk", Some("Buy milk")), "Buy milk");
         assert_eq!(without_row_key("Edit \"Notes\"", Some("notes")), "Edit");
         assert_eq!(without_row_key("Delete", None), "Delete");
+        assert_eq!(
+            without_row_key("More options for 'About us'", Some("About us")),
+            "More options"
+        );
+        assert_eq!(without_row_key("Log in to Acme", Some("Acme")), "Log in");
     }
 }

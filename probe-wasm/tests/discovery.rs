@@ -801,3 +801,43 @@ fn links_of_an_unnamed_table_are_named_by_their_column() {
     );
     assert!(!c.actions.contains_key("open_items"), "{names:?}");
 }
+
+#[test]
+fn a_rows_icon_menu_naming_its_row_is_one_row_action() {
+    // A page listing: each title cell holds a menu of one icon button whose accessible
+    // name says the row's title ("More options for 'About us'").
+    let mut elements = vec![
+        json!(["main", null, "main", 0, ""]),
+        json!(["table", 0, "#pages", 0, "", {"id": "pages"}]),
+        json!(["tbody", 1, 1, 0, ""]),
+    ];
+    for (n, title) in ["About us", "Pricing", "Careers"].into_iter().enumerate() {
+        let tr = elements.len();
+        elements.push(json!(["tr", 2, n + 1, 0, ""]));
+        elements.push(json!(["td", tr, 1, 0, title, {"class": "title"}]));
+        elements.push(json!(["ul", tr + 1, 1, 0, "", {"class": "actions"}]));
+        elements.push(json!(["li", tr + 2, 1, 0, ""]));
+        elements.push(json!(["button", tr + 3, 1, 0, "",
+            {"type": "button", "class": "toggle", "aria-label": format!("More options for '{title}'")}]));
+        elements.push(json!(["td", tr, 2, 0, "Live", {"class": "status"}]));
+    }
+    let s = support::recorded(
+        "http://127.0.0.1:1/admin/pages/3/",
+        "Pages",
+        json!(elements),
+    );
+    let c = analyze(&s);
+    let names: Vec<&String> = c.actions.keys().collect();
+    let more = c
+        .actions
+        .get("more_options")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert!(more.internal_target.starts_with("row:"), "{more:#?}");
+    assert_eq!(more.parameters.len(), 1, "{more:#?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("about_us") && !n.contains("pricing")),
+        "{names:?}"
+    );
+}
