@@ -444,7 +444,7 @@ pub fn schema_params(schema: &Value) -> Vec<ActionParameter> {
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let mut params: Vec<ActionParameter> = props
+    let params: Vec<ActionParameter> = props
         .iter()
         .take(32)
         .map(|(name, prop)| {
@@ -488,6 +488,9 @@ pub fn schema_params(schema: &Value) -> Vec<ActionParameter> {
             }
         })
         .collect();
-    params.sort_by_key(|p| !p.required);
-    params
+    // Required ones first, each group in the schema's order (a stable partition, not a
+    // sort: a stable sort's code is kilobytes of wasm per element type).
+    let (mut first, rest): (Vec<_>, Vec<_>) = params.into_iter().partition(|p| p.required);
+    first.extend(rest);
+    first
 }

@@ -769,8 +769,12 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
         };
         out.push((name.clone(), field));
     }
-    // data-* ids before the element id, which is often generated.
-    out.sort_by_key(|(a, _)| a == "id");
+    // data-* ids before the element id, which is often generated (moved, not sorted:
+    // a stable sort's code is kilobytes of wasm per element type).
+    if let Some(at) = out.iter().position(|(a, _)| a == "id") {
+        let id = out.remove(at);
+        out.push(id);
+    }
     out
 }
 
