@@ -22,9 +22,9 @@ const GENERIC_LABELS: &[&str] = &[
     "submit", "ok", "go", "continue", "next", "save", "apply", "done", "update", "yes", "send",
 ];
 
-///
-/// Returns the forms whose buttons repeated in the rows of a list inside them were left
-/// to `rows` ([`row_submits`]); [`discover_left`] takes what `rows` did not.
+/// One action per `<form>`'s submit button (or the form itself, sent by Enter). Returns
+/// the forms whose buttons repeated in the rows of a list inside them were left to
+/// `rows` ([`row_submits`]); [`discover_left`] takes what `rows` did not.
 pub fn discover(
     page: &Page<'_>,
     lists: &crate::lists::Lists,
@@ -47,7 +47,8 @@ pub fn discover(
             .collect();
         let in_rows = row_submits(page, lists, f, &submits);
         if !in_rows.is_empty() {
-            submits.retain(|s| !in_rows.contains(s));
+            // Both in document order.
+            submits.retain(|s| in_rows.binary_search(s).is_err());
             left.push(f);
             if submits.is_empty() {
                 // Nothing but row buttons: the form is sent by them, not by Enter.
