@@ -1269,3 +1269,33 @@ fn a_form_of_switches_alone_is_its_switches() {
         .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
     assert_eq!(filter.1.reversibility, R, "{}", filter.0);
 }
+
+#[test]
+fn a_number_fields_steppers_change_the_field() {
+    // A number field drawn with its own "−" and "+" buttons, no form (a Streamlit app).
+    let c = page(
+        "http://127.0.0.1:1/",
+        "Expenses",
+        vec![
+            el("main", None, "", &[]),
+            labelled("input", 0, "Amount", &[("type", "number"), ("value", "0")]),
+            el(
+                "button",
+                Some(0),
+                "",
+                &[("type", "button"), ("aria-label", "Decrement")],
+            ),
+            el(
+                "button",
+                Some(0),
+                "",
+                &[("type", "button"), ("aria-label", "Increment")],
+            ),
+        ],
+    );
+    for label in ["Increment", "Decrement"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+}
