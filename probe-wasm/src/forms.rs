@@ -37,14 +37,8 @@ pub fn discover(
         if form.tag != "form" || !form.visible || claims.is_claimed(f) {
             continue;
         }
-        let fields: Vec<usize> = page
-            .descendants(f)
-            .filter(|i| form_field(page, *i))
-            .collect();
-        let mut submits: Vec<usize> = page
-            .descendants(f)
-            .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
-            .collect();
+        let fields = fields_of(page, f);
+        let mut submits = submits_of(page, f, claims);
         let in_rows = row_submits(page, lists, f, &submits);
         if !in_rows.is_empty() {
             // Both in document order.
@@ -187,18 +181,26 @@ fn row_submits(
 /// each the form's action, as any submit button is.
 pub fn discover_left(page: &Page<'_>, left: &[usize], claims: &mut Claims, found: &mut Vec<Found>) {
     for &f in left {
-        let fields: Vec<usize> = page
-            .descendants(f)
-            .filter(|i| form_field(page, *i))
-            .collect();
-        let submits: Vec<usize> = page
-            .descendants(f)
-            .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
-            .collect();
+        let fields = fields_of(page, f);
+        let submits = submits_of(page, f, claims);
         let facts = form_facts(page, f, &fields, submits.len() > 1, false);
         let ns = page.namespace_incl(f).map(str::to_owned);
         each_submit(page, f, &fields, &submits, &facts, ns, claims, found);
     }
+}
+
+/// The fields of form `f`.
+fn fields_of(page: &Page<'_>, f: usize) -> Vec<usize> {
+    page.descendants(f)
+        .filter(|i| form_field(page, *i))
+        .collect()
+}
+
+/// The visible submit buttons of form `f` no other source has taken.
+fn submits_of(page: &Page<'_>, f: usize, claims: &Claims) -> Vec<usize> {
+    page.descendants(f)
+        .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
+        .collect()
 }
 
 /// One action per submit button of form `f`, which the form's fields fill; the buttons

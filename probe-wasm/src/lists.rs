@@ -886,33 +886,22 @@ pub fn cell_at(page: &Page<'_>, row: usize, rel: &str) -> Option<usize> {
     page.descendants(row).find(|i| page.selector(*i) == want)
 }
 
-/// What a field in a row holds, as its object would say it (`objects.rs`, `field_value`):
-/// a number field's number (null when empty), a select's choice, a text's text. None
-/// for boxes (their own rule above), buttons, files and hidden inputs.
+/// What a field in a row holds, as its object says it (`page::held_value`). None for
+/// boxes (their own rule above), buttons, files, hidden inputs, multiple selects and
+/// anything that is no input, select, textarea or editable region.
 fn row_field_value(d: &ElementRecord) -> Option<Value> {
-    if matches!(d.role(), "checkbox" | "radio" | "switch") {
-        return None;
-    }
-    let text = |t: &str| {
-        Some(Value::String(crate::text::clip(
-            t,
-            crate::text::MAX_VALUE_LEN,
-        )))
-    };
-    match (d.tag.as_str(), d.input_type().as_ref()) {
-        (
-            "input",
-            "checkbox" | "radio" | "hidden" | "file" | "submit" | "button" | "reset" | "image",
-        ) => None,
-        ("input", "number" | "range") => Some(
-            crate::text::parse_number(d.attr("value").unwrap_or("").trim()).unwrap_or(Value::Null),
+    let kind = d.input_type();
+    let holds = match d.tag.as_str() {
+        "input" => !matches!(
+            kind.as_ref(),
+            "checkbox" | "radio" | "hidden" | "file" | "submit" | "button" | "reset" | "image"
         ),
-        ("select", _) if d.has("multiple") => None,
-        ("select", _) => text(&crate::page::select_choices(d).1.unwrap_or_default()),
-        _ if crate::page::is_editable(d) => text(&d.text),
-        ("input" | "textarea", _) => text(d.attr("value").unwrap_or("")),
-        _ => None,
-    }
+        "select" => !d.has("multiple"),
+        "textarea" => true,
+        _ => crate::page::is_editable(d),
+    };
+    (holds && !matches!(d.role(), "checkbox" | "radio" | "switch"))
+        .then(|| crate::page::held_value(d))
 }
 
 /// The name of the table column `cell` (a `td` or `th` of `row`) stands in: by its

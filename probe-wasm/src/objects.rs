@@ -503,26 +503,7 @@ fn field_value(
             }
         }
         ("input", "file") => {}
-        ("input", "number" | "range") => {
-            let v = e.attr("value").unwrap_or("");
-            out.put(key, parse_number(v.trim()).unwrap_or(Value::Null));
-        }
-        _ if crate::page::is_editable(e) => {
-            out.put(key, Value::String(clip(&e.text, MAX_VALUE_LEN)))
-        }
-        _ if matches!(e.role(), "switch" | "checkbox") => {
-            out.put(key, Value::Bool(e.attr("aria-checked") == Some("true")))
-        }
-        // A select says its choice as its parameter takes it: the option's text when
-        // its values are ids a person never sees ("Georg", not "2").
-        ("select", _) if !e.has("multiple") => {
-            let chosen = crate::page::select_choices(e).1.unwrap_or_default();
-            out.put(key, Value::String(clip(&chosen, MAX_VALUE_LEN)))
-        }
-        _ => out.put(
-            key,
-            Value::String(clip(e.attr("value").unwrap_or(""), MAX_VALUE_LEN)),
-        ),
+        _ => out.put(key, crate::page::held_value(e)),
     }
 }
 

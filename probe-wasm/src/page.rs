@@ -504,6 +504,26 @@ pub fn stable_id(id: &str) -> bool {
     true
 }
 
+/// What a field that is no checkbox, radio button or file says it holds: a number
+/// field's number (null when empty), an editable region's text, a switch's state, a
+/// single select's choice as its parameter takes it (the option's text when its values
+/// are ids a person never sees: "Georg", not "2"), else its `value`.
+pub fn held_value(e: &ElementRecord) -> serde_json::Value {
+    use serde_json::Value;
+    let text = |t: &str| Value::String(clip(t, crate::text::MAX_VALUE_LEN));
+    match (e.tag.as_str(), e.input_type().as_ref()) {
+        ("input", "number" | "range") => {
+            crate::text::parse_number(e.attr("value").unwrap_or("").trim()).unwrap_or(Value::Null)
+        }
+        _ if is_editable(e) => text(&e.text),
+        _ if matches!(e.role(), "switch" | "checkbox") => {
+            Value::Bool(e.attr("aria-checked") == Some("true"))
+        }
+        ("select", _) if !e.has("multiple") => text(&select_choices(e).1.unwrap_or_default()),
+        _ => text(e.attr("value").unwrap_or("")),
+    }
+}
+
 /// A select's choices as a person reads them: its options' texts when the page gave
 /// them values a person does not see (ids: "1", "2"), else their values; and the
 /// chosen one, read the same way. Empty options ("Choose…" placeholders) are left out.
