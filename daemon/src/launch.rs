@@ -1,8 +1,11 @@
 //! `nspd run --launch`: a Chromium with a fresh temporary profile and our extension,
 //! owned by nspd. It is closed, and the profile removed, when nspd exits; if nspd dies
-//! without cleaning up, the kernel kills the browser (parent-death signal).
+//! without cleaning up, the kernel kills the browser (parent-death signal), and the next
+//! launch in the same folder removes the profile it left (see [`LaunchOptions::profiles_in`]).
 
 use std::ffi::OsString;
+use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -33,13 +36,25 @@ pub struct LaunchOptions {
     /// The daemon's extension-channel URL, written into the extension copy's config.
     pub daemon_ws_url: String,
     pub url: Option<String>,
+    /// The folder the profile is made in (`nspd run`: `<data dir>/browsers`); `None`: the
+    /// system's temporary folder. A live profile holds an exclusive lock on its
+    /// `owner.lock`; profiles in this folder whose lock nobody holds were left by an nspd
+    /// that died without cleaning up (SIGKILL, a power cut) and are removed at launch.
+    pub profiles_in: Option<PathBuf>,
 }
+
+const PROFILE_PREFIX: &str = "nspd-chromium-";
+const OWNER_LOCK: &str = "owner.lock";
+/// A profile without its lock file yet is one being made right now, unless older.
+const UNLOCKED_GRACE: Duration = Duration::from_secs(600);
 
 /// A running browser. Dropping it closes the browser and removes the profile.
 #[derive(Debug)]
 pub struct Browser {
     child: Option<Child>,
     profile: Option<tempfile::TempDir>,
+    /// Held (flock) while the browser runs; the kernel lets go when nspd dies.
+    _owner: Option<File>,
     pub path: PathBuf,
     /// The browser's profile (`--user-data-dir`), where Chromium writes
     /// `DevToolsActivePort` when started with a remote-debugging port.
@@ -105,10 +120,25 @@ impl Browser {
         if !opts.extension_dir.join("manifest.json").is_file() {
             return Err(LaunchError::NoExtension(opts.extension_dir.clone()));
         }
-        let profile = tempfile::Builder::new()
-            .prefix("nspd-chromium-")
-            .tempdir()
-            .map_err(LaunchError::Profile)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(PROFILE_PREFIX);
+        let profile = match &opts.profiles_in {
+            Some(dir) => {
+                std::fs::create_dir_all(dir).map_err(LaunchError::Profile)?;
+                remove_orphans(dir);
+                builder.tempdir_in(dir)
+            }
+            None => builder.tempdir(),
+        }
+        .map_err(LaunchError::Profile)?;
+        let owner = File::create(profile.path().join(OWNER_LOCK)).map_err(LaunchError::Profile)?;
+        if !try_lock(&owner) {
+            return Err(LaunchError::Profile(std::io::Error::last_os_error()));
+        }
+        // Chromium's own scratch (its singleton socket folder) goes in the profile too, so
+        // nothing of a browser that was killed stays in /tmp.
+        let scratch = profile.path().join("tmp");
+        std::fs::create_dir(&scratch).map_err(LaunchError::Profile)?;
         // A copy of the extension with the daemon's address in it, so a daemon on any
         // port is found without the user configuring anything. The id does not change:
         // it comes from the manifest's key, not the folder.
@@ -155,7 +185,7 @@ impl Browser {
         );
 
         let mut cmd = Command::new(&path);
-        cmd.args(&args);
+        cmd.args(&args).env("TMPDIR", &scratch);
         owned_child(&mut cmd);
         let child = cmd.spawn().map_err(|source| LaunchError::Spawn {
             browser: path.clone(),
@@ -165,6 +195,7 @@ impl Browser {
         Ok(Browser {
             child: Some(child),
             profile: Some(profile),
+            _owner: Some(owner),
             path,
             user_data,
         })
@@ -247,6 +278,48 @@ impl Browser {
 impl Drop for Browser {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// An exclusive, non-blocking `flock` on `file`: whether it was taken.
+fn try_lock(file: &File) -> bool {
+    // SAFETY: flock(2) on a descriptor we own; it is released when the file is closed.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}
+
+/// Removes the profiles in `dir` no live nspd holds: their owner died without cleaning up.
+fn remove_orphans(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(PROFILE_PREFIX)
+        {
+            continue;
+        }
+        let path = entry.path();
+        // A lock we could take means its owner is gone; held until the folder is removed.
+        let lock = File::open(path.join(OWNER_LOCK)).ok();
+        let orphan = match &lock {
+            Some(lock) => try_lock(lock),
+            None => entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > UNLOCKED_GRACE)),
+        };
+        if orphan {
+            match std::fs::remove_dir_all(&path) {
+                Ok(()) => {
+                    tracing::info!(profile = %path.display(), "removed a browser profile left by an nspd that died")
+                }
+                Err(e) => {
+                    tracing::warn!(profile = %path.display(), error = %e, "could not remove a browser profile left by an nspd that died")
+                }
+            }
+        }
     }
 }
 

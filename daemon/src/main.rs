@@ -530,6 +530,7 @@ async fn inspect_page(args: InspectArgs) -> anyhow::Result<()> {
             nsp_protocol::EXTENSION_CHANNEL_PATH
         ),
         url: Some(args.url.clone()),
+        profiles_in: Some(scratch.path().to_owned()),
     })
     .context("browser start")?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -688,6 +689,9 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
     // Nobody sits in front of a headless browser: unless nspd.toml says otherwise, a
     // request under a confidence floor is refused rather than held for a person.
     let ask_unset = file.gate.ask_person.is_none();
+    // The profiles of the browsers `--launch` starts: removed when nspd stops, and the
+    // ones an nspd killed before it could left are removed at the next launch.
+    let browser_profiles = data_dir.join("browsers");
     let mut settings = Settings::from_config(file, data_dir);
     if ask_unset && args.headless {
         settings.ask_person = nsp_daemon::core::config::AskPerson::Never;
@@ -752,6 +756,7 @@ async fn serve(args: RunArgs) -> anyhow::Result<()> {
                     nsp_protocol::EXTENSION_CHANNEL_PATH
                 ),
                 url: args.url,
+                profiles_in: Some(browser_profiles),
             };
             let browser = Browser::launch(&opts)?;
             println!(

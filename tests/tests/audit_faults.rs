@@ -146,6 +146,10 @@ async fn nspd_killed_mid_action_leaves_a_log_the_next_nspd_continues() {
     );
     let nspd = std::sync::Arc::try_unwrap(nspd).expect("the only owner");
     let data_dir = nspd.kill_keep_data();
+    // The killed nspd could not remove its browser's profile.
+    let profiles = data_dir.path().join("browsers");
+    let left = profiles_in(&profiles);
+    assert_eq!(left.len(), 1, "the killed nspd's profile is left: {left:?}");
 
     let after_kill = std::fs::read(&log).expect("log");
     let records = audit_lines(&log);
@@ -162,6 +166,10 @@ async fn nspd_killed_mid_action_leaves_a_log_the_next_nspd_continues() {
     let (nspd, app) = open_tab_in(&demo.url("/"), 0.95, &[], data_dir)
         .await
         .expect("demo tab after the restart");
+    // The next nspd on the data dir removed the dead one's profile and runs in its own.
+    let now = profiles_in(&profiles);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now, left, "the dead nspd's profile was removed");
     let (status, body) = nspd
         .act(&send(app.pid, "dave@example.com"))
         .await
@@ -192,4 +200,26 @@ async fn nspd_killed_mid_action_leaves_a_log_the_next_nspd_continues() {
         .map(|r| &r["decision"])
         .collect();
     assert_eq!(results, vec!["dispatched", "completed"]);
+
+    // Stopped, nspd closes its browser and removes the profile itself.
+    let data_dir = nspd.stop_keep_data();
+    let left = profiles_in(&data_dir.path().join("browsers"));
+    assert!(
+        left.is_empty(),
+        "a stopped nspd leaves no profile: {left:?}"
+    );
+}
+
+/// The browser profiles in `dir` (nspd's `<data dir>/browsers`), by name.
+fn profiles_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }

@@ -55,6 +55,7 @@ impl Rig {
                 headless: true,
                 daemon_ws_url: format!("ws://127.0.0.1:{}{EXTENSION_CHANNEL_PATH}", relay.port()),
                 url: Some(demo.url("/")),
+                profiles_in: None,
             },
             &["--remote-debugging-port=0"],
         )

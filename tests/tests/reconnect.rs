@@ -23,6 +23,7 @@ async fn the_extension_reconnects_and_reannounces_after_nspd_restarts() {
         headless: true,
         daemon_ws_url: format!("ws://127.0.0.1:{port}/substrate/v1/extension"),
         url: Some(demo.url("/")),
+        profiles_in: None,
     })
     .expect("browser");
 

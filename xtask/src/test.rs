@@ -81,15 +81,25 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     )?;
 
     crate::stage("probe browser tests (wasm-pack test --headless --chrome)");
-    tools::run(
+    // wasm-bindgen's test runner stops chromedriver before it has removed the browser's
+    // profile (25 MB in /tmp per test binary): their temporary folder is ours, emptied
+    // after the run whatever its outcome.
+    let scratch = root.join("target/tmp/probe-browser-tests");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let ran = tools::run(
         Command::new(&wasm_pack)
             .current_dir(root.join("probe-wasm"))
             .args(["test", "--headless", "--chrome", "--chromedriver"])
             .arg(&chromedriver)
             .env("WASM_BINDGEN_TEST_TIMEOUT", "120")
+            .env("TMPDIR", &scratch)
             // wasm-pack must use our pinned wasm-bindgen, never download one.
             .env("WASM_PACK_CACHE", root.join("target/wasm-pack-cache")),
-    )?;
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    ran?;
 
     let extension = crate::dist::run(root, &tools)?;
     if !args.no_lint {

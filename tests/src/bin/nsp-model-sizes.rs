@@ -90,6 +90,7 @@ async fn main() -> Result<()> {
             headless: true,
             daemon_ws_url: format!("ws://127.0.0.1:{}{EXTENSION_CHANNEL_PATH}", nspd.port()),
             url: None,
+            profiles_in: None,
         },
         &["--remote-debugging-port=0"],
     )?;
