@@ -152,6 +152,11 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 format!("show_{base}"),
                 format!("Switch to the \"{shown}\" tab"),
             ),
+            // Named for what it does only when nothing outweighed the header's
+            // structure: a header labelled "Delete" keeps its own name.
+            _ if ev.sorts_column && verdict.tier == nsp_protocol::Reversibility::Read => {
+                (format!("sort_by_{base}"), format!("Sort by \"{shown}\""))
+            }
             _ => (base, format!("Press \"{shown}\"")),
         };
         let mut action = Found::new(name, Source::Control, verdict, description);
@@ -186,7 +191,7 @@ fn loose_field(page: &Page<'_>, i: usize, filled: &[bool]) -> Option<Found> {
     if !texty {
         return None;
     }
-    let mut label = field_label(e);
+    let mut label = field_label(page, e);
     let mut base = name_slug(&label);
     if base.is_empty() {
         // Nothing names it (an editor's bare title box): it is still something an
@@ -244,7 +249,7 @@ fn toggle_or_choice(
     if !(is_checkbox || is_radio || is_select) {
         return None;
     }
-    let label = field_label(e);
+    let label = field_label(page, e);
     if is_radio {
         let group = e.attr("name").unwrap_or("").to_owned();
         if let Some(&idx) = radios.get(&group).filter(|_| !group.is_empty()) {
@@ -398,7 +403,7 @@ fn open_menu_of(page: &Page<'_>, i: usize) -> Option<(Option<String>, Option<Str
         return None;
     }
     let opener = menu_opener(page, menu);
-    let name = crate::page::own_name(&page.els[menu])
+    let name = crate::page::own_name(page, &page.els[menu])
         .or_else(|| opener.map(|o| name_slug(&control_label(&page.els[o]))))
         .filter(|n| !n.is_empty());
     let row = opener.and_then(|o| row_words(page, o));
@@ -534,7 +539,8 @@ fn tab_bar(page: &Page<'_>, list: usize, claims: &mut Claims) -> Option<Found> {
             format!("Show one of the \"{}\" tabs", clip(&bar_label, 100))
         },
     );
-    action.ns = crate::page::own_name(bar).or_else(|| page.namespace(list).map(str::to_owned));
+    action.ns =
+        crate::page::own_name(page, bar).or_else(|| page.namespace(list).map(str::to_owned));
     action.schema.signature = signature(std::slice::from_ref(&param), "bool");
     action.schema.parameters = vec![param];
     action.schema.internal_target = format!("dom:{}", page.selector(list));

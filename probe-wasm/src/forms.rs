@@ -584,7 +584,7 @@ fn is_search_box(page: &Page<'_>, i: usize) -> bool {
             .ancestors(i)
             .take(3)
             .any(|a| page.els[a].role() == "search")
-        || crate::text::words(&field_label(e))
+        || crate::text::words(&field_label(page, e))
             .first()
             .is_some_and(|w| matches!(w.as_str(), "search" | "filter" | "find"))
 }
@@ -610,7 +610,7 @@ fn login(page: &Page<'_>, fields: &[usize]) -> bool {
             && (e
                 .attr("autocomplete")
                 .is_some_and(|a| a.contains("username") || a.contains("email"))
-                || crate::text::words(&field_label(e)).iter().any(|w| {
+                || crate::text::words(&field_label(page, e)).iter().any(|w| {
                     matches!(
                         w.as_str(),
                         "user" | "username" | "login" | "email" | "e" | "name"
@@ -628,7 +628,7 @@ fn composes(page: &Page<'_>, fields: &[usize]) -> bool {
     let recipient = fields.iter().any(|i| {
         let e = &page.els[*i];
         e.input_type() == "email" || {
-            let w = crate::text::words(&field_label(e));
+            let w = crate::text::words(&field_label(page, e));
             w.first().is_some_and(|w| w == "to")
                 || w.iter().any(|w| w == "recipient" || w == "recipients")
         }
@@ -823,7 +823,7 @@ pub fn field_params(
         if !e.visible || e.disabled || (e.tag == "input" && e.input_type() == "file") {
             continue;
         }
-        let Some((mut name, by_role)) = param_name(e) else {
+        let Some((mut name, by_role)) = param_name(page, e) else {
             continue;
         };
         if by_role {
@@ -852,7 +852,7 @@ pub fn field_params(
         let label = if secret {
             String::new()
         } else {
-            field_label(first)
+            field_label(page, first)
         };
         let required = members.iter().any(|i| {
             let e = &page.els[*i];
@@ -1014,7 +1014,7 @@ pub fn field_params(
 /// `bool` says so). Never its value, a colour, a number or a generated id. A secret
 /// field's: its `name` or id, else its kind (`crate::page::secret_name`), never a label
 /// or a declared name.
-pub fn param_name(e: &ElementRecord) -> Option<(String, bool)> {
+pub fn param_name(page: &Page<'_>, e: &ElementRecord) -> Option<(String, bool)> {
     let secret = is_secret(e);
     // Written for scripts, kept as written when it is an identifier.
     let coded = |raw: &str| -> Option<String> {
@@ -1028,16 +1028,16 @@ pub fn param_name(e: &ElementRecord) -> Option<(String, bool)> {
         .attr("data-nsp-param")
         .filter(|p| !p.contains('=') && !secret);
     if let Some(name) = declared
-        .or_else(|| e.attr("name").filter(|n| crate::page::names_something(n)))
+        .or_else(|| page.name_of(e).filter(|n| crate::page::names_something(n)))
         .and_then(coded)
     {
         return Some((name, false));
     }
     if secret {
-        let id = e.attr("id").filter(|id| crate::page::stable_id(id));
+        let id = page.id_of(e);
         return Some((
             id.and_then(coded)
-                .unwrap_or_else(|| crate::page::secret_name(e)),
+                .unwrap_or_else(|| crate::page::secret_name(page, e)),
             false,
         ));
     }
@@ -1046,6 +1046,7 @@ pub fn param_name(e: &ElementRecord) -> Option<(String, bool)> {
     let read = [
         e.attr("aria-label"),
         Some(e.label.as_str()),
+        crate::page::content_name(e),
         e.attr("placeholder"),
         e.attr("title"),
     ]
@@ -1057,9 +1058,9 @@ pub fn param_name(e: &ElementRecord) -> Option<(String, bool)> {
     if let Some(name) = read {
         return Some((name, false));
     }
-    if let Some(name) = e
-        .attr("id")
-        .filter(|id| crate::page::stable_id(id) && crate::page::names_something(id))
+    if let Some(name) = page
+        .id_of(e)
+        .filter(|id| crate::page::names_something(id))
         .and_then(coded)
     {
         return Some((name, false));

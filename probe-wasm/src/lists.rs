@@ -322,7 +322,7 @@ fn constant_unnamed_cells(page: &Page<'_>, rows: &[usize], columns: &[String]) -
 pub fn records_namespace<'p>(page: &'p Page<'_>, c: usize, rows: &[usize]) -> Option<&'p str> {
     let mut region = page.region[c];
     while let Some(r) = region {
-        let named_by_record = crate::page::own_name(&page.els[r]).is_none()
+        let named_by_record = crate::page::own_name(page, &page.els[r]).is_none()
             && (r + 1..page.end[r].min(r + 60))
                 .find(|j| page.heading(*j))
                 .is_some_and(|h| rows.iter().any(|row| *row <= h && h < page.end[*row]));
@@ -572,12 +572,12 @@ pub fn own_descendants<'p>(page: &'p Page<'_>, row: usize) -> impl Iterator<Item
 /// the fallback `items`/`rows`.
 fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
     let e = &page.els[c];
-    if let Some(name) = crate::page::own_name(e) {
+    if let Some(name) = crate::page::own_name(page, e) {
         return (name, true);
     }
     if e.tag == "tbody" {
         if let Some(table) = page.parent[c].filter(|t| page.els[*t].tag == "table") {
-            if let Some(name) = crate::page::own_name(&page.els[table]) {
+            if let Some(name) = crate::page::own_name(page, &page.els[table]) {
                 return (name, true);
             }
             return ("rows".into(), false);

@@ -23,9 +23,7 @@ use crate::lists::{
     declared_element_value, item_fields, record_fields_sourced, resolve_declared_path, slug_key,
     toggle_states, Lists, PropertyCell, TextSource, MAX_RECORDS,
 };
-use crate::page::{
-    control_label, is_field, is_heading, is_secret, stable_id, ElementRecordExt, Page,
-};
+use crate::page::{control_label, is_field, is_heading, is_secret, ElementRecordExt, Page};
 use crate::text::{
     clip, declared_value, name_value_pairs, parse_number, slug, typed_value, MAX_VALUE_LEN,
 };
@@ -243,7 +241,7 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
                 continue;
             }
         }
-        if let Some(id) = e.attr("id").filter(|id| stable_id(id)) {
+        if let Some(id) = page.id_of(e) {
             // An element holding controls is a container, its text their labels. A skip
             // link is a link too, though no action: its words ("Skip to main") are a
             // label, never state, whether the page shows it or keyboard focus brings it
@@ -258,9 +256,7 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             let said_inside = || {
                 page.descendants(i).any(|d| {
                     let inner = &page.els[d];
-                    inner.attr("id").is_some_and(stable_id)
-                        && !page.region_el(d)
-                        && inner.text.trim() == text
+                    page.id_of(inner).is_some() && !page.region_el(d) && inner.text.trim() == text
                 })
             };
             // A `<label>` names a field: its text is the field's name, never state.
@@ -382,7 +378,7 @@ fn article_text(page: &Page<'_>, article: usize, out: &mut Objects) {
         return;
     };
     // A record view named by its own heading keeps its text under that name.
-    let ns = crate::page::own_name(&page.els[article])
+    let ns = crate::page::own_name(page, &page.els[article])
         .or_else(|| page.namespace_incl(article).map(str::to_owned));
     out.put(page.key_under(ns.as_deref(), "text"), Value::String(v));
 }
@@ -424,7 +420,7 @@ fn selected_tab(page: &Page<'_>, list: usize, ns: Option<&str>, out: &mut Object
     if !any {
         return;
     }
-    let key = match crate::page::own_name(e) {
+    let key = match crate::page::own_name(page, e) {
         Some(name) => page.key_in(ns, &name) + ".selected_tab",
         None => page.key_under(ns, "selected_tab"),
     };
@@ -452,7 +448,7 @@ fn field_value(
         return;
     }
     if is_secret(e) {
-        let key = page.key_under(ns, &crate::page::secret_name(e));
+        let key = page.key_under(ns, &crate::page::secret_name(page, e));
         out.put(format!("{key}_filled"), Value::Bool(secret_filled(e)));
         return;
     }
@@ -464,16 +460,13 @@ fn field_value(
     let is_field_tag =
         matches!(e.tag.as_str(), "input" | "textarea" | "select") || crate::page::is_editable(e);
     let mut by_role = false;
-    let name = e
-        .attr("name")
+    let name = page
+        .name_of(e)
         .filter(|n| crate::page::names_something(n))
-        .or_else(|| {
-            e.attr("id")
-                .filter(|id| stable_id(id) && crate::page::names_something(id))
-        })
+        .or_else(|| page.id_of(e).filter(|id| crate::page::names_something(id)))
         .map(slug)
         .filter(|s| !s.is_empty())
-        .or_else(|| Some(slug(&crate::page::field_label(e))).filter(|s| !s.is_empty()))
+        .or_else(|| Some(slug(&crate::page::field_label(page, e))).filter(|s| !s.is_empty()))
         .or_else(|| {
             by_role = is_field_tag;
             is_field_tag.then(|| crate::page::role_name(e).to_owned())

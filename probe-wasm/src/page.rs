@@ -52,6 +52,8 @@ pub struct Page<'a> {
     /// Children of each element, as ranges into `child_list`.
     child_start: Vec<usize>,
     child_list: Vec<usize>,
+    /// The prefixes of ids the page's framework numbers ([`numbered_prefixes`]).
+    numbered: Vec<&'a str>,
 }
 
 impl<'a> Page<'a> {
@@ -115,6 +117,7 @@ impl<'a> Page<'a> {
             facts: crate::facts::PageFacts::default(),
             child_start,
             child_list,
+            numbered: numbered_prefixes(els),
         };
         page.demote_containers();
         page.demote_control_parts();
@@ -250,10 +253,29 @@ impl<'a> Page<'a> {
         }
     }
 
+    /// `e`'s id when it can name it: no framework made it, by its shape ([`stable_id`])
+    /// or by numbering every element of the page with it ([`numbered_prefixes`]).
+    pub fn id_of<'e>(&self, e: &'e ElementRecord) -> Option<&'e str> {
+        e.attr("id")
+            .filter(|id| stable_id(id) && !self.numbered_id(id))
+    }
+
+    /// `e`'s `name` unless it is a numbered id of the framework's too (NiceGUI names a
+    /// field as it numbers it: `name="c6"`).
+    pub fn name_of<'e>(&self, e: &'e ElementRecord) -> Option<&'e str> {
+        e.attr("name").filter(|n| !self.numbered_id(n))
+    }
+
+    fn numbered_id(&self, id: &str) -> bool {
+        let id = id.trim();
+        let prefix = id.trim_end_matches(|c: char| c.is_ascii_digit());
+        prefix.len() < id.len() && self.numbered.contains(&prefix)
+    }
+
     /// A region's namespace: a stable id, else its label, else its first heading.
     fn name_region(&self, i: usize) -> Option<String> {
         let e = &self.els[i];
-        if let Some(s) = own_name(e) {
+        if let Some(s) = own_name(self, e) {
             return Some(s);
         }
         if e.tag == "form" || e.tag == "main" {
@@ -461,8 +483,8 @@ pub trait ElementRecordExt {
 
 /// The name an element gives itself: the slug of its stable id, else of its
 /// aria-label, else of its label (the first one whose slug is not empty).
-pub fn own_name(e: &ElementRecord) -> Option<String> {
-    let id = e.attr("id").filter(|id| stable_id(id));
+pub fn own_name(page: &Page<'_>, e: &ElementRecord) -> Option<String> {
+    let id = page.id_of(e);
     for candidate in [id, e.attr("aria-label"), Some(e.label.as_str())]
         .into_iter()
         .flatten()
@@ -473,6 +495,47 @@ pub fn own_name(e: &ElementRecord) -> Option<String> {
         }
     }
     None
+}
+
+/// The prefixes of ids a framework numbers its elements with (NiceGUI's `c14`, Ember's
+/// `ember12`, ExtJS's `ext-gen7`, GWT's `gwt-uid-3`): a prefix followed by a number on
+/// four or more elements of three or more tags. Such a number is the element's place in
+/// the order the framework made them, no name; a page's own numbered ids (rows
+/// `task-7`, `task-8`; questions `q1` to `q5`) are on elements of one or two kinds.
+fn numbered_prefixes(els: &[ElementRecord]) -> Vec<&str> {
+    const MIN_IDS: usize = 4;
+    const MIN_TAGS: usize = 3;
+    // Each prefix's place in `groups` (a map type the probe has anyway: each one more
+    // costs the wasm kilobytes): the prefix, how many ids, and up to three tags.
+    let mut at: HashMap<String, usize> = HashMap::default();
+    let mut groups: Vec<(&str, usize, [&str; MIN_TAGS])> = Vec::new();
+    for e in els {
+        let Some(id) = e.attr("id").map(str::trim) else {
+            continue;
+        };
+        let prefix = id.trim_end_matches(|c: char| c.is_ascii_digit());
+        if prefix.is_empty() || prefix.len() == id.len() || prefix.len() > 24 {
+            continue;
+        }
+        let k = match at.get(prefix) {
+            Some(&k) => k,
+            None => {
+                at.insert(prefix.to_owned(), groups.len());
+                groups.push((prefix, 0, [""; MIN_TAGS]));
+                groups.len() - 1
+            }
+        };
+        let (_, count, tags) = &mut groups[k];
+        *count += 1;
+        if let Some(slot) = tags.iter().position(|t| t.is_empty() || *t == e.tag) {
+            tags[slot] = &e.tag;
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, count, tags)| *count >= MIN_IDS && tags.iter().all(|t| !t.is_empty()))
+        .map(|(prefix, _, _)| prefix)
+        .collect()
 }
 
 /// Ids a framework generated (`:r1:`, `ember123`, hashes) change between loads; keys
@@ -794,8 +857,8 @@ pub fn is_secret(e: &ElementRecord) -> bool {
 /// `card_number`, `one_time_code`: [`secrets::secret_kind`]). Never its label, title,
 /// placeholder or value: a page that mirrors what is typed into one of those would
 /// otherwise put the secret into a key.
-pub fn secret_name(e: &ElementRecord) -> String {
-    let own = [e.attr("name"), e.attr("id").filter(|id| stable_id(id))]
+pub fn secret_name(page: &Page<'_>, e: &ElementRecord) -> String {
+    let own = [page.name_of(e), page.id_of(e)]
         .into_iter()
         .flatten()
         .map(slug)
@@ -860,16 +923,19 @@ fn first_of_repeats(s: &str) -> &str {
 
 /// The human label of a field: its aria-label, `<label>` (`for=`, a wrapping label,
 /// `aria-labelledby`, else a short caption just before it: `extract.js`' `labelOf`),
-/// placeholder, title, name or stable id. Never its value, and nothing that names no
-/// thing: a colour, a number, a generated id ([`names_something`]).
-pub fn field_label(e: &ElementRecord) -> String {
+/// the text of an ARIA checkbox, switch or radio drawn with other elements (named by
+/// its content, as a screen reader names it), placeholder, title, name or stable id.
+/// Never its value, and nothing that names no thing: a colour, a number, a generated
+/// id ([`names_something`]).
+pub fn field_label(page: &Page<'_>, e: &ElementRecord) -> String {
     let candidates = [
         e.attr("aria-label"),
         Some(e.label.as_str()),
+        content_name(e),
         e.attr("placeholder"),
         e.attr("title"),
-        e.attr("name"),
-        e.attr("id").filter(|id| stable_id(id)),
+        page.name_of(e),
+        page.id_of(e),
     ];
     candidates
         .into_iter()
@@ -878,6 +944,18 @@ pub fn field_label(e: &ElementRecord) -> String {
         .find(|s| names_something(s))
         .map(|s| clip(s, 60))
         .unwrap_or_default()
+}
+
+/// The text of an ARIA checkbox, switch or radio drawn with other elements (a `div`
+/// with `role=switch` around "Urgent"), which names it as a screen reader names it:
+/// by its content. `None` for a native field, whose text is no name.
+pub fn content_name(e: &ElementRecord) -> Option<&str> {
+    let named_by_content = !matches!(e.tag.as_str(), "input" | "select" | "textarea")
+        && matches!(
+            e.role(),
+            "checkbox" | "switch" | "radio" | "menuitemcheckbox" | "menuitemradio"
+        );
+    named_by_content.then_some(e.text.as_str())
 }
 
 /// Whether a text can name a field or a parameter: it has a letter, and is not a

@@ -84,7 +84,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     continue;
                 }
                 let label = if toggle {
-                    toggle_label(e)
+                    toggle_label(page, e)
                 } else {
                     control_label(e)
                 };
@@ -405,7 +405,7 @@ fn frame_actions(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mu
         // Not a region named after one of the frames (its first heading).
         let mut region = page.region[first];
         while let Some(r) = region.filter(|r| {
-            crate::page::own_name(&page.els[*r]).is_none()
+            crate::page::own_name(page, &page.els[*r]).is_none()
                 && (r + 1..page.end[*r].min(r + 60))
                     .find(|j| page.heading(*j))
                     .is_some_and(|h| titles.iter().any(|t| page.els[h].text.trim() == t))
@@ -868,21 +868,67 @@ fn row_toggle(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
     (e.tag == "input" && e.input_type() == "checkbox") || matches!(e.role(), "switch" | "checkbox")
 }
 
-/// A row toggle's label: its own, else its first class that is not generated
-/// ("toggle"), which is how such boxes are told apart from the row's other controls,
-/// else "select".
-fn toggle_label(e: &nsp_protocol::snapshot::ElementRecord) -> String {
-    let own = crate::page::field_label(e);
+/// A row toggle's label: its own, else its first class when that names it ("toggle"),
+/// which is how such boxes are told apart from the row's other controls, else "select".
+fn toggle_label(page: &Page<'_>, e: &nsp_protocol::snapshot::ElementRecord) -> String {
+    let own = crate::page::field_label(page, e);
     if !own.is_empty() && own != "on" {
         return own;
     }
-    // A generated class (`css-1o4wo1x`) names nothing; a row's box with no name of its
-    // own selects its row.
+    // Its first class, the component's own: the ones after it are a kit's utilities
+    // (`cursor-pointer`, `rounded`). A generated class (`css-1o4wo1x`, `h-4`) names
+    // nothing, nor one that only says what kind of widget it is (`q-checkbox`,
+    // `form-check-input`, Semantic's `ui checkbox`); a row's box with no name of its own
+    // selects its row.
     e.classes()
         .split_whitespace()
-        .find(|c| !crate::text::generated_name(c))
+        .next()
+        .filter(|c| !crate::text::generated_name(c) && !widget_class(c))
         .unwrap_or("select")
         .to_owned()
+}
+
+/// A class that names only a kind of widget, in a UI kit's words: every part of it is
+/// a widget word or a kit's short prefix (`q-checkbox`, `mat-checkbox-input`,
+/// `form-check-input`, `MuiCheckbox-root`, `ui`). "toggle" is no such word: TodoMVC's
+/// `toggle` is what tells its done box from the row's other controls.
+fn widget_class(class: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "checkbox",
+        "check",
+        "switch",
+        "radio",
+        "input",
+        "form",
+        "control",
+        "custom",
+        "root",
+        "native",
+        "box",
+        "field",
+        "inner",
+        "wrapper",
+        "container",
+        "ui",
+        "mui",
+        "mat",
+        "mdc",
+        "ant",
+        "el",
+        "q",
+        "v",
+        "p",
+        "k",
+        "x",
+        "md",
+        "bs",
+        "chakra",
+    ];
+    let lower = class.to_ascii_lowercase();
+    lower
+        .split(['-', '_'])
+        .filter(|p| !p.is_empty())
+        .all(|p| WORDS.contains(&p))
 }
 
 /// What kind of control a row action presses.
@@ -997,7 +1043,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     let list = &lists.lists[group.list];
     let kind = kind_of(e);
     let first_label = if kind == Kind::Toggle {
-        toggle_label(e)
+        toggle_label(page, e)
     } else {
         control_label(e)
     };

@@ -841,3 +841,104 @@ fn a_rows_icon_menu_naming_its_row_is_one_row_action() {
         "{names:?}"
     );
 }
+
+/// Whether a key, name or parameter holds a part that is a numbered id (`c8`).
+fn has_numbered_part(s: &str) -> bool {
+    s.split(['.', '_', '[', ']'])
+        .any(|p| p.len() > 1 && p.starts_with('c') && p[1..].bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A page as NiceGUI (Vue and Quasar) draws it: every element numbered `c<n>`, the field's
+/// `name` its number too, a switch drawn with `div`s and named by its text, a table whose
+/// header cells the page listens on and whose rows' boxes say only "q-checkbox".
+fn numbered_page() -> PageSnapshot {
+    let mut rows = Vec::new();
+    for (k, (title, owner)) in [
+        ("Order paper", "Ana"),
+        ("Call the printer", "Ben"),
+        ("Book the venue", "Ana"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tr = 14 + k * 5;
+        rows.push(json!(["tr", 13, k + 1, 0, ""]));
+        rows.push(json!(["td", tr, 1, 0, ""]));
+        rows.push(json!(["div", tr + 1, 1, 0, "", {"class": "q-checkbox cursor-pointer no-outline", "role": "checkbox", "aria-checked": "false", "tabindex": "0"}]));
+        rows.push(json!(["td", tr, 2, 0, title]));
+        rows.push(json!(["td", tr, 3, 0, owner]));
+    }
+    let mut els = vec![
+        json!(["main", null, "#c2", 0, "", {"id": "c2", "class": "q-page"}]),
+        json!(["div", 0, "#c3", 0, "", {"id": "c3"}]),
+        json!(["div", 1, "#c4", 0, "Team tasks", {"id": "c4", "class": "text-h4"}]),
+        json!(["div", 1, "#c5", 0, "", {"id": "c5", "class": "q-card"}]),
+        json!(["input", 3, "#c6", 0, "", {"id": "c6", "name": "c6", "type": "text", "aria-label": "Task title", "value": ""}, "Task title"]),
+        json!(["div", 3, "#c8", 0, "Urgent", {"id": "c8", "role": "switch", "aria-checked": "false", "tabindex": "0"}]),
+        json!(["button", 3, "#c9", 0, "Add task", {"id": "c9", "type": "button"}]),
+        json!(["table", 1, "#c10", 0, "", {"id": "c10", "class": "q-table"}]),
+        json!(["thead", 7, 1, 0, ""]),
+        json!(["tr", 8, 1, 0, ""]),
+        json!(["th", 9, 1, 0, ""]),
+        json!(["th", 9, 2, 8, "Title"]),
+        json!(["th", 9, 3, 8, "Owner"]),
+        json!(["tbody", 7, 1, 0, ""]),
+    ];
+    els.extend(rows);
+    support::recorded("http://127.0.0.1:1/", "Tasks", Value::Array(els))
+}
+
+#[test]
+fn ids_a_framework_numbers_name_nothing() {
+    let c = analyze(&numbered_page());
+    let names: Vec<&String> = c.actions.keys().collect();
+    for want in [
+        "add_task",
+        "set_urgent",
+        "sort_by_title",
+        "sort_by_owner",
+        "select",
+    ] {
+        assert!(c.actions.contains_key(want), "{want} in {names:?}");
+    }
+    let params: Vec<&str> = c.actions["add_task"]
+        .parameters
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert!(params.contains(&"task_title"), "{params:?}");
+    // The switch's parameter is named by its text too.
+    assert!(params.contains(&"urgent"), "{params:?}");
+    for name in &names {
+        assert!(!has_numbered_part(name), "{name}");
+        for p in &c.actions[*name].parameters {
+            assert!(!has_numbered_part(&p.name), "{name}({})", p.name);
+        }
+    }
+    let keys: Vec<&String> = c.objects.keys().collect();
+    assert!(keys.iter().all(|k| !has_numbered_part(k)), "{keys:?}");
+    assert_eq!(c.objects.get("urgent"), Some(&json!(false)), "{keys:?}");
+
+    // A page's own numbered ids, on elements of one kind (steps, rows, questions), are
+    // its names.
+    let steps = snap(
+        (1..=4)
+            .map(|n| {
+                el(
+                    "p",
+                    None,
+                    &format!("Step {n} ready"),
+                    &[("id", &format!("step{n}"))],
+                )
+            })
+            .collect(),
+    );
+    let c = analyze(&steps);
+    for n in 1..=4 {
+        assert!(
+            c.objects.contains_key(&format!("step{n}")),
+            "{:?}",
+            c.objects.keys().collect::<Vec<_>>()
+        );
+    }
+}

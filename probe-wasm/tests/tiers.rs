@@ -19,7 +19,8 @@
 //! - a form with no button does what its one field's name says ("New todo");
 //! - a "Reactivate" on another row of the list undoes "Deactivate";
 //! - one of a group of buttons of which one is marked current switches a view;
-//! - a form of switches alone (no button, posting as they change) is its switches.
+//! - a form of switches alone (no button, posting as they change) is its switches;
+//! - a column header the page listens for clicks on sorts the table.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -1298,4 +1299,81 @@ fn a_number_fields_steppers_change_the_field() {
         assert_eq!(t, W, "{label}");
         assert!(conf >= 0.80, "{label}: {conf}");
     }
+}
+
+/// A table whose header cells are `clickable` (the page listens for clicks on them),
+/// one cell per label, with one body row; `wrap` puts each label in a clickable `span`
+/// inside a plain `th` instead (a sort button filling the header).
+fn table_with_headers(labels: &[&str], in_thead: bool, wrap: bool) -> Vec<ElementRecord> {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("table", Some(0), "", &[]),
+        el(if in_thead { "thead" } else { "tbody" }, Some(1), "", &[]),
+        el("tr", Some(2), "", &[]),
+    ];
+    for label in labels {
+        let mut th = el("th", Some(3), label, &[]);
+        th.clickable = !wrap;
+        let at = els.len() as u32;
+        els.push(th);
+        if wrap {
+            let mut span = el("span", Some(at), label, &[("class", "label")]);
+            span.clickable = true;
+            els.push(span);
+        }
+    }
+    let body = els.len() as u32;
+    els.push(el("tbody", Some(1), "", &[]));
+    els.push(el("tr", Some(body), "", &[]));
+    for value in labels.iter().map(|l| format!("{l} of the row")) {
+        els.push(el("td", Some(body + 1), &value, &[]));
+    }
+    els
+}
+
+#[test]
+fn a_column_header_the_page_listens_to_sorts_the_table() {
+    // Quasar's and Vuetify's tables listen for clicks on every header cell; MUI's and
+    // Ant's put a sort button in it. Either way a column's name, clicked, sorts.
+    for wrap in [false, true] {
+        let c = page(
+            "http://127.0.0.1:1/tasks",
+            "Tasks",
+            table_with_headers(&["Title", "Owner", "Due date"], true, wrap),
+        );
+        for label in ["Title", "Owner", "Due date"] {
+            let (t, conf) = tier(&c, label);
+            assert_eq!(t, R, "{label}, wrapped {wrap}");
+            assert!(conf >= 0.60, "{label}: {conf}");
+            assert!(
+                signals(&c, label)
+                    .iter()
+                    .any(|s| s.starts_with("sorts_column")),
+                "{label}: {:?}",
+                signals(&c, label)
+            );
+        }
+        assert_eq!(action(&c, "Due date").0, "sort_by_due_date");
+    }
+
+    // A header's own verb outweighs the structure: a "Delete" header stays a deletion
+    // and keeps its name.
+    let c = page(
+        "http://127.0.0.1:1/tasks",
+        "Tasks",
+        table_with_headers(&["Title", "Delete"], true, false),
+    );
+    assert_eq!(tier(&c, "Delete").0, I);
+    assert_eq!(action(&c, "Delete").0, "delete");
+
+    // A `th` of a body row is a row's header, not a column's: no such evidence.
+    let c = page(
+        "http://127.0.0.1:1/tasks",
+        "Tasks",
+        table_with_headers(&["Title"], false, false),
+    );
+    assert!(!signals(&c, "Title")
+        .iter()
+        .any(|s| s.starts_with("sorts_column")));
+    assert_ne!(tier(&c, "Title").0, R);
 }

@@ -105,6 +105,8 @@ pub struct Evidence<'a> {
     pub clears_field: bool,
     /// One of a group of buttons that switch a view ([`switches_view`]).
     pub switches_view: bool,
+    /// A table's column header the page listens for clicks on ([`sorts_column`]).
+    pub sorts_column: bool,
     /// The page's own declaration: `data-nsp-reversibility` or WebMCP hints.
     pub declared: Option<Declared>,
     /// Page-wide facts (None for WebMCP tools, which have no element).
@@ -159,6 +161,7 @@ impl<'a> Evidence<'a> {
             fills_form: false,
             clears_field: false,
             switches_view: false,
+            sorts_column: false,
             declared: None,
             page: None,
             local: Local::default(),
@@ -213,6 +216,9 @@ impl<'a> Evidence<'a> {
         ev.fills_form = !ev.formats_text && structural && fills_form(page, idx);
         ev.clears_field = !ev.opens_popup && clears_field(page, idx, label);
         ev.switches_view = kind == Kind::Button && !ev.opens_popup && switches_view(page, idx);
+        ev.sorts_column = matches!(kind, Kind::Button | Kind::Clickable)
+            && !ev.opens_popup
+            && sorts_column(page, idx, label);
         // An undoing verb counts only beside this control: in its form, toolbar, dialog,
         // list or section, not anywhere on the page.
         ev.local.inverse = ev
@@ -509,6 +515,43 @@ pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
         current += usize::from(marked_current(e));
     }
     members >= 2 && current == 1
+}
+
+/// Whether control `idx` is a table's column header or the one control filling one (a
+/// sort button whose label is the header's whole text): a column header the page
+/// listens for clicks on sorts the table by that column, or does nothing. A header is
+/// a `role=columnheader`, or a `th` in a `thead` or with `scope="col"`; it holds no
+/// field (a header's "select all" box is a field of its own), and it acts in the page.
+pub fn sorts_column(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool {
+    use crate::page::ElementRecordExt;
+    let header = |h: usize| {
+        let e = &page.els[h];
+        e.role() == "columnheader"
+            || (e.tag == "th"
+                && !matches!(e.role(), "rowheader" | "link")
+                && (e
+                    .attr("scope")
+                    .is_some_and(|s| s.trim().eq_ignore_ascii_case("col"))
+                    || page.ancestors(h).any(|a| page.els[a].tag == "thead")))
+    };
+    if !acts_in_page(page, idx) || page.descendants(idx).any(|d| page.field(d)) {
+        return false;
+    }
+    if header(idx) {
+        return true;
+    }
+    // A control inside a header cell, saying what the cell says.
+    let Some(cell) = page
+        .ancestors(idx)
+        .find(|a| matches!(page.els[*a].tag.as_str(), "th" | "td" | "tr" | "table"))
+    else {
+        return false;
+    };
+    let said = |t: &str| crate::text::words(t).join(" ");
+    header(cell)
+        && !label.trim().is_empty()
+        && said(&page.els[cell].text) == said(label)
+        && page.descendants(cell).filter(|d| page.control(*d)).count() == 1
 }
 
 /// Where element `i` sits in the DOM, as its recorded parent and the part of its own

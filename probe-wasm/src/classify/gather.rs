@@ -311,6 +311,12 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "it shows, hides or toggles a part of the interface: what is shown changes, nothing stored",
         );
     }
+    if ev.sorts_column && unmarked {
+        t.add(
+            Signal::SortsColumn,
+            "a table's column header: clicking a column's name sorts the table by it, nothing is stored",
+        );
+    }
     if ev.switches_view && unmarked {
         t.add(
             Signal::SwitchesView,

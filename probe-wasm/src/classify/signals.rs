@@ -152,6 +152,9 @@ pub enum Signal {
     /// One of a group of buttons of which one is marked current: a segmented control
     /// that switches what is shown, as a tablist does without its roles.
     SwitchesView,
+    /// A table's column header the page listens for clicks on: clicking a column's
+    /// name sorts the table by it; nothing is stored.
+    SortsColumn,
     /// Logging in, out or signing up with a password form: undone by logging out.
     Authentication,
     /// The control holds a pressed or checked state; pressing it again undoes it.
@@ -202,6 +205,8 @@ impl Signal {
             // Less than a tab's role: a class is weaker evidence than ARIA, and any
             // Normal verb of a label keeps a write from reading as a read (the margin).
             Signal::SwitchesView => ("switches_view", Fixed(For(Read)), 2.5),
+            // As `switches_view`: structure, which a Normal verb of the label outweighs.
+            Signal::SortsColumn => ("sorts_column", Fixed(For(Read)), 2.5),
             Signal::Choice => ("choice", Fixed(For(ReversibleWrite)), 1.5),
             Signal::Reset => ("reset", Fixed(For(ReversibleWrite)), 3.0),
             Signal::OpensPopup => ("opens_popup", Fixed(For(Read)), 3.5),
