@@ -150,15 +150,25 @@ pub fn analyze_with_reuse(
 /// Gives every action a unique, stable name: the first claimant (most trusted source,
 /// a real control before an element the page only listens on, then document order)
 /// keeps the plain name, later ones are qualified by namespace, then numbered.
-fn settle_names(page: &Page<'_>, found: &mut [Found]) {
-    // Stable sort: within a source and a kind, document order is kept.
-    found.sort_by_key(|f| {
+fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
+    // By source, then a real control before a plain element, document order kept within:
+    // one bucket each (a stable sort's code is kilobytes of wasm per element type).
+    let rank = |f: &Found| {
         let plain = f
             .bound
             .first()
             .is_some_and(|&b| crate::page::plain_clickable(&page.els[b]));
-        (f.source, plain)
-    });
+        f.source as usize * 2 + usize::from(plain)
+    };
+    let mut buckets: Vec<Vec<Found>> = Vec::new();
+    for f in found.drain(..) {
+        let r = rank(&f);
+        if buckets.len() <= r {
+            buckets.resize_with(r + 1, Vec::new);
+        }
+        buckets[r].push(f);
+    }
+    found.extend(buckets.into_iter().flatten());
     let mut taken: HashMap<String, usize> = builtins::NAMES
         .iter()
         .map(|n| ((*n).to_owned(), 0))

@@ -284,49 +284,90 @@ pub fn discover_implicit(
     claims: &mut Claims,
     found: &mut Vec<Found>,
 ) {
-    for b in 0..page.els.len() {
-        let e = &page.els[b];
-        let is_button = e.tag == "button"
-            || e.role() == "button"
-            || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"));
-        // A button that opens a menu or dialog sends nothing: the dialog has its own.
-        if !is_button
-            || !e.visible
-            || claims.is_claimed(b)
+    // In document order, so the ones inside an element are a run of them. A record's
+    // buttons act on their record (rows.rs), never on fields beside the list.
+    let senders: Vec<usize> = (0..page.els.len())
+        .filter(|&i| lists.record_of(page, i).is_none() && sends(page, i))
+        .collect();
+    for &b in &senders {
+        if claims.is_claimed(b)
             // A `<form>` that holds buttons and no field of its own is only a wrapper:
             // its buttons act on the fields beside it, like buttons in no form.
             || page.form[b].is_some_and(|f| page.descendants(f).any(|i| form_field(page, i)))
-            || lists.record_of(page, b).is_some()
-            || crate::controls::opens_popup(e)
         {
             continue;
         }
-        let label = control_label(e);
-        let verdict = crate::classify::from_words(&label);
-        // Only a button that sends something makes its neighbours a form: a toggle
-        // beside a filter box sends nothing.
-        if verdict.as_ref().is_none_or(|w| {
-            w.tier == nsp_protocol::Reversibility::Read
-                || matches!(
-                    w.cue.as_str(),
-                    "toggle" | "switch" | "turn" | "enable" | "disable" | "hide" | "pin" | "unpin"
-                )
-        }) {
-            continue;
-        }
+        let label = control_label(&page.els[b]);
         let Some(group) = field_group(page, b) else {
             continue;
         };
+        // Fields a closer button sends are that button's: a card's fields beside its own
+        // "Add" are not the page's "Delete selected"'s, though both sit in the content.
+        // Each other sending button owns the part of the group it sits in (the group's
+        // child holding it) unless that part holds this button too. A row's selection
+        // box is its row's (`select(row)`), and a table header's box selects all rows:
+        // neither is a parameter.
+        let inside = page.descendants(group);
+        let from = senders.partition_point(|&o| o < inside.start);
+        let owned: Vec<std::ops::Range<usize>> = senders[from..]
+            .iter()
+            .copied()
+            .take_while(|o| inside.contains(o))
+            .filter(|&o| o != b)
+            .filter_map(|o| {
+                let part = page
+                    .ancestors(o)
+                    .take_while(|a| *a != group)
+                    .last()
+                    .unwrap_or(o);
+                let range = part..page.end[part];
+                (!range.contains(&b)).then_some(range)
+            })
+            .collect();
         let fields: Vec<usize> = page
             .descendants(group)
             .filter(|i| form_field(page, *i) && page.form[*i].is_none())
+            .filter(|i| !owned.iter().any(|r| r.contains(i)))
+            .filter(|&i| {
+                !(is_toggle(&page.els[i])
+                    && (lists.record_of(page, i).is_some()
+                        || page.ancestors(i).any(|a| {
+                            page.els[a].tag == "thead" || page.els[a].role() == "columnheader"
+                        })))
+            })
             .collect();
+        if !fields
+            .iter()
+            .any(|i| page.els[*i].visible && !page.els[*i].disabled && !is_toggle(&page.els[*i]))
+        {
+            continue;
+        }
         let facts = form_facts(page, group, &fields, false, true);
         let ns = page.namespace_incl(group).map(str::to_owned);
         let action = build(page, group, b, &label, &fields, &facts, ns, None);
         claims.claim(b);
         found.push(action);
     }
+}
+
+/// Whether `b` is a visible button that sends something by its words: not a read, nor a
+/// toggle of the interface ("Hide", "Pin"), nor the opener of a menu or dialog (the
+/// dialog has its own). Only such a button makes the fields beside it a form.
+fn sends(page: &Page<'_>, b: usize) -> bool {
+    let e = &page.els[b];
+    let is_button = e.tag == "button"
+        || e.role() == "button"
+        || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"));
+    if !is_button || !e.visible || crate::controls::opens_popup(e) {
+        return false;
+    }
+    crate::classify::from_words(&control_label(e)).is_some_and(|w| {
+        w.tier != nsp_protocol::Reversibility::Read
+            && !matches!(
+                w.cue.as_str(),
+                "toggle" | "switch" | "turn" | "enable" | "disable" | "hide" | "pin" | "unpin"
+            )
+    })
 }
 
 /// The button that confirms dialog-held form `form` from outside it: in the same

@@ -812,7 +812,7 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
             .iter()
             .filter_map(|r| cell_at(page, *r, &rel).map(|i| page.els[i].text.clone()))
             .collect();
-        let distinct: BTreeSet<&String> = values.iter().collect();
+        let distinct: BTreeSet<&str> = values.iter().map(String::as_str).collect();
         if values.len() == rows.len()
             && distinct.len() == rows.len()
             && values

@@ -861,8 +861,8 @@ fn numbered_page() -> PageSnapshot {
     .into_iter()
     .enumerate()
     {
-        let tr = 14 + k * 5;
-        rows.push(json!(["tr", 13, k + 1, 0, ""]));
+        let tr = 15 + k * 5;
+        rows.push(json!(["tr", 14, k + 1, 0, ""]));
         rows.push(json!(["td", tr, 1, 0, ""]));
         rows.push(json!(["div", tr + 1, 1, 0, "", {"class": "q-checkbox cursor-pointer no-outline", "role": "checkbox", "aria-checked": "false", "tabindex": "0"}]));
         rows.push(json!(["td", tr, 2, 0, title]));
@@ -880,11 +880,20 @@ fn numbered_page() -> PageSnapshot {
         json!(["thead", 7, 1, 0, ""]),
         json!(["tr", 8, 1, 0, ""]),
         json!(["th", 9, 1, 0, ""]),
+        json!(["div", 10, 1, 0, "", {"class": "q-checkbox", "role": "checkbox", "aria-checked": "false", "tabindex": "0"}]),
         json!(["th", 9, 2, 8, "Title"]),
         json!(["th", 9, 3, 8, "Owner"]),
         json!(["tbody", 7, 1, 0, ""]),
     ];
     els.extend(rows);
+    // Below the table: two buttons in a row of their own, a checkbox and a slider.
+    els.extend([
+        json!(["div", 1, "#c11", 0, "", {"id": "c11", "class": "nicegui-row"}]),
+        json!(["button", 30, "#c12", 0, "Delete selected", {"id": "c12", "type": "button"}]),
+        json!(["button", 30, "#c13", 0, "Mark done", {"id": "c13", "type": "button"}]),
+        json!(["div", 1, "#c14", 0, "Show finished", {"id": "c14", "role": "checkbox", "aria-checked": "false", "tabindex": "0"}]),
+        json!(["div", 1, "#c15", 0, "", {"id": "c15", "role": "slider", "aria-valuenow": "3", "tabindex": "0"}]),
+    ]);
     support::recorded("http://127.0.0.1:1/", "Tasks", Value::Array(els))
 }
 
@@ -918,6 +927,27 @@ fn ids_a_framework_numbers_name_nothing() {
     let keys: Vec<&String> = c.objects.keys().collect();
     assert!(keys.iter().all(|k| !has_numbered_part(k)), "{keys:?}");
     assert_eq!(c.objects.get("urgent"), Some(&json!(false)), "{keys:?}");
+}
+
+#[test]
+fn fields_a_closer_button_sends_are_not_another_buttons() {
+    // "Delete selected" and "Mark done" sit in a row of their own; the nearest element
+    // holding them and fields is the page's content, which holds the card of "Add task"
+    // with its fields and the table with its rows' boxes too.
+    let c = analyze(&numbered_page());
+    let params = |name: &str| -> Vec<String> {
+        c.actions
+            .get(name)
+            .map(|a| a.parameters.iter().map(|p| p.name.clone()).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(params("add_task"), ["task_title", "urgent"]);
+    for name in ["delete_selected", "mark_done"] {
+        let got = params(name);
+        for theirs in ["task_title", "urgent", "checked", "checked_2"] {
+            assert!(!got.iter().any(|p| p == theirs), "{name}: {got:?}");
+        }
+    }
 
     // A page's own numbered ids, on elements of one kind (steps, rows, questions), are
     // its names.
