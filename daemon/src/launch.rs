@@ -336,3 +336,47 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile folder as a launch makes it, its `owner.lock` held (`Some`) or not.
+    fn profile(dir: &Path, name: &str, locked: bool) -> Option<File> {
+        let p = dir.join(name);
+        std::fs::create_dir_all(p.join("user-data")).expect("profile");
+        let lock = File::create(p.join(OWNER_LOCK)).expect("lock file");
+        if locked {
+            assert!(try_lock(&lock), "the lock of a fresh profile is free");
+            Some(lock)
+        } else {
+            None
+        }
+    }
+
+    #[test]
+    fn only_profiles_nobody_holds_are_removed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // flock locks conflict between open files even in one process: a held lock
+        // here stands for a live nspd.
+        let _live = profile(dir.path(), "nspd-chromium-live", true);
+        profile(dir.path(), "nspd-chromium-dead", false);
+        // Being made right now: no lock file yet.
+        std::fs::create_dir(dir.path().join("nspd-chromium-new")).expect("dir");
+        // Not ours.
+        std::fs::create_dir(dir.path().join("something-else")).expect("dir");
+
+        remove_orphans(dir.path());
+
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("read")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["nspd-chromium-live", "nspd-chromium-new", "something-else"]
+        );
+    }
+}
