@@ -107,6 +107,16 @@ pub fn owned_child(cmd: &mut Command) -> &mut Command {
     cmd
 }
 
+/// Points `cmd`'s temporary folder (`TMPDIR`) at a new folder `tmp` in `dir`: what the
+/// child or its own children leave there goes when `dir` does, which a child killed at
+/// the end of its life never cleans up itself.
+pub fn scratch_in(cmd: &mut Command, dir: &Path) -> std::io::Result<()> {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp)?;
+    cmd.env("TMPDIR", tmp);
+    Ok(())
+}
+
 impl Browser {
     pub fn launch(opts: &LaunchOptions) -> Result<Browser, LaunchError> {
         Browser::launch_with_args(opts, &[])
@@ -135,10 +145,6 @@ impl Browser {
         if !try_lock(&owner) {
             return Err(LaunchError::Profile(std::io::Error::last_os_error()));
         }
-        // Chromium's own scratch (its singleton socket folder) goes in the profile too, so
-        // nothing of a browser that was killed stays in /tmp.
-        let scratch = profile.path().join("tmp");
-        std::fs::create_dir(&scratch).map_err(LaunchError::Profile)?;
         // A copy of the extension with the daemon's address in it, so a daemon on any
         // port is found without the user configuring anything. The id does not change:
         // it comes from the manifest's key, not the folder.
@@ -185,7 +191,9 @@ impl Browser {
         );
 
         let mut cmd = Command::new(&path);
-        cmd.args(&args).env("TMPDIR", &scratch);
+        cmd.args(&args);
+        // Chromium's own scratch (its singleton socket folder) goes in the profile too.
+        scratch_in(&mut cmd, profile.path()).map_err(LaunchError::Profile)?;
         owned_child(&mut cmd);
         let child = cmd.spawn().map_err(|source| LaunchError::Spawn {
             browser: path.clone(),

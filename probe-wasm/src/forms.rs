@@ -355,10 +355,7 @@ pub fn discover_implicit(
 /// dialog has its own). Only such a button makes the fields beside it a form.
 fn sends(page: &Page<'_>, b: usize) -> bool {
     let e = &page.els[b];
-    let is_button = e.tag == "button"
-        || e.role() == "button"
-        || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"));
-    if !is_button || !e.visible || crate::controls::opens_popup(e) {
+    if !is_button(e) || !e.visible || crate::controls::opens_popup(e) {
         return false;
     }
     crate::classify::from_words(&control_label(e)).is_some_and(|w| {
@@ -385,10 +382,7 @@ fn dialog_confirm(page: &Page<'_>, form: usize, claims: &Claims) -> Option<usize
     let mut best = None;
     for b in page.descendants(dialog) {
         let e = &page.els[b];
-        let is_button = e.tag == "button"
-            || e.role() == "button"
-            || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"));
-        if !is_button || !e.visible || claims.is_claimed(b) {
+        if !is_button(e) || !e.visible || claims.is_claimed(b) {
             continue;
         }
         let tied = form_id.is_some() && e.attr("form") == form_id;
@@ -503,6 +497,13 @@ fn field_group(page: &Page<'_>, b: usize) -> Option<usize> {
 /// options are a list of records.
 fn form_field(page: &Page<'_>, i: usize) -> bool {
     page.field(i) || page.els[i].role() == "listbox"
+}
+
+/// A `<button>`, `role=button`, or an `<input>` of type button or submit.
+fn is_button(e: &ElementRecord) -> bool {
+    e.tag == "button"
+        || e.role() == "button"
+        || (e.tag == "input" && matches!(e.input_type().as_ref(), "button" | "submit"))
 }
 
 fn is_toggle(e: &ElementRecord) -> bool {

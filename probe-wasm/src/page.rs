@@ -267,9 +267,7 @@ impl<'a> Page<'a> {
     }
 
     fn numbered_id(&self, id: &str) -> bool {
-        let id = id.trim();
-        let prefix = id.trim_end_matches(|c: char| c.is_ascii_digit());
-        prefix.len() < id.len() && self.numbered.contains(&prefix)
+        number_prefix(id).is_some_and(|p| self.numbered.contains(&p))
     }
 
     /// A region's namespace: a stable id, else its label, else its first heading.
@@ -510,13 +508,9 @@ fn numbered_prefixes(els: &[ElementRecord]) -> Vec<&str> {
     let mut at: HashMap<String, usize> = HashMap::default();
     let mut groups: Vec<(&str, usize, [&str; MIN_TAGS])> = Vec::new();
     for e in els {
-        let Some(id) = e.attr("id").map(str::trim) else {
+        let Some(prefix) = e.attr("id").and_then(number_prefix) else {
             continue;
         };
-        let prefix = id.trim_end_matches(|c: char| c.is_ascii_digit());
-        if prefix.is_empty() || prefix.len() == id.len() || prefix.len() > 24 {
-            continue;
-        }
         let k = match at.get(prefix) {
             Some(&k) => k,
             None => {
@@ -536,6 +530,14 @@ fn numbered_prefixes(els: &[ElementRecord]) -> Vec<&str> {
         .filter(|(_, count, tags)| *count >= MIN_IDS && tags.iter().all(|t| !t.is_empty()))
         .map(|(prefix, _, _)| prefix)
         .collect()
+}
+
+/// The part of an id before the number it ends with (`c` of `c14`), when it has both
+/// and the part is short enough to be a framework's prefix.
+fn number_prefix(id: &str) -> Option<&str> {
+    let id = id.trim();
+    let prefix = id.trim_end_matches(|c: char| c.is_ascii_digit());
+    (!prefix.is_empty() && prefix.len() < id.len() && prefix.len() <= 24).then_some(prefix)
 }
 
 /// Ids a framework generated (`:r1:`, `ember123`, hashes) change between loads; keys

@@ -890,7 +890,7 @@ fn toggle_label(page: &Page<'_>, e: &nsp_protocol::snapshot::ElementRecord) -> S
 
 /// A class that names only a kind of widget, in a UI kit's words: every part of it is
 /// a widget word or a kit's short prefix (`q-checkbox`, `mat-checkbox-input`,
-/// `form-check-input`, `MuiCheckbox-root`, `ui`). "toggle" is no such word: TodoMVC's
+/// `form-check-input`, `ui`). "toggle" is no such word: TodoMVC's
 /// `toggle` is what tells its done box from the row's other controls.
 fn widget_class(class: &str) -> bool {
     const WORDS: &[&str] = &[

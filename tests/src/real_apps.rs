@@ -390,11 +390,8 @@ impl RealApp {
         ready_path: &str,
     ) -> Result<RealApp> {
         let log = std::fs::File::create(dir.path().join("app.log"))?;
-        // What the app or its libraries put in a temporary folder goes in the app's own,
-        // removed with it: an app killed at the end of a test cleans up nothing.
-        let tmp = dir.path().join("tmp");
-        std::fs::create_dir(&tmp)?;
-        cmd.env("TMPDIR", &tmp);
+        // What the app or its libraries put in a temporary folder goes in the app's own.
+        nsp_daemon::launch::scratch_in(&mut cmd, dir.path())?;
         nsp_daemon::launch::owned_child(&mut cmd);
         cmd.stdout(log.try_clone()?).stderr(log);
         let child = cmd

@@ -134,11 +134,8 @@ impl WebDriver {
         let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let mut cmd = Command::new(&chromedriver);
         cmd.arg(format!("--port={port}"));
-        // Chromium's singleton socket folder and chromedriver's scratch go in our folder:
-        // a browser killed at the end of a test removes neither.
-        let tmp = dir.path().join("tmp");
-        std::fs::create_dir(&tmp)?;
-        cmd.env("TMPDIR", &tmp);
+        // Chromium's singleton socket folder and chromedriver's scratch go in our folder.
+        nsp_daemon::launch::scratch_in(&mut cmd, dir.path())?;
         nsp_daemon::launch::owned_child(&mut cmd);
         let child = cmd
             .spawn()
