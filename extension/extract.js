@@ -113,10 +113,12 @@
   const R_PARENT = 1;
   const R_TEXT = 4;
   // Set on a record whose text is its subtree's textContent (a property, not a slot).
-  // TEXT_ALL: its textContent; TEXT_OUTSIDE: textOutside (see there).
+  // TEXT_ALL: its textContent; TEXT_OUTSIDE: textOutside (see there); with TEXT_SHOWN,
+  // a control's: without what nobody perceives (controlTexts).
   const TEXTY = Symbol("nspTexty");
   const TEXT_ALL = 1;
   const TEXT_OUTSIDE = 2;
+  const TEXT_SHOWN = 4;
   const F_RELATIVE = 1;
   const F_HIDDEN = 2;
   const F_DISABLED = 4;
@@ -336,6 +338,164 @@
     return out;
   }
 
+  // What a control says, as [text, seen] before norm. Its text leaves out what nobody
+  // perceives: parts not rendered or `visibility: hidden` (neither a screen nor a
+  // screen reader shows them). What a sighted person sees on it, `seen`, also leaves
+  // out what only a screen reader reads or nobody can read: parts transparent (opacity
+  // 0, a transparent colour), visually hidden (clipped away, a box of at most a pixel
+  // that hides its overflow, text pushed out by its indent), too small to read (a font
+  // under 4 px) or placed before the page's start; an SVG's <title> is perceived, not
+  // seen. The page chooses both, so the probe takes read words only from `seen` (see
+  // ElementRecord's `seen_text`).
+  //
+  // What it costs, and why it may stop there: a part is the element holding a text
+  // (the control itself for its own text nodes). Whether a part is rendered and opaque
+  // is one query; whether its box or style hides it from the eye is the expensive
+  // one, asked only when two or more parts may be seen: with one, `seen` is that part
+  // or nothing, and that part is the stricter reading (a visible text with words must
+  // hold a read word; one with none lets the label speak). So a button of an icon and
+  // a word, or of a screen reader's label and an SVG's title, asks no more; a link of
+  // a name and a badge asks its two parts. The control's own
+  // text nodes are as seen as the control is (hiddenReason judges that) unless its own
+  // style hides them while a part shows other words. A control not rendered at all,
+  // whose words are all equally unseen, says its textContent (`outside`: textOutside)
+  // twice. Inside a control drawn transparent (a row's action its hover reveals) its
+  // parts' opacity is not judged: it is the control's until the control shows.
+  /** @param {Element} el @param {boolean} outside @returns {[string, string]} */
+  function controlTexts(el, outside) {
+    if (!partsSay(el, outside) || typeof el.checkVisibility !== "function") {
+      const t = outside ? textOutside(el) : el.textContent || "";
+      return [t, t];
+    }
+    /** @type {string[]} */
+    const texts = [];
+    /** @type {(Element | null)[]} */
+    const at = []; // each text's part; null for blank text, which goes wherever it is
+    const limit = TEXT_LIMIT * 8;
+    let length = 0;
+    /** @param {Element} node */
+    const walk = (node) => {
+      for (let c = node.firstChild; c !== null && length < limit; c = c.nextSibling) {
+        if (c.nodeType === 3 || c.nodeType === 4) {
+          const data = /** @type {CharacterData} */ (c).data;
+          texts.push(data);
+          at.push(WORDY.test(data) ? node : null);
+          length += data.length;
+        } else if (c.nodeType === 1 && (!outside || ((/** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0) & T_NO_TEXT) === 0)) {
+          walk(/** @type {Element} */ (c));
+        }
+      }
+    };
+    walk(el);
+    // Each part: 0 seen (so far), 1 perceived only, 2 neither.
+    /** @type {Map<Element, number>} */
+    const parts = new Map();
+    let whole = -1; // the control: 0 rendered and opaque, 1 transparent, 2 not rendered
+    const wholeState = () => {
+      if (whole < 0) whole = !el.checkVisibility() ? 2 : el.checkVisibility(OPAQUE) ? 0 : 1;
+      return whole;
+    };
+    let candidates = 0; // parts that may be seen
+    for (const p of at) {
+      if (p === null || parts.has(p)) continue;
+      let got = 0;
+      if (p === el) got = 0;
+      else if (p.localName === "title" && p.namespaceURI === SVG_NS) {
+        // An SVG's <title> is never drawn but names the image, as a screen reader (and
+        // the pointer's tooltip) tells it: perceived when its image is rendered.
+        const image = p.parentElement;
+        got = image !== null && image !== el && !image.checkVisibility({ checkVisibilityCSS: true }) ? 2 : 1;
+      } else if (!p.checkVisibility(OPAQUE)) {
+        got = !p.checkVisibility({ checkVisibilityCSS: true }) ? 2 : wholeState() === 0 ? 1 : 0;
+      }
+      if (got === 2 && wholeState() === 2) {
+        const t = outside ? textOutside(el) : el.textContent || "";
+        return [t, t];
+      }
+      if (got === 0) candidates++;
+      parts.set(p, got);
+    }
+    if (candidates >= 2) {
+      const win = el.ownerDocument.defaultView;
+      /** @type {Map<Element, boolean>} */
+      const hides = new Map();
+      // Whether the box or the style of `e` (inside `el`) or of an ancestor of it inside
+      // `el` hides its text from the eye. Font size, colour and indent are inherited:
+      // the part's own computed values are the ones its text is drawn with.
+      /** @param {Element} e @param {boolean} part @returns {boolean} */
+      const hidden = (e, part) => {
+        let got = part ? undefined : hides.get(e);
+        if (got !== undefined) return got;
+        const cs = getComputedStyle(e);
+        const indent = part ? parseFloat(cs.textIndent) || 0 : 0;
+        got = part && (parseFloat(cs.fontSize) < 4 || cs.color === "rgba(0, 0, 0, 0)");
+        if (!got) {
+          const overflows = cs.overflowX !== "visible" || cs.overflowY !== "visible";
+          const placed = cs.position === "absolute" || cs.position === "fixed";
+          const clips = cs.clipPath !== "none" || (placed && cs.clip !== "auto");
+          if (indent < 0 || overflows || placed || clips) {
+            const r = e.getBoundingClientRect();
+            got = (overflows && (r.width <= 1 || r.height <= 1)) || pushedOut(indent, r) ||
+              (placed && win !== null && (r.right + win.scrollX <= 0 || r.bottom + win.scrollY <= 0)) ||
+              (clips && selfClipped(e, r));
+          }
+        }
+        const parent = e.parentElement;
+        if (!got && parent !== null && parent !== el) got = hidden(parent, false);
+        if (!part) hides.set(e, got);
+        return got;
+      };
+      for (const [p, got] of parts) {
+        if (got !== 0) continue;
+        if (p === el) {
+          // The control's own words, hidden by its own style (a transparent colour a
+          // part overrides) while a part shows others.
+          const cs = getComputedStyle(el);
+          const indent = parseFloat(cs.textIndent) || 0;
+          if (parseFloat(cs.fontSize) < 4 || cs.color === "rgba(0, 0, 0, 0)" || (indent < 0 && pushedOut(indent, el.getBoundingClientRect()))) parts.set(p, 1);
+        } else if (hidden(p, true)) {
+          parts.set(p, 1);
+        }
+      }
+    }
+    let text = "";
+    let seen = "";
+    for (let i = 0; i < texts.length; i++) {
+      const p = at[i];
+      const got = p === null ? 0 : /** @type {number} */ (parts.get(p));
+      if (got < 2) text += texts[i];
+      if (got < 1) seen += texts[i];
+    }
+    return [text, seen];
+  }
+
+  // Whether a text indent pushes a box's first line out of it for good: further than
+  // the box is wide, and further than a hanging indent ever goes (the image replacement
+  // pattern's -9999px).
+  /** @param {number} indent @param {DOMRect} r */
+  function pushedOut(indent, r) {
+    return indent < 0 && -indent >= Math.max(r.width, 100);
+  }
+
+  // Whether an element inside `el` holds words (`outside`: not counting lists, tables,
+  // landmarks and forms): most controls' elements are icons, and their words their own.
+  const WORDY = /\S/;
+  /** @param {Element} el @param {boolean} outside */
+  function partsSay(el, outside) {
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+      if (outside && ((/** @type {number} */ (TAG_BITS.get(c.localName)) | 0) & T_NO_TEXT) !== 0) continue;
+      if (WORDY.test(c.textContent || "")) return true;
+    }
+    return false;
+  }
+
+  // A record's text again, read the way `mode` (its TEXTY) says record() read it.
+  /** @param {Element} el @param {number} mode */
+  function textBy(el, mode) {
+    if ((mode & TEXT_SHOWN) !== 0) return controlTexts(el, (mode & TEXT_OUTSIDE) !== 0)[0];
+    return (mode & TEXT_OUTSIDE) !== 0 ? textOutside(el) : el.textContent;
+  }
+
   // An element's 1-based position among its siblings of the same tag.
   /** @param {Element} el */
   function nthOfType(el) {
@@ -471,7 +631,7 @@
     return [
       attr("aria-label"),
       !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : imageLabel(el),
-      readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(textOutside(el), TEXT_LIMIT) : "",
+      readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(field ? textOutside(el) : controlTexts(el, true)[0], TEXT_LIMIT) : "",
       value,
       attr("title"),
       attr("alt"),
@@ -617,6 +777,7 @@
     "option", "combobox", "textbox", "searchbox", "slider", "spinbutton", "treeitem",
   ]);
   const OPAQUE = { checkOpacity: true, checkVisibilityCSS: true };
+  const SVG_NS = "http://www.w3.org/2000/svg";
   // hiddenReason's options during an extraction: whether the control is rendered at
   // all is not known yet (display: none; content-visibility) and is asked too.
   const RENDER_UNKNOWN = { unrendered: true };
@@ -1783,7 +1944,20 @@
       // A control's text is its name, however many icons and hidden labels it wraps
       // (a theme toggle: three visually hidden labels and three icons).
       const texty = readsText(tag, bits, role, children, secret);
-      if (texty) text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
+      // A control's text is what a person perceives of it, and the part a sighted person
+      // sees goes beside it when it differs (controlTexts).
+      const mode = texty ? (block ? TEXT_OUTSIDE : TEXT_ALL) | (!field && (clickable || PERCEIVED_TAGS.has(tag) || CONTROL_ROLES.has(role)) ? TEXT_SHOWN : 0) : 0;
+      if ((mode & TEXT_SHOWN) !== 0) {
+        const [all, shown] = controlTexts(el, block);
+        text = norm(all, TEXT_LIMIT);
+        const seen = shown === all ? text : norm(shown, TEXT_LIMIT);
+        if (seen !== text) {
+          if (attrs === null) attrs = {};
+          attrs.seen_text = seen;
+        }
+      } else if (texty) {
+        text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
+      }
       let label = "";
       if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
       else if ((tag === "a" || tag === "button") && !text) label = imageLabel(el);
@@ -1797,7 +1971,7 @@
       if (label) rec.push(attrs, label);
       else if (attrs !== null) rec.push(attrs);
       // Kept beside the slots, where JSON.stringify does not look: patch() needs it.
-      if (texty) rec[TEXTY] = block ? TEXT_OUTSIDE : TEXT_ALL;
+      if (texty) rec[TEXTY] = mode;
       return rec;
     }
 
@@ -1931,7 +2105,7 @@
               continue;
             }
             const el = this.nodes[p];
-            if (norm(mode === TEXT_OUTSIDE ? textOutside(el) : el.textContent, TEXT_LIMIT) !== rec[R_TEXT]) i = p;
+            if (norm(textBy(el, mode), TEXT_LIMIT) !== rec[R_TEXT]) i = p;
           }
         }
         roots.add(i);

@@ -258,6 +258,59 @@ fn an_aria_label_that_disagrees_with_the_visible_text_is_a_conflict() {
 }
 
 #[test]
+fn read_words_only_a_screen_reader_gets_do_not_make_a_read() {
+    // What the extraction records when a part of a control's text is hidden from the
+    // eye (a visually hidden label, a transparent word): `seen_text`, what the person
+    // sees. A read word there and nowhere the person looks is no read.
+    let c = analyze(&snap(vec![
+        el("main", None, "", &[]),
+        el(
+            "button",
+            Some(0),
+            "Wire all funds to savings View",
+            &[
+                ("type", "button"),
+                ("aria-label", "View balance"),
+                ("seen_text", "Wire all funds to savings"),
+            ],
+        ),
+        el(
+            "button",
+            Some(0),
+            "View Wire all funds abroad",
+            &[("type", "button"), ("seen_text", "Wire all funds abroad")],
+        ),
+        // Honest: an icon button named by its screen reader's label, a link whose
+        // hidden words say where it opens.
+        el(
+            "button",
+            Some(0),
+            "View details",
+            &[("type", "button"), ("seen_text", "")],
+        ),
+        el(
+            "a",
+            Some(0),
+            "Statements (opens in a new tab)",
+            &[("href", "/statements"), ("seen_text", "Statements")],
+        ),
+    ]));
+    assert_held("view_balance", &c.actions["view_balance"]);
+    assert_held(
+        "view_wire_all_funds_abroad",
+        &c.actions["view_wire_all_funds_abroad"],
+    );
+    let details = &c.actions["view_details"];
+    assert_eq!(details.reversibility, Reversibility::Read, "{details:?}");
+    let statements = c
+        .actions
+        .iter()
+        .find(|(n, _)| n.contains("statements"))
+        .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
+    assert_eq!(statements.1.reversibility, Reversibility::Read);
+}
+
+#[test]
 fn honest_declarations_keep_their_word() {
     let c = analyze(&snap(vec![
         el("main", None, "", &[]),

@@ -437,3 +437,98 @@ fn an_inline_edit_grids_save_on_every_row_stays_the_forms() {
         );
     }
 }
+
+#[wasm_bindgen_test]
+async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
+    mount(
+        r#"<style>.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }</style>
+           <section aria-label="Money">
+           <button id="w-sr" type="button" aria-label="View balance">Wire all funds to savings<span class="sr"> View</span></button>
+           <button id="w-clear" type="button"><span style="opacity: 0">View </span>Wire all funds abroad</button>
+           <button id="w-none" type="button"><span style="display: none">View </span>Wire all funds overseas</button>
+           <button id="w-tiny" type="button"><span style="font-size: 0">View </span>Wire all funds to Ann</button>
+           <button id="w-gone" type="button"><span style="visibility: hidden">View </span>Wire all funds to Bob</button>
+           <button id="w-own" type="button" style="color: transparent">View <span style="color: black">Wire all funds to Cy</span></button>
+           <button id="icon" type="button"><span class="sr">View details</span><svg width="16" height="16" aria-hidden="true"></svg></button>
+           <a id="st" href="/statements">Statements<span class="sr"> (opens in a new tab)</span></a>
+           <a id="logo" href="/home"><svg width="20" height="20"><title>Bank home</title><rect width="20" height="20"></rect></svg></a>
+           <p id="log"></p></section>"#,
+    );
+    eval(
+        "document.getElementById('icon').addEventListener('click', () => { document.getElementById('log').textContent = 'details'; })",
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let record = |id: &str| {
+        snap["elements"]
+            .as_array()
+            .expect("elements")
+            .iter()
+            .find(|r| r[5]["id"] == id)
+            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))
+            .clone()
+    };
+    // What nobody perceives is no text; what only a screen reader reads is text, and
+    // what the eye sees goes beside it.
+    for (id, text, seen) in [
+        (
+            "w-sr",
+            "Wire all funds to savings View",
+            Some("Wire all funds to savings"),
+        ),
+        (
+            "w-clear",
+            "View Wire all funds abroad",
+            Some("Wire all funds abroad"),
+        ),
+        ("w-none", "Wire all funds overseas", None),
+        (
+            "w-tiny",
+            "View Wire all funds to Ann",
+            Some("Wire all funds to Ann"),
+        ),
+        ("w-gone", "Wire all funds to Bob", None),
+        (
+            "w-own",
+            "View Wire all funds to Cy",
+            Some("Wire all funds to Cy"),
+        ),
+        ("icon", "View details", None),
+        ("st", "Statements (opens in a new tab)", Some("Statements")),
+        ("logo", "Bank home", Some("")),
+    ] {
+        let r = record(id);
+        assert_eq!(r[4], text, "{id}: {r}");
+        assert_eq!(r[5]["seen_text"].as_str(), seen, "{id}: {r}");
+    }
+    let c = capture();
+    let actions = c["actions"].as_object().expect("actions");
+    let by_element = |id: &str| {
+        actions
+            .iter()
+            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
+            .map(|(n, a)| (n.clone(), a.clone()))
+            .unwrap_or_else(|| panic!("no action on #{id}: {actions:#?}"))
+    };
+    for id in ["w-sr", "w-clear", "w-none", "w-tiny", "w-gone", "w-own"] {
+        let (name, a) = by_element(id);
+        assert_ne!(a["reversibility"], "read", "{id}: {name} {a:#}");
+    }
+    let (details, a) = by_element("icon");
+    assert_eq!(a["reversibility"], "read", "{details} {a:#}");
+    assert_eq!(by_element("st").1["reversibility"], "read");
+    assert_eq!(by_element("logo").1["reversibility"], "read");
+    // The dispatcher reads the labels the probe bound, the hidden parts left out alike.
+    for id in ["w-sr", "w-none", "icon"] {
+        let (name, _) = by_element(id);
+        assert_eq!(
+            c["explain"][name.as_str()]["elements"][0]["text"],
+            json!(eval_string(&format!(
+                "NspExtract.explainLabel(document.getElementById({id:?}))"
+            ))),
+            "{id}"
+        );
+    }
+    let out = run(&details, "{}", &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}), "{details}");
+    assert_eq!(text_of("log"), "details");
+}

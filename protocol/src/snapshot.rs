@@ -100,14 +100,18 @@ pub struct ElementRecord {
     /// The text of the element's subtree, whitespace-collapsed and length-limited, for
     /// elements of at most three child elements; the text of lists, tables, landmarks
     /// and forms inside it is left out (their own records carry it). Empty for those
-    /// containers themselves, for larger ones and for secret fields.
+    /// containers themselves, for larger ones and for secret fields. A control's text
+    /// leaves out what nobody perceives (parts not rendered or `visibility: hidden`);
+    /// when what a sighted person sees on it is less (a screen reader's label, a
+    /// transparent or clipped part), that is the attribute `seen_text`.
     #[serde(rename = "x", skip_serializing_if = "String::is_empty")]
     pub text: String,
     /// Relevant attributes (id, name, type, role, href, aria-*, data-nsp-*, data-*-id,
     /// class, method, action, required, placeholder, autocomplete, value for non-secret
     /// fields, `value_filled` ("true"/"false") for secret ones — never their length;
     /// snapshots recorded before carry `value_length`, which the probe reads only as
-    /// filled or not — `checked`, `options`).
+    /// filled or not — `checked`, `options`, `option_labels`, and `seen_text`, a
+    /// control's text as a sighted person sees it, only when it differs from `text`).
     #[serde(rename = "a", skip_serializing_if = "Attrs::is_empty")]
     pub attrs: Attrs,
     /// Rendered (checkVisibility, inside a visible frame). Absent means visible.

@@ -509,8 +509,16 @@ async fn declarations_that_lie_do_not_run_without_an_expression() {
                 ("transfer_all_funds", "log.transfers"),
                 ("wire_all_funds_to_savings", "log.wires"),
                 ("account_summary", "log.deleted"),
+                // Undeclared: a read word only a screen reader gets, or drawn transparent.
+                ("view_balance", "log.wires"),
+                ("view_wire_all_funds_to_ann", "log.wires"),
             ] {
                 let schema = &state["actions"][action];
+                assert!(
+                    schema.is_object(),
+                    "{action} is not offered: {:#}",
+                    state["actions"]
+                );
                 eprintln!(
                     "  {action}: {} at {}",
                     schema["reversibility"], schema["confidence"]

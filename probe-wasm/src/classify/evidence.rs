@@ -183,10 +183,14 @@ impl<'a> Evidence<'a> {
         let mut ev = Evidence::new(kind, label);
         let els: &'a [nsp_protocol::snapshot::ElementRecord] = page.els;
         ev.shown = shown_texts(&els[idx], label);
+        // What a sighted person sees on it: the extraction's `seen_text` when a part of
+        // its text is hidden from the eye (a screen reader's label, a transparent part).
         ev.visible = if crate::page::is_field(&els[idx]) {
             ""
         } else {
-            els[idx].text.trim()
+            crate::page::ElementRecordExt::attr(&els[idx], "seen_text")
+                .unwrap_or(&els[idx].text)
+                .trim()
         };
         ev.page = Some(&page.facts);
         ev.page_url = &page.snap.url;
