@@ -359,8 +359,9 @@
   // text nodes are as seen as the control is (hiddenReason judges that) unless its own
   // style hides them while a part shows other words. A control not rendered at all,
   // whose words are all equally unseen, says its textContent (`outside`: textOutside)
-  // twice. Inside a control drawn transparent (a row's action its hover reveals) its
-  // parts' opacity is not judged: it is the control's until the control shows.
+  // twice; one whose only words are not rendered is named by them and shows none.
+  // Inside a control drawn transparent (a row's action its hover reveals) its parts'
+  // opacity is not judged: it is the control's until the control shows.
   /** @param {Element} el @param {boolean} outside @returns {[string, string]} */
   function controlTexts(el, outside) {
     if (!partsSay(el, outside) || typeof el.checkVisibility !== "function") {
@@ -466,6 +467,10 @@
       if (got < 2) text += texts[i];
       if (got < 1) seen += texts[i];
     }
+    // A control whose only words are not rendered (a label a narrow window hides, an
+    // icon left) is still named by them, as before anyone could see them; the eye
+    // sees none of them, so they are never what corroborates a read.
+    if (!WORDY.test(text)) return [outside ? textOutside(el) : el.textContent || "", seen];
     return [text, seen];
   }
 

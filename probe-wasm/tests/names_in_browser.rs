@@ -449,6 +449,7 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
            <button id="w-tiny" type="button"><span style="font-size: 0">View </span>Wire all funds to Ann</button>
            <button id="w-gone" type="button"><span style="visibility: hidden">View </span>Wire all funds to Bob</button>
            <button id="w-own" type="button" style="color: transparent">View <span style="color: black">Wire all funds to Cy</span></button>
+           <button id="narrow" type="button"><svg width="12" height="12" aria-hidden="true"></svg><span style="display: none">Settings</span></button>
            <button id="icon" type="button"><span class="sr">View details</span><svg width="16" height="16" aria-hidden="true"></svg></button>
            <a id="st" href="/statements">Statements<span class="sr"> (opens in a new tab)</span></a>
            <a id="logo" href="/home"><svg width="20" height="20"><title>Bank home</title><rect width="20" height="20"></rect></svg></a>
@@ -495,6 +496,8 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
         ("icon", "View details", None),
         ("st", "Statements (opens in a new tab)", Some("Statements")),
         ("logo", "Bank home", Some("")),
+        // Its only words hidden (a narrow window's label): still its name, seen by none.
+        ("narrow", "Settings", Some("")),
     ] {
         let r = record(id);
         assert_eq!(r[4], text, "{id}: {r}");

@@ -126,8 +126,12 @@ async fn navigate(
         .expect("navigate");
     seen.keep(&resp);
     assert_eq!(status, 200, "navigating to {url}: {resp}");
+    // Settled too, as an agent told "the page is still loading" waits: a write's fresh
+    // capture on a page still loading (a slow machine) holds it under its floor.
     wait_state(nspd, pid, seen, what, |s| {
-        url_of(s) == url && has_action(s, action)
+        url_of(s) == url
+            && has_action(s, action)
+            && s["probe_metadata"]["settled"].as_bool() != Some(false)
     })
     .await
 }
