@@ -342,7 +342,7 @@
   // perceives: parts not rendered or `visibility: hidden` (neither a screen nor a
   // screen reader shows them). What a sighted person sees on it, `seen`, also leaves
   // out what only a screen reader reads or nobody can read: parts transparent (opacity
-  // 0, a transparent colour), visually hidden (clipped away, a box of at most a pixel
+  // under 0.1, a colour of alpha under 0.1), visually hidden (clipped away, a box of at most a pixel
   // that hides its overflow, text pushed out by its indent), too small to read (a font
   // under 4 px) or placed before the page's start; an SVG's <title> is perceived, not
   // seen. The page chooses both, so the probe takes read words only from `seen` (see
@@ -429,7 +429,7 @@
         if (got !== undefined) return got;
         const cs = getComputedStyle(e);
         const indent = part ? parseFloat(cs.textIndent) || 0 : 0;
-        got = part && (parseFloat(cs.fontSize) < 4 || cs.color === "rgba(0, 0, 0, 0)");
+        got = (part && (parseFloat(cs.fontSize) < 4 || faint(cs.color))) || parseFloat(cs.opacity) < 0.1;
         if (!got) {
           const overflows = cs.overflowX !== "visible" || cs.overflowY !== "visible";
           const placed = cs.position === "absolute" || cs.position === "fixed";
@@ -453,7 +453,7 @@
           // part overrides) while a part shows others.
           const cs = getComputedStyle(el);
           const indent = parseFloat(cs.textIndent) || 0;
-          if (parseFloat(cs.fontSize) < 4 || cs.color === "rgba(0, 0, 0, 0)" || (indent < 0 && pushedOut(indent, el.getBoundingClientRect()))) parts.set(p, 1);
+          if (parseFloat(cs.fontSize) < 4 || faint(cs.color) || (indent < 0 && pushedOut(indent, el.getBoundingClientRect()))) parts.set(p, 1);
         } else if (hidden(p, true)) {
           parts.set(p, 1);
         }
@@ -472,6 +472,14 @@
     // sees none of them, so they are never what corroborates a read.
     if (!WORDY.test(text)) return [outside ? textOutside(el) : el.textContent || "", seen];
     return [text, seen];
+  }
+
+  // Whether a computed colour is all but transparent: an alpha under 0.1, in the
+  // `rgba(r, g, b, a)` Chromium writes or a colour function's `/ a`.
+  /** @param {string} color */
+  function faint(color) {
+    const m = /^(?:rgba\(.*,|.*\/)\s*([\d.]+)(%?)\)$/.exec(color);
+    return m !== null && parseFloat(m[1]) / (m[2] ? 100 : 1) < 0.1;
   }
 
   // Whether a text indent pushes a box's first line out of it for good: further than

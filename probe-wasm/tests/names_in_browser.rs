@@ -449,6 +449,8 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
            <button id="w-tiny" type="button"><span style="font-size: 0">View </span>Wire all funds to Ann</button>
            <button id="w-gone" type="button"><span style="visibility: hidden">View </span>Wire all funds to Bob</button>
            <button id="w-own" type="button" style="color: transparent">View <span style="color: black">Wire all funds to Cy</span></button>
+           <button id="w-faint" type="button">Wire all funds to Dee<span style="opacity: 0.02"> View</span></button>
+           <button id="w-alpha" type="button">Wire all funds to Eve<span style="color: rgba(200, 0, 0, 0.04)"> View</span></button>
            <button id="narrow" type="button"><svg width="12" height="12" aria-hidden="true"></svg><span style="display: none">Settings</span></button>
            <button id="icon" type="button"><span class="sr">View details</span><svg width="16" height="16" aria-hidden="true"></svg></button>
            <a id="st" href="/statements">Statements<span class="sr"> (opens in a new tab)</span></a>
@@ -496,6 +498,16 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
         ("icon", "View details", None),
         ("st", "Statements (opens in a new tab)", Some("Statements")),
         ("logo", "Bank home", Some("")),
+        (
+            "w-faint",
+            "Wire all funds to Dee View",
+            Some("Wire all funds to Dee"),
+        ),
+        (
+            "w-alpha",
+            "Wire all funds to Eve View",
+            Some("Wire all funds to Eve"),
+        ),
         // Its only words hidden (a narrow window's label): still its name, seen by none.
         ("narrow", "Settings", Some("")),
     ] {
@@ -512,7 +524,9 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
             .map(|(n, a)| (n.clone(), a.clone()))
             .unwrap_or_else(|| panic!("no action on #{id}: {actions:#?}"))
     };
-    for id in ["w-sr", "w-clear", "w-none", "w-tiny", "w-gone", "w-own"] {
+    for id in [
+        "w-sr", "w-clear", "w-none", "w-tiny", "w-gone", "w-own", "w-faint", "w-alpha",
+    ] {
         let (name, a) = by_element(id);
         assert_ne!(a["reversibility"], "read", "{id}: {name} {a:#}");
     }
