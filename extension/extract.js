@@ -341,12 +341,12 @@
   // What a control says, as [text, seen] before norm. Its text leaves out what nobody
   // perceives: parts not rendered or `visibility: hidden` (neither a screen nor a
   // screen reader shows them). What a sighted person sees on it, `seen`, also leaves
-  // out what only a screen reader reads or nobody can read: parts transparent (opacity
-  // under 0.1, a colour of alpha under 0.1), visually hidden (clipped away, a box of at most a pixel
-  // that hides its overflow, text pushed out by its indent), too small to read (a font
-  // under 4 px) or placed before the page's start; an SVG's <title> is perceived, not
-  // seen. The page chooses both, so the probe takes read words only from `seen` (see
-  // ElementRecord's `seen_text`).
+  // out what only a screen reader reads or nobody can read: parts transparent (an
+  // opacity or a colour alpha under 0.1), visually hidden (clipped away, a box of at
+  // most a pixel that hides its overflow, text pushed out by its indent), too small to
+  // read (a font under 4 px) or placed before the page's start; an SVG's <title> is
+  // perceived, not seen. The page chooses both, so the probe takes read words only
+  // from `seen` (see ElementRecord's `seen_text`).
   //
   // What it costs, and why it may stop there: a part is the element holding a text
   // (the control itself for its own text nodes). Whether a part is rendered and opaque
@@ -355,17 +355,17 @@
   // or nothing, and that part is the stricter reading (a visible text with words must
   // hold a read word; one with none lets the label speak). So a button of an icon and
   // a word, or of a screen reader's label and an SVG's title, asks no more; a link of
-  // a name and a badge asks its two parts. The control's own
-  // text nodes are as seen as the control is (hiddenReason judges that) unless its own
-  // style hides them while a part shows other words. A control not rendered at all,
-  // whose words are all equally unseen, says its textContent (`outside`: textOutside)
-  // twice; one whose only words are not rendered is named by them and shows none.
-  // Inside a control drawn transparent (a row's action its hover reveals) its parts'
-  // opacity is not judged: it is the control's until the control shows.
+  // a name and a badge asks its two parts. The control's own text nodes are as seen as
+  // the control is (hiddenReason judges that) unless its own style hides them while a
+  // part shows other words. A control not rendered at all, whose words are all equally
+  // unseen, says its plain text twice; one whose only words are not rendered is named
+  // by them and shows none. Inside a control drawn transparent (a row's action its
+  // hover reveals) its parts' opacity is not judged: it is the control's until the
+  // control shows.
   /** @param {Element} el @param {boolean} outside @returns {[string, string]} */
   function controlTexts(el, outside) {
     if (!partsSay(el, outside) || typeof el.checkVisibility !== "function") {
-      const t = outside ? textOutside(el) : el.textContent || "";
+      const t = plainText(el, outside);
       return [t, t];
     }
     /** @type {string[]} */
@@ -399,18 +399,17 @@
     let candidates = 0; // parts that may be seen
     for (const p of at) {
       if (p === null || parts.has(p)) continue;
-      let got = 0;
-      if (p === el) got = 0;
-      else if (p.localName === "title" && p.namespaceURI === SVG_NS) {
+      let got = 0; // the control's own text nodes: as seen as it is
+      if (p.localName === "title" && p.namespaceURI === SVG_NS) {
         // An SVG's <title> is never drawn but names the image, as a screen reader (and
         // the pointer's tooltip) tells it: perceived when its image is rendered.
         const image = p.parentElement;
         got = image !== null && image !== el && !image.checkVisibility({ checkVisibilityCSS: true }) ? 2 : 1;
-      } else if (!p.checkVisibility(OPAQUE)) {
+      } else if (p !== el && !p.checkVisibility(OPAQUE)) {
         got = !p.checkVisibility({ checkVisibilityCSS: true }) ? 2 : wholeState() === 0 ? 1 : 0;
       }
       if (got === 2 && wholeState() === 2) {
-        const t = outside ? textOutside(el) : el.textContent || "";
+        const t = plainText(el, outside);
         return [t, t];
       }
       if (got === 0) candidates++;
@@ -428,15 +427,14 @@
         let got = part ? undefined : hides.get(e);
         if (got !== undefined) return got;
         const cs = getComputedStyle(e);
-        const indent = part ? parseFloat(cs.textIndent) || 0 : 0;
-        got = (part && (parseFloat(cs.fontSize) < 4 || faint(cs.color))) || parseFloat(cs.opacity) < 0.1;
+        got = (part && unreadable(e, cs)) || parseFloat(cs.opacity) < 0.1;
         if (!got) {
           const overflows = cs.overflowX !== "visible" || cs.overflowY !== "visible";
           const placed = cs.position === "absolute" || cs.position === "fixed";
           const clips = cs.clipPath !== "none" || (placed && cs.clip !== "auto");
-          if (indent < 0 || overflows || placed || clips) {
+          if (overflows || placed || clips) {
             const r = e.getBoundingClientRect();
-            got = (overflows && (r.width <= 1 || r.height <= 1)) || pushedOut(indent, r) ||
+            got = (overflows && (r.width <= 1 || r.height <= 1)) ||
               (placed && win !== null && (r.right + win.scrollX <= 0 || r.bottom + win.scrollY <= 0)) ||
               (clips && selfClipped(e, r));
           }
@@ -447,16 +445,9 @@
         return got;
       };
       for (const [p, got] of parts) {
-        if (got !== 0) continue;
-        if (p === el) {
-          // The control's own words, hidden by its own style (a transparent colour a
-          // part overrides) while a part shows others.
-          const cs = getComputedStyle(el);
-          const indent = parseFloat(cs.textIndent) || 0;
-          if (parseFloat(cs.fontSize) < 4 || faint(cs.color) || (indent < 0 && pushedOut(indent, el.getBoundingClientRect()))) parts.set(p, 1);
-        } else if (hidden(p, true)) {
-          parts.set(p, 1);
-        }
+        // The control's own words count as unseen only by its own style (a transparent
+        // colour a part overrides) while a part shows others.
+        if (got === 0 && (p === el ? unreadable(el, getComputedStyle(el)) : hidden(p, true))) parts.set(p, 1);
       }
     }
     let text = "";
@@ -470,8 +461,24 @@
     // A control whose only words are not rendered (a label a narrow window hides, an
     // icon left) is still named by them, as before anyone could see them; the eye
     // sees none of them, so they are never what corroborates a read.
-    if (!WORDY.test(text)) return [outside ? textOutside(el) : el.textContent || "", seen];
+    if (!WORDY.test(text)) return [plainText(el, outside), seen];
     return [text, seen];
+  }
+
+  // An element's text as the DOM has it, hidden parts and all (`outside`: textOutside).
+  /** @param {Element} el @param {boolean} outside */
+  function plainText(el, outside) {
+    return outside ? textOutside(el) : el.textContent || "";
+  }
+
+  // Whether the text `e` draws (style `cs`, its own computed one) cannot be read: a font
+  // under 4 px, a colour of alpha under 0.1, or a first line its indent pushes out for
+  // good (further than the box is wide, and further than a hanging indent ever goes:
+  // the image replacement pattern's -9999px).
+  /** @param {Element} e @param {CSSStyleDeclaration} cs */
+  function unreadable(e, cs) {
+    const indent = parseFloat(cs.textIndent) || 0;
+    return parseFloat(cs.fontSize) < 4 || faint(cs.color) || (indent < 0 && -indent >= Math.max(e.getBoundingClientRect().width, 100));
   }
 
   // Whether a computed colour is all but transparent: an alpha under 0.1, in the
@@ -480,14 +487,6 @@
   function faint(color) {
     const m = /^(?:rgba\(.*,|.*\/)\s*([\d.]+)(%?)\)$/.exec(color);
     return m !== null && parseFloat(m[1]) / (m[2] ? 100 : 1) < 0.1;
-  }
-
-  // Whether a text indent pushes a box's first line out of it for good: further than
-  // the box is wide, and further than a hanging indent ever goes (the image replacement
-  // pattern's -9999px).
-  /** @param {number} indent @param {DOMRect} r */
-  function pushedOut(indent, r) {
-    return indent < 0 && -indent >= Math.max(r.width, 100);
   }
 
   // Whether an element inside `el` holds words (`outside`: not counting lists, tables,
@@ -505,8 +504,8 @@
   // A record's text again, read the way `mode` (its TEXTY) says record() read it.
   /** @param {Element} el @param {number} mode */
   function textBy(el, mode) {
-    if ((mode & TEXT_SHOWN) !== 0) return controlTexts(el, (mode & TEXT_OUTSIDE) !== 0)[0];
-    return (mode & TEXT_OUTSIDE) !== 0 ? textOutside(el) : el.textContent;
+    const outside = (mode & TEXT_OUTSIDE) !== 0;
+    return (mode & TEXT_SHOWN) !== 0 ? controlTexts(el, outside)[0] : plainText(el, outside);
   }
 
   // An element's 1-based position among its siblings of the same tag.
@@ -1954,11 +1953,11 @@
         }
       }
       let text = "";
-      // A control's text is its name, however many icons and hidden labels it wraps
-      // (a theme toggle: three visually hidden labels and three icons).
+      // A control's text is its name, however many icons and visually hidden labels it
+      // wraps (a theme toggle: visually hidden labels and icons): what a person
+      // perceives of it, and what a sighted person sees goes beside it when that is
+      // less (controlTexts).
       const texty = readsText(tag, bits, role, children, secret);
-      // A control's text is what a person perceives of it, and the part a sighted person
-      // sees goes beside it when it differs (controlTexts).
       const mode = texty ? (block ? TEXT_OUTSIDE : TEXT_ALL) | (!field && (clickable || PERCEIVED_TAGS.has(tag) || CONTROL_ROLES.has(role)) ? TEXT_SHOWN : 0) : 0;
       if ((mode & TEXT_SHOWN) !== 0) {
         const [all, shown] = controlTexts(el, block);
@@ -1969,7 +1968,7 @@
           attrs.seen_text = seen;
         }
       } else if (texty) {
-        text = norm(block ? textOutside(el) : el.textContent, TEXT_LIMIT);
+        text = norm(plainText(el, block), TEXT_LIMIT);
       }
       let label = "";
       if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
