@@ -28,6 +28,10 @@
   // for a quiet moment.
   const SETTLE_MS = 300;
   const FRESH_WAIT_MS = 300;
+  // A control a capture kept back as transparent while the page ran finite animations
+  // (a dialog fading in, its buttons still at an opacity under 0.1) is asked about
+  // again when they end, or after this long, once per change of the page.
+  const FADE_WAIT_MS = 2000;
   // The first capture waits for a quiet page, up to a limit.
   const FIRST_QUIET_MS = 120;
   const FIRST_MAX_MS = 1500;
@@ -177,6 +181,32 @@
     });
   }
 
+  // Fades: no mutation announces a transition's end, so a control found transparent
+  // while one ran would stay out of the state until the page changed again. The
+  // recheck is a patch of those controls; it happens once per mutation the page made
+  // (a page that keeps animating does not keep the probe busy).
+  let fadeWait = false;
+  let fadeSeen = -1; // lastMutation as the last recheck left it
+  function recheckFades() {
+    const faded = extractor.faded();
+    if (!faded.length || fadeWait || lastMutation === fadeSeen || typeof document.getAnimations !== "function") return;
+    const moving = document.getAnimations().filter((a) => a.playState === "running" && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+    if (!moving.length) return;
+    const els = faded.slice();
+    fadeWait = true;
+    const timeout = new Promise((resolve) => setTimeout(resolve, FADE_WAIT_MS));
+    Promise.race([Promise.allSettled(moving.map((a) => a.finished)), timeout]).then(() => {
+      fadeWait = false;
+      let marked = false;
+      for (const el of els) {
+        if (!el.isConnected) continue;
+        markDirty(el);
+        marked = true;
+      }
+      if (marked) fadeSeen = lastMutation;
+    });
+  }
+
   /** @param {Node} node */
   function markDirty(node) {
     lastMutation = performance.now();
@@ -286,6 +316,7 @@
     }
     sendState({ status: "active", capture, request_id: requestId || null });
     scheduleSettleCheck();
+    recheckFades();
     considerMove(records);
   }
 
@@ -326,6 +357,7 @@
       send({ type: "tab_delta", ...delta });
     }
     scheduleSettleCheck();
+    recheckFades();
     considerMove(extractor.recs.length);
   }
 

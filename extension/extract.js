@@ -341,12 +341,12 @@
   // What a control says, as [text, seen] before norm. Its text leaves out what nobody
   // perceives: parts not rendered or `visibility: hidden` (neither a screen nor a
   // screen reader shows them). What a sighted person sees on it, `seen`, also leaves
-  // out what only a screen reader reads or nobody can read: parts transparent (an
-  // opacity or a colour alpha under 0.1), visually hidden (clipped away, a box of at
-  // most a pixel that hides its overflow, text pushed out by its indent), too small to
-  // read (a font under 4 px) or placed before the page's start; an SVG's <title> is
-  // perceived, not seen. The page chooses both, so the probe takes read words only
-  // from `seen` (see ElementRecord's `seen_text`).
+  // out what only a screen reader reads or nobody can read: parts transparent (their
+  // opacities inside the control multiplied, or a colour's alpha, under 0.1), visually
+  // hidden (clipped away, a box of at most a pixel that hides its overflow, text pushed
+  // out by its indent), too small to read (a font under 4 px) or placed before the
+  // page's start; an SVG's <title> is perceived, not seen. The page chooses both, so
+  // the probe takes read words only from `seen` (see ElementRecord's `seen_text`).
   //
   // What it costs, and why it may stop there: a part is the element holding a text
   // (the control itself for its own text nodes). Whether a part is rendered and opaque
@@ -419,6 +419,20 @@
       const win = el.ownerDocument.defaultView;
       /** @type {Map<Element, boolean>} */
       const hides = new Map();
+      /** @type {Map<Element, number>} */
+      const alphas = new Map();
+      // The alpha `e` (inside `el`) is drawn with inside the control: its own times
+      // its ancestors' up to the control (opacities multiply).
+      /** @param {Element} e @param {CSSStyleDeclaration} cs @returns {number} */
+      const alphaIn = (e, cs) => {
+        let a = alphas.get(e);
+        if (a === undefined) {
+          const parent = e.parentElement;
+          a = ownAlpha(cs) * (parent === null || parent === el ? 1 : alphaIn(parent, getComputedStyle(parent)));
+          alphas.set(e, a);
+        }
+        return a;
+      };
       // Whether the box or the style of `e` (inside `el`) or of an ancestor of it inside
       // `el` hides its text from the eye. Font size, colour and indent are inherited:
       // the part's own computed values are the ones its text is drawn with.
@@ -427,7 +441,7 @@
         let got = part ? undefined : hides.get(e);
         if (got !== undefined) return got;
         const cs = getComputedStyle(e);
-        got = (part && unreadable(e, cs)) || parseFloat(cs.opacity) < 0.1;
+        got = (part && unreadable(e, cs)) || alphaIn(e, cs) < FAINT;
         if (!got) {
           const overflows = cs.overflowX !== "visible" || cs.overflowY !== "visible";
           const placed = cs.position === "absolute" || cs.position === "fixed";
@@ -481,12 +495,29 @@
     return parseFloat(cs.fontSize) < 4 || faint(cs.color) || (indent < 0 && -indent >= Math.max(e.getBoundingClientRect().width, 100));
   }
 
-  // Whether a computed colour is all but transparent: an alpha under 0.1, in the
+  // Under this alpha, what is drawn is all but transparent: nobody reads it.
+  const FAINT = 0.1;
+
+  // Whether a computed colour is all but transparent: an alpha under FAINT, in the
   // `rgba(r, g, b, a)` Chromium writes or a colour function's `/ a`.
   /** @param {string} color */
   function faint(color) {
     const m = /^(?:rgba\(.*,|.*\/)\s*([\d.]+)(%?)\)$/.exec(color);
-    return m !== null && parseFloat(m[1]) / (m[2] ? 100 : 1) < 0.1;
+    return m !== null && parseFloat(m[1]) / (m[2] ? 100 : 1) < FAINT;
+  }
+
+  // The alpha an element's own style draws it and its content with: its `opacity`
+  // times each `opacity()` of its `filter` (Chromium writes both as numbers).
+  /** @param {CSSStyleDeclaration} cs */
+  function ownAlpha(cs) {
+    const opacity = cs.opacity;
+    let a = opacity === "1" ? 1 : parseFloat(opacity);
+    if (!(a >= 0)) a = 1;
+    const filter = cs.filter;
+    if (filter !== "none" && filter.includes("opacity(")) {
+      for (const m of filter.matchAll(/opacity\(([\d.]+)\)/g)) a *= parseFloat(m[1]);
+    }
+    return a;
   }
 
   // Whether an element inside `el` holds words (`outside`: not counting lists, tables,
@@ -763,8 +794,9 @@
   // under aria-hidden="true", or in a closed <details> (outside its summary): flags the
   // walk hands down, free. A control (PERCEIVED_TAGS, CONTROL_ROLES, click listeners) is
   // hidden too when
-  // - it or an ancestor is visibility:hidden or opacity:0 (checkVisibility), unless its
-  //   row reveals it on hover (see hoverRow);
+  // - it or an ancestor is visibility:hidden, or it is drawn all but transparent: the
+  //   product of its and its ancestors' opacities (and filters' opacity()) under 0.1
+  //   (see drawn), unless its row reveals it on hover (see hoverRow);
   // - it has no size (at most a pixel; also transform: scale(0)) and nothing inside it
   //   has;
   // - it lies outside the area the document can scroll to;
@@ -835,11 +867,76 @@
    * @typedef {{ row: string, target: string }} HoverRule
    * @typedef {{ list: HoverRule[], any: string, focus: string }} HoverRules
    * @typedef {{ docs: Map<Document, DocInfo>, clips: Map<Element, boolean>,
-   *   panes: Map<Element, boolean>, hover: Map<Node, HoverRules>, hits: number }} Pass
+   *   panes: Map<Element, boolean>, hover: Map<Node, HoverRules>, hits: number,
+   *   alphas: Map<Element, number>, styleReads: number, faded: Element[] }} Pass
    */
   /** @returns {Pass} */
   function newPass() {
-    return { docs: new Map(), clips: new Map(), panes: new Map(), hover: new Map(), hits: MAX_HITS };
+    return { docs: new Map(), clips: new Map(), panes: new Map(), hover: new Map(), hits: MAX_HITS, alphas: new Map(), styleReads: MAX_ALPHA_READS, faded: [] };
+  }
+
+  // A pass for one element's check right before an event (the dispatcher, nspd's
+  // resolve): nothing is left to the budgets of a whole page's extraction.
+  function strictPass() {
+    const pass = newPass();
+    pass.styleReads = Infinity;
+    return pass;
+  }
+
+  // Controls an extraction found transparent (or visibility:hidden) and kept back; a
+  // page that is still animating may be fading them in (see content.js).
+  const MAX_FADED = 64;
+
+  // Style reads an extraction spends on how transparent its controls are drawn (see
+  // alphaOf). A read costs about a microsecond on the bench's 2-core machine, and a
+  // page's controls share most of their ancestors (about 2.3 reads a control), so this
+  // covers a page of some 250 controls: the bench's 600-element page needs 300, the
+  // held-out apps 19 to 65, the 5,000-element page 2,505 (which would cost it a quarter
+  // more extraction). Past it a control's alpha is not known and it is offered: the
+  // dispatcher, whose pass has no budget, checks it before any event, as it hit-tests
+  // what the extraction's MAX_HITS left.
+  const MAX_ALPHA_READS = 600;
+
+  // The alpha a person sees `el` drawn with: the product of its own and every
+  // ancestor's in the flat tree, up through same-origin frames (see ownAlpha); 1 when
+  // the pass's budget of style reads does not reach (see MAX_ALPHA_READS). Answers
+  // are kept for the extraction: a table's controls share their rows'. Once an
+  // ancestor is under FAINT, so is all it holds, and its style is not read.
+  /** @param {Element} el @param {Pass} pass @returns {number} */
+  function alphaOf(el, pass) {
+    /** @type {Element[]} */
+    const chain = [];
+    let a = 1;
+    for (let n = /** @type {Element | null} */ (el); n; ) {
+      const known = pass.alphas.get(n);
+      if (known !== undefined) {
+        a = known;
+        break;
+      }
+      chain.push(n);
+      const next = /** @type {Element | null} */ (/** @type {FlatNode} */ (/** @type {unknown} */ (n)).assignedSlot || up(n));
+      if (next) n = next;
+      else {
+        const view = n.ownerDocument.defaultView;
+        n = view ? view.frameElement : null;
+      }
+    }
+    if (chain.length > pass.styleReads) return 1;
+    pass.styleReads -= chain.length;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      if (a >= FAINT) a *= ownAlpha(getComputedStyle(chain[i]));
+      pass.alphas.set(chain[i], a);
+    }
+    return a;
+  }
+
+  // Whether `el` is rendered and drawn where a person can see it: not
+  // visibility:hidden, and with an alpha of at least FAINT. An opacity of 0.01, or of
+  // 0.3 on a control in a row of 0.3, or a `filter: opacity(0)`, hides a control as
+  // well as `opacity: 0` does (which checkVisibility alone sees).
+  /** @param {Element} el @param {Pass} pass */
+  function drawn(el, pass) {
+    return el.checkVisibility(OPAQUE) && alphaOf(el, pass) >= FAINT;
   }
 
   /** @param {Pass} pass @param {Document} doc @returns {DocInfo} */
@@ -1082,7 +1179,7 @@
     const o = style.getPropertyValue("opacity");
     const v = style.getPropertyValue("visibility");
     const d = style.getPropertyValue("display");
-    return (o !== "" && parseFloat(o) > 0) || v === "visible" || (d !== "" && d !== "none");
+    return (o !== "" && parseFloat(o) >= FAINT) || v === "visible" || (d !== "" && d !== "none");
   };
 
   // Whether a :focus rule's declarations could bring an element on screen: show it, or
@@ -1331,7 +1428,7 @@
       } catch (_) {
         continue; // a selector this engine's matches() does not take
       }
-      if (row && typeof row.checkVisibility === "function" && row.checkVisibility(OPAQUE)) return row;
+      if (row && typeof row.checkVisibility === "function" && drawn(row, pass)) return row;
     }
     return null;
   }
@@ -1355,7 +1452,7 @@
     const labels = FIELD_TAGS.has(el.localName) ? el.labels : null;
     if (!labels) return null;
     for (const l of labels) {
-      if (typeof l.checkVisibility === "function" && l.checkVisibility(OPAQUE) && !placeProblem(l, l, null, pass, false)) return l;
+      if (typeof l.checkVisibility === "function" && drawn(l, pass) && !placeProblem(l, l, null, pass, false)) return l;
     }
     return null;
   }
@@ -1388,7 +1485,7 @@
     let row = null;
     if (typeof el.checkVisibility !== "function") {
       if (opts && opts.unrendered && el.getClientRects().length === 0) return "it is not rendered";
-    } else if (!el.checkVisibility(OPAQUE)) {
+    } else if (!drawn(el, pass)) {
       // Not rendered at all: hidden, unless a label a person sees toggles it.
       if (opts && opts.unrendered && !el.checkVisibility()) return labelToggles(el) && visibleLabel(el, pass) ? "" : "it is not rendered";
       const label = visibleLabel(el, pass);
@@ -1396,7 +1493,11 @@
       const reveal = (opts && opts.reveal) || "any";
       if (reveal === "css") row = cssHoverRow(el, pass);
       else if (reveal === "any") row = hoverRow(el, hover, pass);
-      if (!row) return reveal === "any" && focusReveals(el, pass) ? "" : "it is transparent or visibility:hidden";
+      if (!row) {
+        if (reveal === "any" && focusReveals(el, pass)) return "";
+        if (pass.faded.length < MAX_FADED) pass.faded.push(el);
+        return "it is transparent or visibility:hidden";
+      }
     }
     if (!control) return "";
     const problem = placeProblem(el, el, row, pass, strict, (opts && opts.point) || null);
@@ -1435,7 +1536,7 @@
   /** @param {PageElement} el @returns {Element | null} */
   function shownAs(el) {
     if (el.getClientRects().length > 0 || !labelToggles(el) || !el.isConnected) return el;
-    return visibleLabel(el, newPass());
+    return visibleLabel(el, strictPass());
   }
 
   /** @param {PageElement | null} el @param {Listened | null} hover @param {PerceiveOptions | null} opts */
@@ -1448,7 +1549,7 @@
     const rendered = visible(el, { frameVisible: true });
     if (!rendered && !labelToggles(el)) return "it is not rendered";
     const role = el.getAttribute("role") || "";
-    return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, newPass(), rendered ? opts : { ...opts, unrendered: true });
+    return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, strictPass(), rendered ? opts : { ...opts, unrendered: true });
   }
 
   // A walk's shapes (see visit): what is fixed for one walk, what a parent hands its
@@ -2090,6 +2191,13 @@
         flags |= ancestorFlags(root.defaultView.frameElement) & (INERT | ARIA_HIDDEN | CLOSED);
       }
       return { root, prefix, frameVisible, flags };
+    }
+
+    // The controls the last extraction or patch kept back as transparent or
+    // visibility:hidden (at most MAX_FADED): content.js asks about them again once the
+    // page's animations end.
+    faded() {
+      return this.pass.faded;
     }
 
     // Splices for the subtrees around changed nodes, applied to this extractor's own

@@ -451,6 +451,7 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
            <button id="w-own" type="button" style="color: transparent">View <span style="color: black">Wire all funds to Cy</span></button>
            <button id="w-faint" type="button">Wire all funds to Dee<span style="opacity: 0.02"> View</span></button>
            <button id="w-alpha" type="button">Wire all funds to Eve<span style="color: rgba(200, 0, 0, 0.04)"> View</span></button>
+           <button id="w-stack" type="button">Wire all funds to Flo<span style="opacity: 0.3"><b style="filter: opacity(0.3)"> View</b></span></button>
            <button id="narrow" type="button"><svg width="12" height="12" aria-hidden="true"></svg><span style="display: none">Settings</span></button>
            <button id="icon" type="button"><span class="sr">View details</span><svg width="16" height="16" aria-hidden="true"></svg></button>
            <a id="st" href="/statements">Statements<span class="sr"> (opens in a new tab)</span></a>
@@ -508,6 +509,12 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
             "Wire all funds to Eve View",
             Some("Wire all funds to Eve"),
         ),
+        // Opacities multiply: 0.3 inside 0.3 is drawn at 0.09.
+        (
+            "w-stack",
+            "Wire all funds to Flo View",
+            Some("Wire all funds to Flo"),
+        ),
         // Its only words hidden (a narrow window's label): still its name, seen by none.
         ("narrow", "Settings", Some("")),
     ] {
@@ -525,7 +532,7 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
             .unwrap_or_else(|| panic!("no action on #{id}: {actions:#?}"))
     };
     for id in [
-        "w-sr", "w-clear", "w-none", "w-tiny", "w-gone", "w-own", "w-faint", "w-alpha",
+        "w-sr", "w-clear", "w-none", "w-tiny", "w-gone", "w-own", "w-faint", "w-alpha", "w-stack",
     ] {
         let (name, a) = by_element(id);
         assert_ne!(a["reversibility"], "read", "{id}: {name} {a:#}");

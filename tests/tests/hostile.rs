@@ -204,6 +204,9 @@ const HIDDEN: &[&str] = &[
     "covered",
     "none",
     "dialog",
+    "faint",
+    "faint-stack",
+    "filter",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -347,6 +350,47 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
             assert!(writes.is_empty(), "a hidden control wrote: {writes:?}");
             suite.close(tab).await;
             problems.check();
+        })
+        .await;
+    cases
+        .case("a panel that fades in slowly", |suite| async move {
+            // The capture after the panel's class changes sees its button all but
+            // transparent (an ease-in over 900 ms): kept back then, and offered once
+            // the fade has ended, with no further change to the page to announce it.
+            let (tab, state) = open_with(&suite, "/hostile/hidden.html", "delete_draft").await;
+            assert!(
+                state["actions"]["share_all_files"].is_null(),
+                "the transparent panel's button is offered: {:#}",
+                state["actions"]
+            );
+            suite
+                .in_page(&tab, "window.sharing.show(); return true;", json!([]))
+                .await
+                .expect("start the fade");
+            suite
+                .nspd
+                .wait_state(tab.pid, "share_all_files", STATE_TIMEOUT, |s| {
+                    s["actions"]["share_all_files"].is_object()
+                })
+                .await;
+            let (status, body) = suite
+                .act(
+                    &tab,
+                    json!({"action": "share_all_files", "parameters": {},
+                           "verify_expression": "log.shared == 1", "approval": "never"}),
+                )
+                .await;
+            assert_eq!(status, 200, "{body:#}");
+            let writes = tab.settled_writes(1).await;
+            assert_eq!(
+                writes
+                    .iter()
+                    .map(|w| (w.verb.as_str(), w.target.as_str()))
+                    .collect::<Vec<_>>(),
+                [("share", "all")],
+                "{writes:?}"
+            );
+            suite.close(tab).await;
         })
         .await;
     cases

@@ -99,6 +99,8 @@ interface NspExtractor {
   full(): PageSnapshot;
   patch(changed: Iterable<Node>): SnapshotPatch | null;
   selectorOf(el: Element): string;
+  /** Controls the last extraction or patch kept back as transparent or invisible. */
+  faded(): readonly Element[];
 }
 
 /** extract.js: the page snapshot. */

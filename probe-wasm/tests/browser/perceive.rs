@@ -72,6 +72,21 @@ const HIDDEN_KINDS: &[(&str, &str)] = &[
     ),
     ("under aria-hidden", "w.setAttribute('aria-hidden', 'true')"),
     ("inert", "w.inert = true"),
+    // Drawn all but transparent: what a person sees is the product of every opacity
+    // on the way up, and a filter's opacity() draws as one.
+    ("opacity 0.05 on an ancestor", "w.style.opacity = '0.05'"),
+    (
+        "opacities of 0.3 on it and its wrapper (0.09)",
+        "w.style.opacity = '0.3'; t.style.opacity = '0.3'",
+    ),
+    (
+        "filter: opacity(0) on an ancestor",
+        "w.style.filter = 'opacity(0)'",
+    ),
+    (
+        "filter: opacity(5%) beside a blur",
+        "t.style.filter = 'blur(1px) opacity(5%)'",
+    ),
 ];
 
 const HIDDEN_PAGE: &str = r##"<div id="w" style="padding:6px"><button type="button" id="t">Delete account</button></div>
@@ -109,6 +124,62 @@ async fn each_kind_of_hidden_control_is_not_offered_and_not_dispatched() {
         assert_eq!(out["code"], "target_hidden", "{kind}: {out}");
         assert_eq!(log(), "", "{kind}: the hidden control was clicked");
     }
+}
+
+/// Faded is not hidden: a disabled-looking button (Bootstrap draws them at 0.65) in a
+/// half-transparent row is still offered and still runs.
+#[wasm_bindgen_test]
+async fn a_faded_control_a_person_still_reads_is_offered_and_runs() {
+    mount_in_view(
+        r##"<div id="w" style="opacity:0.5;padding:6px"><button type="button" id="t" style="opacity:0.4">Refresh list</button></div>
+        <p id="log"></p>"##,
+    );
+    eval("document.getElementById('t').addEventListener('click', () => { document.getElementById('log').textContent = 'refreshed'; })");
+    let capture = analyze(&mut probe(), &snapshot_json());
+    let action = action_at(&capture, "dom:#t")
+        .unwrap_or_else(|| panic!("a control at 0.2 is offered: {}", capture["actions"]));
+    let out = dispatch(
+        &format!("{{action: {action:?}, parameters: {{}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out}");
+    assert_eq!(log(), "refreshed");
+}
+
+/// An extraction spends a bounded number of style reads on how transparent its
+/// controls are (extract.js, MAX_ALPHA_READS), so a faint control behind many others
+/// may be offered; the dispatcher's own check has no such bound and refuses it before
+/// any event.
+#[wasm_bindgen_test]
+async fn a_faint_control_past_the_extractions_budget_is_refused_at_the_click() {
+    mount_in_view(
+        r##"<ul id="many"></ul>
+        <div style="opacity:0.3"><div style="opacity:0.3"><button type="button" id="t">Delete account</button></div></div>
+        <p id="log"></p>"##,
+    );
+    eval(
+        "const ul = document.getElementById('many'); \
+         for (let i = 0; i < 700; i++) { const li = document.createElement('li'); li.innerHTML = `<span><button type=\"button\">Open ${i}</button></span>`; ul.append(li); } \
+         document.getElementById('t').addEventListener('click', () => { document.getElementById('log').textContent = 'deleted'; })",
+    );
+    let capture = analyze(&mut probe(), &snapshot_json());
+    // 2,100 reads come before it: past the budget (raise the row count with it).
+    let action = action_at(&capture, "dom:#t").unwrap_or_else(|| {
+        panic!(
+            "past the budget the control is offered: {}",
+            capture["actions"]
+        )
+    });
+    let out = dispatch(
+        &format!("{{action: {action:?}, parameters: {{}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    let out = dispatch("{action: 'click', parameters: {selector: '#t'}}", &capture).await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "", "the faint control was clicked");
 }
 
 #[wasm_bindgen_test]
@@ -166,6 +237,8 @@ const HOVER_PAGE: &str = r##"<style>
       #js-rows .act, #dud-rows .act { visibility: hidden }
       .tw-act { opacity: 0 }
       @media (hover: hover) { .tw-act:is(:where(.grp):hover *) { opacity: 1 } }
+      #faint-rows .act { opacity: 0 }
+      #faint-rows li:hover .act { opacity: 0.05 }
     </style>
     <ul id="tw-rows">
       <li class="grp" data-task-id="t1"><span class="name">Seven</span> <button type="button" class="act tw-act">Pin</button></li>
@@ -182,6 +255,10 @@ const HOVER_PAGE: &str = r##"<style>
     <ul id="dud-rows">
       <li data-file-id="d1"><span class="name">Five</span> <button type="button" class="act">Remove</button></li>
       <li data-file-id="d2"><span class="name">Six</span> <button type="button" class="act">Remove</button></li>
+    </ul>
+    <ul id="faint-rows">
+      <li data-doc-id="f1"><span class="name">Nine</span> <button type="button" class="act">Erase</button></li>
+      <li data-doc-id="f2"><span class="name">Ten</span> <button type="button" class="act">Erase</button></li>
     </ul>
     <p id="log"></p>"##;
 
@@ -243,6 +320,24 @@ async fn hover_revealed_row_actions_are_offered_and_run_and_fake_reveals_do_not(
     let (remove, key) = row_action("d1");
     let out = dispatch(
         &format!("{{action: {remove:?}, parameters: {{{key}: 'd1'}}}}"),
+        &capture,
+    )
+    .await;
+    assert_eq!(out["code"], "target_hidden", "{out}");
+    assert_eq!(log(), "");
+    // A hover rule that leaves the control all but transparent reveals nothing.
+    let erase = capture["actions"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(_, a)| a.to_string().contains("f2"))
+        .map(|(name, _)| name.clone());
+    assert!(
+        erase.is_none(),
+        "a row action revealed at 0.05 is offered: {erase:?}"
+    );
+    let out = dispatch(
+        "{action: 'click', parameters: {selector: '#faint-rows li:nth-of-type(2) .act'}}",
         &capture,
     )
     .await;
