@@ -1707,6 +1707,7 @@
       let role = "";
       let inert = (flags & INERT) !== 0;
       let ariaHidden = (flags & ARIA_HIDDEN) !== 0;
+      let ariaHiddenHere = false;
       let marked = false;
       /** @type {string | null} */
       let cls = null;
@@ -1737,7 +1738,7 @@
               inert = true;
               break;
             case "aria-hidden":
-              if (attrValue(el, names, k, unique) === "true") ariaHidden = true;
+              if (attrValue(el, names, k, unique) === "true") ariaHidden = ariaHiddenHere = true;
               break;
             case "class":
               cls = attrValue(el, names, k, unique);
@@ -1844,6 +1845,13 @@
         vis = parentVisible === null || hint || candidate ? visible(el, ctx) : parentVisible;
         // Other candidates (rows, dialogs, frames): what hides a whole subtree.
         if (vis && candidate && hides !== 0) vis = false;
+        // A page hiding something from screen readers often hides it from the eye too,
+        // by `visibility` or `opacity` (a reconnection notice, a toast waiting for its
+        // message, a closed popover): then nobody perceives its text, and it is not the
+        // page's state (the walk hides controls under aria-hidden anyway). Asked only
+        // where the attribute is set: aria-hidden alone hides nothing from the eye
+        // (icons, visual duplicates of a screen reader's text).
+        if (vis && ariaHiddenHere && typeof el.checkVisibility === "function" && !el.checkVisibility(OPAQUE)) vis = false;
       }
       let idx = parentIdx;
       if (record) {

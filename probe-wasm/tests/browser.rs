@@ -249,6 +249,32 @@ pub mod extraction {
         }
     }
 
+    /// Text a page hides from screen readers and from the eye (NiceGUI's reconnection
+    /// notice: `aria-hidden="true"` with `visibility: hidden` and `opacity: 0`) is not
+    /// the page's state; text hidden from screen readers only (a visual duplicate of a
+    /// count) still is, and so is a notice once the page shows it.
+    #[wasm_bindgen_test]
+    fn text_hidden_from_everyone_is_not_state() {
+        mount(
+            r#"<main><h2>Inbox</h2><p id="unread" aria-hidden="true">3 unread</p>
+            <div id="popup" aria-hidden="true" style="visibility: hidden; opacity: 0">Connection lost. Trying to reconnect...</div>
+            <div id="toast" aria-hidden="true" style="opacity: 0"><span>Payment failed</span></div></main>"#,
+        );
+        let capture = analyze(&mut probe(), &snapshot_json());
+        let objects = capture["objects"].to_string();
+        assert!(objects.contains("3 unread"), "{objects}");
+        assert!(!objects.contains("Connection lost"), "{objects}");
+        assert!(!objects.contains("Payment failed"), "{objects}");
+        // The page shows its notice: it is state again.
+        eval(
+            "const p = document.getElementById('popup'); p.setAttribute('aria-hidden', 'false'); \
+             p.style.cssText = ''",
+        );
+        let capture = analyze(&mut probe(), &snapshot_json());
+        let objects = capture["objects"].to_string();
+        assert!(objects.contains("Connection lost"), "{objects}");
+    }
+
     #[wasm_bindgen_test]
     fn a_dom_change_becomes_a_small_patch_and_a_delta() {
         mount("<section id=\"inbox\" aria-label=\"Inbox\"><span id=\"unread\">3</span><ul id=\"list\"><li data-id=\"a\"><span class=\"subject\">Hi</span><button>Archive</button></li></ul></section>");
