@@ -50,6 +50,8 @@
     "contenteditable", "tabindex", "itemprop", "itemscope", "itemtype", "content", "datetime",
     "toolname", "tooldescription", "toolparamdescription", "data-confirm", "data-turbo-confirm",
     "data-method", "data-turbo-method", "target", "value", "aria-controls",
+    // A field an agent cannot type into (its step buttons are then its only way).
+    "readonly", "aria-readonly",
     // Bootstrap's data API: what a click on the element opens (see DATA_API_TOGGLES).
     "data-toggle", "data-bs-toggle",
     // Where a row of a virtualized list stands among all its rows, and how many there are;

@@ -120,8 +120,9 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
 }
 
 /// Controls that by their structure cannot change anything an agent must be guarded
-/// from: they open or move within a page, show or hide part of it, or format the text
-/// of an editor that a separate control saves.
+/// from: they open or move within a page, show or hide part of it, format the text of
+/// an editor that a separate control saves, or step a number field that an action
+/// fills.
 fn cannot_write(page: &Page<'_>, i: usize) -> bool {
     let e = &page.els[i];
     if e.tag == "a" && e.role().is_empty() && navigates(e) {
@@ -134,7 +135,10 @@ fn cannot_write(page: &Page<'_>, i: usize) -> bool {
     {
         return true;
     }
-    dismisses(e) || formats_an_editor(page, i) || crate::classify::editor_toolbar_button(page, i)
+    dismisses(e)
+        || formats_an_editor(page, i)
+        || crate::classify::editor_toolbar_button(page, i)
+        || crate::forms::steps_a_field(page, i).is_some()
 }
 
 /// A link to another page or a place in this one (`href="#"` and `javascript:` run a

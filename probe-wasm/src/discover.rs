@@ -56,6 +56,7 @@ pub fn analyze_with_reuse(
     let mut claims = Claims::new(snapshot.elements.len());
     let mut found = Vec::new();
     declared::discover(&page, &lists, &mut claims, &mut found);
+    forms::claim_steppers(&page, &mut claims);
     let left = forms::discover(&page, &lists, &mut claims, &mut found);
     rows::discover(&page, &lists, &mut claims, &mut found);
     forms::discover_left(&page, &left, &mut claims, &mut found);

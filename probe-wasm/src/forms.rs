@@ -492,6 +492,69 @@ fn field_group(page: &Page<'_>, b: usize) -> Option<usize> {
     None
 }
 
+/// What the step buttons of a number field say ("−" and "+" name themselves by an
+/// `aria-label` of these). Symbols alone are not enough: a "+" beside a quantity may
+/// add the line.
+const STEP_LABELS: &[&str] = &[
+    "increment",
+    "decrement",
+    "increase",
+    "decrease",
+    "increase value",
+    "decrease value",
+    "increment value",
+    "decrement value",
+    "increase quantity",
+    "decrease quantity",
+    "step up",
+    "step down",
+];
+
+/// How far, in records, a step button stands from its field.
+const STEP_REACH: usize = 3;
+
+/// The number field that button `b` steps, if it is one of its step buttons: labelled
+/// as one ([`STEP_LABELS`]) and beside it, with no other field between them (UI kits
+/// draw them around or after the input: Streamlit's and Dash's "Increment" /
+/// "Decrease value"). Only for a field an agent can type into (enabled, not read-only):
+/// then typing the number is the field's action and its buttons add nothing; beside a
+/// read-only quantity they are the only way to change it, and stay actions.
+pub fn steps_a_field(page: &Page<'_>, b: usize) -> Option<usize> {
+    let e = &page.els[b];
+    if !is_button(e) {
+        return None;
+    }
+    let label = control_label(e).to_lowercase();
+    if !STEP_LABELS.contains(&label.trim()) {
+        return None;
+    }
+    let before = (b.saturating_sub(STEP_REACH)..b)
+        .rev()
+        .find(|&i| page.field(i));
+    let after = (b + 1..(b + 1 + STEP_REACH).min(page.els.len())).find(|&i| page.field(i));
+    [before, after].into_iter().flatten().find(|&f| {
+        let field = &page.els[f];
+        let numeric = (field.tag == "input" && field.input_type() == "number")
+            || field.role() == "spinbutton";
+        numeric
+            && field.visible
+            && !field.disabled
+            && !field.has("readonly")
+            && field.attr("aria-readonly") != Some("true")
+    })
+}
+
+/// Claims the step buttons of every number field an agent can type into (see
+/// [`steps_a_field`]): no action of their own, and none that takes them for a form's
+/// submit.
+pub fn claim_steppers(page: &Page<'_>, claims: &mut Claims) {
+    for b in 0..page.els.len() {
+        if !claims.is_claimed(b) && steps_a_field(page, b).is_some() {
+            claims.claim(b);
+        }
+    }
+}
+
 /// A field a form sends: the page's fields, and a custom select (`role=listbox`, chosen
 /// by clicking one of its options), which is no field anywhere else: outside a form its
 /// options are a list of records.

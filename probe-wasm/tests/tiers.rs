@@ -1272,29 +1272,70 @@ fn a_form_of_switches_alone_is_its_switches() {
 }
 
 #[test]
-fn a_number_fields_steppers_change_the_field() {
-    // A number field drawn with its own "−" and "+" buttons, no form (a Streamlit app).
-    let c = page(
-        "http://127.0.0.1:1/",
-        "Expenses",
-        vec![
-            el("main", None, "", &[]),
-            labelled("input", 0, "Amount", &[("type", "number"), ("value", "0")]),
-            el(
-                "button",
-                Some(0),
-                "",
-                &[("type", "button"), ("aria-label", "Decrement")],
-            ),
-            el(
-                "button",
-                Some(0),
-                "",
-                &[("type", "button"), ("aria-label", "Increment")],
-            ),
-        ],
-    );
-    for label in ["Increment", "Decrement"] {
+fn a_number_fields_steppers_are_the_field_not_actions() {
+    // A number field drawn with its own "−" and "+" buttons (Streamlit's "Decrement" and
+    // "Increment", Dash's "Decrease value" and "Increase value"), in a form and not.
+    // Typing the number is the field's action: its buttons are no action of their own,
+    // do not take the form's fields as one, and do not count against the page.
+    let stepped = |readonly: bool, in_form: bool| {
+        let mut field = vec![("type", "number"), ("value", "0")];
+        if readonly {
+            field.push(("readonly", ""));
+        }
+        let mut els = vec![el("main", None, "", &[])];
+        if in_form {
+            els.push(el("form", Some(0), "", &[]));
+        }
+        let p = els.len() as u32 - 1;
+        els.push(labelled("input", p, "Amount", &field));
+        els.push(el(
+            "button",
+            Some(p),
+            "\u{2212}",
+            &[("type", "button"), ("aria-label", "Decrease value")],
+        ));
+        els.push(el(
+            "button",
+            Some(p),
+            "",
+            &[("type", "button"), ("aria-label", "Increment")],
+        ));
+        if in_form {
+            els.push(el("button", Some(p), "Add expense", &[("type", "submit")]));
+        }
+        page("http://127.0.0.1:1/", "Expenses", els)
+    };
+    for in_form in [false, true] {
+        let c = stepped(false, in_form);
+        let bound: Vec<&str> = c
+            .explain
+            .values()
+            .flat_map(|ex| ex.elements.iter().map(|e| e.text.as_str()))
+            .collect();
+        for label in ["Increment", "Decrease value"] {
+            assert!(
+                !bound.contains(&label),
+                "in a form: {in_form}: {label} is offered: {:?}",
+                c.actions.keys().collect::<Vec<_>>()
+            );
+        }
+        assert!(
+            c.confidence >= 0.9,
+            "in a form: {in_form}: {}",
+            c.confidence
+        );
+        if in_form {
+            let (name, a) = action(&c, "Add expense");
+            assert!(
+                a.parameters.iter().any(|p| p.name == "amount"),
+                "{name}: {:?}",
+                a.parameters
+            );
+        }
+    }
+    // Beside a read-only quantity the buttons are the only way to change it: actions.
+    let c = stepped(true, false);
+    for label in ["Increment", "Decrease value"] {
         let (t, conf) = tier(&c, label);
         assert_eq!(t, W, "{label}");
         assert!(conf >= 0.80, "{label}: {conf}");
