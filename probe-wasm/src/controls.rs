@@ -72,6 +72,8 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             // A link showing a labelled value (Trac's "Owned by: bob") is named by
             // the label, which stays when the value changes.
             name_slug(&page.els[th].text)
+        } else if let Some(name) = picker_name(page, i) {
+            name
         } else {
             name_slug(&label)
         };
@@ -610,4 +612,22 @@ pub fn open_menu_objects(page: &Page<'_>, lists: &crate::lists::Lists) -> Vec<(S
         }
     }
     out
+}
+
+/// The name of a button that opens a list of choices (`aria-haspopup="listbox"`: a
+/// custom select's trigger, as Headless UI, MUI and Dash draw it), whose text is the
+/// value chosen and says nothing of what it does ("Acme"): `choose_` and what it
+/// chooses, its caption or else its stable id. None when an `aria-label` names it
+/// already, or nothing does: it is then named as any control.
+pub fn picker_name(page: &Page<'_>, i: usize) -> Option<String> {
+    let e = &page.els[i];
+    if e.attr("aria-haspopup") != Some("listbox") || e.has("aria-label") {
+        return None;
+    }
+    let what = page
+        .text_before(i)
+        .map(name_slug)
+        .filter(|s| !s.is_empty())
+        .or_else(|| page.id_of(e).map(name_slug).filter(|s| !s.is_empty()))?;
+    Some(format!("choose_{what}"))
 }

@@ -1602,6 +1602,12 @@ pub fn item_fields(page: &Page<'_>, list: &List, row: usize) -> Vec<(String, Val
 /// `<name>_expanded`. Only `"true"` is on; `"mixed"` and `"false"` are off. Selection is
 /// reported where it belongs: a tablist's `selected_tab`, a record's `selected`.
 pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
+    toggle_states_named(e, None)
+}
+
+/// [`toggle_states`] under `name` when given (a custom select's trigger, named by what it
+/// chooses rather than by the value its label shows: see `controls::picker_name`).
+pub fn toggle_states_named(e: &ElementRecord, name: Option<String>) -> Vec<(String, Value)> {
     let mut out = Vec::new();
     let pressed = e.attr("aria-pressed").or_else(|| e.attr("aria-checked"));
     let expanded = e.attr("aria-expanded");
@@ -1610,11 +1616,13 @@ pub fn toggle_states(e: &ElementRecord) -> Vec<(String, Value)> {
     }
     // An unlabelled icon button is named by its title (in `control_label`) or its first
     // class: the state is shown either way.
-    let label = control_label(e);
-    let name = crate::text::state_name(if label.is_empty() {
-        e.classes().split_whitespace().next().unwrap_or("")
-    } else {
-        &label
+    let name = name.unwrap_or_else(|| {
+        let label = control_label(e);
+        crate::text::state_name(if label.is_empty() {
+            e.classes().split_whitespace().next().unwrap_or("")
+        } else {
+            &label
+        })
     });
     if name.is_empty() {
         return out;

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::lists::{
     declared_element_value, item_fields, record_fields_sourced, resolve_declared_path, slug_key,
-    toggle_states, Lists, PropertyCell, TextSource, MAX_RECORDS,
+    toggle_states_named, Lists, PropertyCell, TextSource, MAX_RECORDS,
 };
 use crate::page::{control_label, is_field, is_heading, is_secret, ElementRecordExt, Page};
 use crate::text::{
@@ -233,7 +233,7 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             continue;
         }
         if page.control(i) {
-            let states = toggle_states(e);
+            let states = toggle_states_named(e, crate::controls::picker_name(page, i));
             if !states.is_empty() {
                 for (leaf, value) in states {
                     out.put(page.key_in(ns, &leaf), value);

@@ -1342,6 +1342,48 @@ fn a_number_fields_steppers_are_the_field_not_actions() {
     }
 }
 
+#[test]
+fn a_select_drawn_as_a_button_is_named_by_what_it_chooses() {
+    // A custom select's trigger shows the value chosen ("Acme"), not what it does: a
+    // Dash dropdown, a Headless UI listbox button.
+    let c = page(
+        "http://127.0.0.1:1/",
+        "Stock",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "button",
+                Some(0),
+                "Acme",
+                &[
+                    ("id", "supplier"),
+                    ("type", "button"),
+                    ("aria-haspopup", "listbox"),
+                    ("aria-expanded", "false"),
+                ],
+            ),
+            el("p", Some(0), "Plan", &[]),
+            el(
+                "button",
+                Some(0),
+                "Basic",
+                &[("type", "button"), ("aria-haspopup", "listbox")],
+            ),
+        ],
+    );
+    for (label, want) in [("Acme", "choose_supplier"), ("Basic", "choose_plan")] {
+        let (name, a) = action(&c, label);
+        assert_eq!(name, want, "{:?}", c.actions.keys().collect::<Vec<_>>());
+        assert_eq!(a.reversibility, R, "{name}");
+    }
+    // Its open state goes by the same name, which stays when the value changes.
+    let objects = serde_json::to_string(&c.objects).unwrap();
+    assert!(
+        objects.contains("choose_supplier_expanded") && !objects.contains("acme"),
+        "{objects}"
+    );
+}
+
 /// A table whose header cells are `clickable` (the page listens for clicks on them),
 /// one cell per label, with one body row; `wrap` puts each label in a clickable `span`
 /// inside a plain `th` instead (a sort button filling the header).
