@@ -164,6 +164,14 @@ async fn open_with(suite: &Suite, path: &str, action: &str) -> (Tab, Value) {
     (tab, state)
 }
 
+/// Each write the backend recorded as (verb, target), in order.
+fn verbs(writes: &[nsp_fixtures::Write]) -> Vec<(&str, &str)> {
+    writes
+        .iter()
+        .map(|w| (w.verb.as_str(), w.target.as_str()))
+        .collect()
+}
+
 /// The names of the state's actions whose target names the element `selector` (an
 /// `#id`): the selector itself, or the selector followed by anything that is not part
 /// of a longer id (`#h-clipped` is not `#h-clipped-below`).
@@ -278,14 +286,7 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
                     .await;
                 assert_eq!(status, 200, "the hover-revealed archive: {body:#}");
                 let writes = tab.settled_writes(1).await;
-                assert_eq!(
-                    writes
-                        .iter()
-                        .map(|w| (w.verb.as_str(), w.target.as_str()))
-                        .collect::<Vec<_>>(),
-                    [("archive", "f2")],
-                    "{writes:?}"
-                );
+                assert_eq!(verbs(&writes), [("archive", "f2")], "{writes:?}");
 
                 // Honest: a visible delete clicked by selector with a real expression runs,
                 // so the refusals above are the hidden rule's, not a page nobody trusts.
@@ -382,14 +383,7 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
                 .await;
             assert_eq!(status, 200, "{body:#}");
             let writes = tab.settled_writes(1).await;
-            assert_eq!(
-                writes
-                    .iter()
-                    .map(|w| (w.verb.as_str(), w.target.as_str()))
-                    .collect::<Vec<_>>(),
-                [("share", "all")],
-                "{writes:?}"
-            );
+            assert_eq!(verbs(&writes), [("share", "all")], "{writes:?}");
             suite.close(tab).await;
         })
         .await;
@@ -422,10 +416,7 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
                 }
                 let writes = tab.settled_writes(3).await;
                 assert_eq!(
-                    writes
-                        .iter()
-                        .map(|w| (w.verb.as_str(), w.target.as_str()))
-                        .collect::<Vec<_>>(),
+                    verbs(&writes),
                     [("archive", "n2"), ("unpin", "p2"), ("rename", "p1")],
                     "{writes:?}"
                 );
@@ -490,10 +481,7 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
                 );
                 let writes = tab.settled_writes(2).await;
                 assert_eq!(
-                    writes
-                        .iter()
-                        .map(|w| (w.verb.as_str(), w.target.as_str()))
-                        .collect::<Vec<_>>(),
+                    verbs(&writes),
                     [("archive", "n1"), ("archive", "n2")],
                     "{writes:?}"
                 );
@@ -913,10 +901,7 @@ async fn archive_in_form_rows(suite: Arc<Suite>, on: &str) {
         .await;
     problems.refusal(what, status, &body);
     let writes = tab.settled_writes(archived).await;
-    let done: Vec<(&str, &str)> = writes
-        .iter()
-        .map(|w| (w.verb.as_str(), w.target.as_str()))
-        .collect();
+    let done = verbs(&writes);
     let expected: Vec<(&str, &str)> = if archived == 1 {
         vec![("archive", WATCHES[1])]
     } else {
