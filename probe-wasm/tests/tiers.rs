@@ -1460,3 +1460,33 @@ fn a_column_header_the_page_listens_to_sorts_the_table() {
         .any(|s| s.starts_with("sorts_column")));
     assert_ne!(tier(&c, "Title").0, R);
 }
+
+#[test]
+fn a_settings_button_opens_them_and_a_verb_on_them_writes() {
+    // "Settings" and "Preferences" alone open a view, as "Details" and "Help" do (every
+    // Gradio app's footer has a "Settings" button); a verb on them still decides.
+    let one = |label: &str| {
+        let c = page(
+            "http://127.0.0.1:1/",
+            "App",
+            vec![
+                el("main", None, "", &[]),
+                el("button", Some(0), label, &[("type", "button")]),
+            ],
+        );
+        tier(&c, label)
+    };
+    for label in ["Settings", "Preferences", "Show settings"] {
+        let (t, conf) = one(label);
+        assert_eq!(t, R, "{label}");
+        assert!(conf >= 0.8, "{label}: {conf}");
+    }
+    for label in [
+        "Apply settings",
+        "Reset settings",
+        "Delete preferences",
+        "Save settings",
+    ] {
+        assert_ne!(one(label).0, R, "{label}");
+    }
+}
