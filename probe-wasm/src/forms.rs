@@ -520,19 +520,16 @@ const STEP_REACH: usize = 3;
 /// then typing the number is the field's action and its buttons add nothing; beside a
 /// read-only quantity they are the only way to change it, and stay actions.
 pub fn steps_a_field(page: &Page<'_>, b: usize) -> Option<usize> {
-    let e = &page.els[b];
-    if !is_button(e) {
+    if !is_button(&page.els[b]) {
         return None;
     }
-    let label = control_label(e).to_lowercase();
-    if !STEP_LABELS.contains(&label.trim()) {
-        return None;
-    }
+    // The field first: it rules out nearly every button without reading its label
+    // (this runs for every button of every capture, twice).
     let before = (b.saturating_sub(STEP_REACH)..b)
         .rev()
         .find(|&i| page.field(i));
     let after = (b + 1..(b + 1 + STEP_REACH).min(page.els.len())).find(|&i| page.field(i));
-    [before, after].into_iter().flatten().find(|&f| {
+    let field = [before, after].into_iter().flatten().find(|&f| {
         let field = &page.els[f];
         let numeric = (field.tag == "input" && field.input_type() == "number")
             || field.role() == "spinbutton";
@@ -541,7 +538,13 @@ pub fn steps_a_field(page: &Page<'_>, b: usize) -> Option<usize> {
             && !field.disabled
             && !field.has("readonly")
             && field.attr("aria-readonly") != Some("true")
-    })
+    })?;
+    let label = control_label(&page.els[b]);
+    let label = label.trim();
+    STEP_LABELS
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(label))
+        .then_some(field)
 }
 
 /// Claims the step buttons of every number field an agent can type into (see
