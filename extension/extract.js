@@ -121,6 +121,13 @@
   const TEXT_ALL = 1;
   const TEXT_OUTSIDE = 2;
   const TEXT_SHOWN = 4;
+  // With TEXT_ALL or TEXT_OUTSIDE: without the parts not rendered (textShown).
+  const TEXT_RENDERED = 8;
+  // What visit tells its parent about the subtree it walked: a list, table, landmark or
+  // form (NO_TEXT) is among it (see textOutside), or words nobody perceives (see
+  // textShown).
+  const B_NO_TEXT = 1;
+  const B_UNSEEN = 2;
   const F_RELATIVE = 1;
   const F_HIDDEN = 2;
   const F_DISABLED = 4;
@@ -340,6 +347,46 @@
     return out;
   }
 
+  // An element's text (textOutside's when `outside`) without the parts not rendered or
+  // `visibility: hidden`: the other of a responsive pair ("hide-on-mobile" beside
+  // "hide-on-desktop"), a closed menu's items, a spinner's idle label. Asked only for
+  // a record whose walk met such a part (B_UNSEEN), and only of the parts the walk asks
+  // about too: those with a hint of hiding (a `hidden` or `style` attribute, a class
+  // that says so) and controls. Past MAX_SHOWN_PARTS elements it reads on unasked.
+  const MAX_SHOWN_PARTS = 400;
+  const CSS_HIDDEN = { checkVisibilityCSS: true };
+  /** @param {Element} el @param {boolean} outside */
+  function textShown(el, outside) {
+    let out = "";
+    let seen = 0;
+    const limit = TEXT_LIMIT * 8;
+    /** @param {Node} node */
+    const walk = (node) => {
+      for (let c = node.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
+        if (c.nodeType === 3 || c.nodeType === 4) {
+          out += /** @type {CharacterData} */ (c).data;
+          continue;
+        }
+        if (c.nodeType !== 1) continue;
+        const e = /** @type {Element} */ (c);
+        const bits = /** @type {number} */ (TAG_BITS.get(e.localName)) | 0;
+        if (outside && (bits & T_NO_TEXT) !== 0) continue;
+        if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !e.checkVisibility(CSS_HIDDEN)) continue;
+        walk(e);
+      }
+    };
+    walk(el);
+    return out;
+  }
+
+  // Whether an element's attributes hint that it may be hidden (visit asks about these).
+  /** @param {Element} e */
+  function hintsHiding(e) {
+    if (e.hasAttribute("hidden") || e.hasAttribute("style")) return true;
+    const cls = e.getAttribute("class");
+    return cls !== null && (classBits(cls) & C_HIDE) !== 0;
+  }
+
   // What a control says, as [text, seen] before norm. Its text leaves out what nobody
   // perceives: parts not rendered or `visibility: hidden` (neither a screen nor a
   // screen reader shows them). What a sighted person sees on it, `seen`, also leaves
@@ -538,7 +585,8 @@
   /** @param {Element} el @param {number} mode */
   function textBy(el, mode) {
     const outside = (mode & TEXT_OUTSIDE) !== 0;
-    return (mode & TEXT_SHOWN) !== 0 ? controlTexts(el, outside)[0] : plainText(el, outside);
+    if ((mode & TEXT_SHOWN) !== 0) return controlTexts(el, outside)[0];
+    return (mode & TEXT_RENDERED) !== 0 ? textShown(el, outside) : plainText(el, outside);
   }
 
   // An element's 1-based position among its siblings of the same tag.
@@ -1564,7 +1612,7 @@
    * @typedef {{ el: PageElement, tag: string, bits: number, role: string, cls: string | null,
    *   parentIdx: number | null, where: string | number, relative: boolean, inert: boolean,
    *   clickable: boolean, vis: boolean, names: string[], unique: boolean, ask: number,
-   *   children: number, block: boolean }} Found
+   *   children: number, block: boolean, unseen: boolean }} Found
    */
 
   /** @implements {NspExtractor} */
@@ -1603,7 +1651,7 @@
       this.hover = { set: new WeakSet(), count: 0 };
       this.pass = newPass();
       // visitChildren's second result (see there).
-      this.childBlock = false;
+      this.childBlock = 0;
     }
 
     // A whole new table. Returns the PageSnapshot object.
@@ -1688,7 +1736,7 @@
      * @param {string | null} step
      * @param {number} nth
      * @param {Above} at
-     * @returns {boolean}
+     * @returns {number} B_NO_TEXT and B_UNSEEN, of the element and its subtree
      */
     visit(el, tag, step, nth, at) {
       const walk = at.walk;
@@ -1699,10 +1747,10 @@
       const parentIdx = at.idx;
       const bits = /** @type {number} */ (TAG_BITS.get(tag)) | 0;
       // A skipped element still keeps its text (a <style>'s CSS) out of its parent's.
-      if ((bits & T_SKIP) !== 0 && tag !== "svg") return (bits & T_NO_TEXT) !== 0;
+      if ((bits & T_SKIP) !== 0 && tag !== "svg") return (bits & T_NO_TEXT) !== 0 ? B_NO_TEXT : 0;
       if (base + recs.length >= this.maxRecords) {
         this.truncated = true;
-        return false;
+        return 0;
       }
       // One pass over the element's attributes decides everything below; record()
       // reads the values it keeps from the same names.
@@ -1795,7 +1843,7 @@
         const t = el.textContent;
         if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;
       }
-      if (tag === "svg" && !ariaLabel && !clickable) return false; // an icon's drawing
+      if (tag === "svg" && !ariaLabel && !clickable) return 0; // an icon's drawing
 
       // Children are walked unless this is an svg (only its label matters); only some
       // elements can host a shadow root at all (T_HOST).
@@ -1855,6 +1903,10 @@
         // (icons, visual duplicates of a screen reader's text).
         if (vis && ariaHiddenHere && typeof el.checkVisibility === "function" && !el.checkVisibility(OPAQUE)) vis = false;
       }
+      // The top of a subtree nobody perceives, holding words: the texts of the records
+      // above leave them out (textShown, which asks the same elements).
+      const unseen = !vis && parentVisible !== false && (hint || PERCEIVED_TAGS.has(tag)) && typeof el.checkVisibility === "function" &&
+        !el.checkVisibility(CSS_HIDDEN) && WORDY.test(el.textContent || "");
       let idx = parentIdx;
       if (record) {
         idx = base + recs.length;
@@ -1872,15 +1924,15 @@
       if (closed) childFlags |= CLOSED;
       if (tag === "details" && !el.hasAttribute("open")) childFlags |= CLOSED_HERE;
       let children = 0;
-      // Whether a list, table, landmark or form (NO_TEXT) is among the descendants: this
-      // element's text then leaves theirs out (see textOutside).
-      let block = false;
+      // What the descendants hold (B_*): a list, table, landmark or form (NO_TEXT), whose
+      // text this element's then leaves out (see textOutside); words nobody perceives.
+      let below = 0;
       if (tag !== "svg") {
         if (descend) {
           children = this.visitChildren(first, {
             walk, ctx, idx, head: sel + " > ", relHead: record ? "" : rel === null ? null : rel + " > ", flags: childFlags, visible: inner === undefined ? vis : inner,
           });
-          block = this.childBlock;
+          below = this.childBlock;
         }
         if (shadow) {
           if (this.onShadowRoot) this.onShadowRoot(shadow);
@@ -1918,11 +1970,14 @@
         const own = /** @type {number} */ (idx);
         recs[own - base] = this.record({
           el, tag, bits, role, cls, parentIdx, where, relative: relative && rel !== step,
-          inert, clickable, vis, names, unique, ask, children: tag === "svg" ? el.childElementCount : children, block,
+          inert, clickable, vis, names, unique, ask, children: tag === "svg" ? el.childElementCount : children,
+          block: (below & B_NO_TEXT) !== 0, unseen: (below & B_UNSEEN) !== 0,
         });
         walk.ends[own - base] = base + recs.length;
       }
-      return block || (bits & T_NO_TEXT) !== 0;
+      // A list, table, landmark or form is left out of the texts above whole.
+      if ((bits & T_NO_TEXT) !== 0) return B_NO_TEXT;
+      return below | (unseen ? B_UNSEEN : 0);
     }
 
     // Visits `child` and the siblings after it, each with its `tag:nth-of-type(n)`
@@ -1947,7 +2002,7 @@
       let steps = null;
       /** @type {string | null} */
       let stepsTag = null;
-      let block = false;
+      let below = 0;
       for (; child !== null; child = child.nextElementSibling) {
         const ct = child.localName;
         if (ct === "iframe" && this.own.has(child)) continue;
@@ -1971,11 +2026,11 @@
           stepsTag = ct;
         }
         // Set above for the first child, whose tag differs from null.
-        if (this.visit(child, ct, stepOf(/** @type {string[]} */ (steps), ct, n), n, at)) block = true;
+        below |= this.visit(child, ct, stepOf(/** @type {string[]} */ (steps), ct, n), n, at);
         count++;
       }
-      // A second result, read by the caller at once (see visit's `block`).
-      this.childBlock = block;
+      // A second result, read by the caller at once (see visit's `below`).
+      this.childBlock = below;
       return count;
     }
 
@@ -1992,10 +2047,11 @@
     // `names`, `unique`, `ask`: see visit; `children` is el.childElementCount.
     // `where` is the selector, or the nth-of-type number of a relative one-step selector;
     // `relative` says a selector string continues the parent's.
-    // `block`: a NO_TEXT element is among the descendants (see textOutside).
+    // `block`: a NO_TEXT element is among the descendants (see textOutside); `unseen`:
+    // words nobody perceives are (see textShown).
     /** @param {Found} found */
     record(found) {
-      const { el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block } = found;
+      const { el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block, unseen } = found;
       // Positional (see ElementRecord in protocol/src/snapshot.rs): [tag, parent, where,
       // flags, text, attrs?, label?]; the R_* constants name the slots.
       let recFlags = relative ? F_RELATIVE : 0;
@@ -2069,7 +2125,8 @@
       // perceives of it, and what a sighted person sees goes beside it when that is
       // less (controlTexts).
       const texty = readsText(tag, bits, role, children, secret);
-      const mode = texty ? (block ? TEXT_OUTSIDE : TEXT_ALL) | (!field && (clickable || PERCEIVED_TAGS.has(tag) || CONTROL_ROLES.has(role)) ? TEXT_SHOWN : 0) : 0;
+      const shows = !field && (clickable || PERCEIVED_TAGS.has(tag) || CONTROL_ROLES.has(role));
+      const mode = texty ? (block ? TEXT_OUTSIDE : TEXT_ALL) | (shows ? TEXT_SHOWN : unseen ? TEXT_RENDERED : 0) : 0;
       if ((mode & TEXT_SHOWN) !== 0) {
         const [all, shown] = controlTexts(el, block);
         text = norm(all, TEXT_LIMIT);
@@ -2079,7 +2136,7 @@
           attrs.seen_text = seen;
         }
       } else if (texty) {
-        text = norm(plainText(el, block), TEXT_LIMIT);
+        text = norm(unseen ? textShown(el, block) : plainText(el, block), TEXT_LIMIT);
       }
       let label = "";
       if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);

@@ -275,6 +275,53 @@ pub mod extraction {
         assert!(objects.contains("Connection lost"), "{objects}");
     }
 
+    /// Words a page keeps in the DOM but does not render (the other half of a
+    /// responsive pair, a spinner's idle label, a badge shown only when it counts) are
+    /// no part of the texts around them: a column is not "Changed Changed", a cell not
+    /// "Checking now 3 minutes ago". When the page swaps what it shows, a patch reads
+    /// the new words.
+    #[wasm_bindgen_test]
+    fn words_a_page_does_not_render_are_not_in_the_texts_around_them() {
+        mount(
+            r#"<style>.hide-on-desktop { display: none } .badge.empty { display: none }</style>
+            <nav><ul><li id="n1">Watches <span class="badge empty">0</span></li><li id="n2">Groups</li><li id="n3">Import</li></ul></nav>
+            <table id="watches"><thead><tr><th>Page</th>
+              <th><span class="hide-on-mobile">Checked</span><span class="hide-on-desktop">Checked</span></th>
+              <th><span class="hide-on-mobile">Changed</span><span class="hide-on-desktop">Last change</span></th></tr></thead>
+            <tbody><tr data-id="a"><td>alpha.example</td>
+              <td><span id="spin" style="display: none">Checking now</span><span id="when">3 minutes ago</span></td><td>Not yet</td></tr>
+            <tr data-id="b"><td>beta.example</td>
+              <td><span style="display: none">Checking now</span><span>5 minutes ago</span></td><td>Yesterday</td></tr></tbody></table>"#,
+        );
+        let mut p = probe();
+        let capture = analyze(&mut p, &snapshot_json());
+        let objects = capture["objects"].to_string();
+        for unseen in ["Checked Checked", "CheckedChecked", "Last change", "Checking now", "Watches 0"] {
+            assert!(!objects.contains(unseen), "{unseen}: {objects}");
+        }
+        assert!(objects.contains("3 minutes ago"), "{objects}");
+        let rows = capture["objects"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .find(|(k, _)| k.ends_with("[1].checked"))
+            .map(|(k, v)| (k.clone(), v.clone()));
+        assert_eq!(
+            rows.as_ref().map(|(_, v)| v.as_str()),
+            Some(Some("5 minutes ago")),
+            "a column named by what it shows: {objects}"
+        );
+        let key = rows.unwrap().0.replace("[1].checked", "[0].checked");
+        // The page swaps what the first row shows: the patch reads what is shown now.
+        let patch = eval_string(
+            "(() => { const s = document.getElementById('spin'), w = document.getElementById('when'); \
+             s.style.display = 'inline'; w.style.display = 'none'; \
+             return JSON.stringify(globalThis.__ex.patch([s, w])); })()",
+        );
+        let delta: Value = serde_json::from_str(&p.update(&patch).unwrap()).unwrap();
+        assert_eq!(delta["changed"][&key], "Checking now", "{delta:#}");
+    }
+
     #[wasm_bindgen_test]
     fn a_dom_change_becomes_a_small_patch_and_a_delta() {
         mount("<section id=\"inbox\" aria-label=\"Inbox\"><span id=\"unread\">3</span><ul id=\"list\"><li data-id=\"a\"><span class=\"subject\">Hi</span><button>Archive</button></li></ul></section>");
