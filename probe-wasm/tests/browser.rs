@@ -296,7 +296,13 @@ pub mod extraction {
         let mut p = probe();
         let capture = analyze(&mut p, &snapshot_json());
         let objects = capture["objects"].to_string();
-        for unseen in ["Checked Checked", "CheckedChecked", "Last change", "Checking now", "Watches 0"] {
+        for unseen in [
+            "Checked Checked",
+            "CheckedChecked",
+            "Last change",
+            "Checking now",
+            "Watches 0",
+        ] {
             assert!(!objects.contains(unseen), "{unseen}: {objects}");
         }
         assert!(objects.contains("3 minutes ago"), "{objects}");
