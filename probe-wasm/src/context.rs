@@ -94,6 +94,7 @@ const INVERSES: &[(&str, &str)] = &[
     ("suspend", "reactivate"),
     ("suspend", "resume"),
     ("pause", "resume"),
+    ("pause", "unpause"),
     ("deactivate", "activate"),
     ("deactivate", "reactivate"),
     ("disable", "enable"),

@@ -1490,3 +1490,38 @@ fn a_settings_button_opens_them_and_a_verb_on_them_writes() {
         assert_ne!(one(label).0, R, "{label}");
     }
 }
+
+#[test]
+fn pausing_is_undone_by_resuming_whether_it_posts_or_not() {
+    // "Pause checks" posting to the server (changedetection.io's watch list) was a read
+    // word contradicted by a POST, and went to a person as `irreversible` 0.37; a pause
+    // is a change its resume takes back, in a form or in a media player.
+    let posted = |label: &str| {
+        let c = page(
+            "http://127.0.0.1:1/",
+            "Watches",
+            vec![
+                el("main", None, "", &[]),
+                el("form", Some(0), "", &[("method", "post"), ("action", "/toggle")]),
+                el("button", Some(1), label, &[("type", "submit")]),
+            ],
+        );
+        tier(&c, label)
+    };
+    for label in ["Pause checks", "Pause", "Unpause", "Resume"] {
+        let (t, conf) = posted(label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.8, "{label}: {conf}");
+    }
+    let player = page(
+        "http://127.0.0.1:1/",
+        "Player",
+        vec![
+            el("main", None, "", &[]),
+            el("button", Some(0), "Pause", &[("type", "button")]),
+        ],
+    );
+    let (t, conf) = tier(&player, "Pause");
+    assert_eq!(t, W);
+    assert!(conf >= 0.8, "{conf}");
+}

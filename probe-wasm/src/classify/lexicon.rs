@@ -86,7 +86,7 @@ const WORDS: &[&str] = &[
         "join:w1,leave:w1,block:w1,",
         "unblock:w2,upvote:w2,downvote:w2,login:w2,signin:w2,logout:w2,signout:w2,",
         "signup:w2,register:w1,reorder:w2,schedule:w1,reschedule:w1,resume:w2,",
-        "reactivate:w2,activate:w1,unsuspend:w2,",
+        "reactivate:w2,activate:w1,unsuspend:w2,pause:w2,unpause:w2,",
     ),
     // A suspension is temporary by its meaning; a deactivation is undone by activating
     // again, but some sites delete what stays deactivated: a weak sign alone.
@@ -102,7 +102,7 @@ const WORDS: &[&str] = &[
         "refresh:r2,reload:r2,expand:r2,collapse:r2,go:r2,details:r2,more:r2,less:r2,",
         "help:r2,preview:r2,browse:r2,see:r2,download:r2,print:r2,export:r2,zoom:r2,",
         "close:r1,dismiss:r2,read:r2,get:r2,list:r2,fetch:r2,query:r2,lookup:r2,look:r2,",
-        "play:r2,pause:r2,copy:r2,today:r2,home:r2,settings:r2,preferences:r2,",
+        "play:r2,copy:r2,today:r2,home:r2,settings:r2,preferences:r2,",
     ),
 ];
 
