@@ -371,7 +371,7 @@
         const e = /** @type {Element} */ (c);
         const bits = /** @type {number} */ (TAG_BITS.get(e.localName)) | 0;
         if (outside && (bits & T_NO_TEXT) !== 0) continue;
-        if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !e.checkVisibility(CSS_HIDDEN)) continue;
+        if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !shows(e, CSS_HIDDEN)) continue;
         walk(e);
       }
     };
@@ -442,7 +442,7 @@
     const parts = new Map();
     let whole = -1; // the control: 0 rendered and opaque, 1 transparent, 2 not rendered
     const wholeState = () => {
-      if (whole < 0) whole = !el.checkVisibility() ? 2 : el.checkVisibility(OPAQUE) ? 0 : 1;
+      if (whole < 0) whole = !shows(el) ? 2 : shows(el, OPAQUE) ? 0 : 1;
       return whole;
     };
     let candidates = 0; // parts that may be seen
@@ -453,9 +453,9 @@
         // An SVG's <title> is never drawn but names the image, as a screen reader (and
         // the pointer's tooltip) tells it: perceived when its image is rendered.
         const image = p.parentElement;
-        got = image !== null && image !== el && !image.checkVisibility({ checkVisibilityCSS: true }) ? 2 : 1;
-      } else if (p !== el && !p.checkVisibility(OPAQUE)) {
-        got = !p.checkVisibility({ checkVisibilityCSS: true }) ? 2 : wholeState() === 0 ? 1 : 0;
+        got = image !== null && image !== el && !shows(image, CSS_HIDDEN) ? 2 : 1;
+      } else if (p !== el && !shows(p, OPAQUE)) {
+        got = !shows(p, CSS_HIDDEN) ? 2 : wholeState() === 0 ? 1 : 0;
       }
       if (got === 2 && wholeState() === 2) {
         const t = plainText(el, outside);
@@ -832,7 +832,7 @@
     // Read once: every read is a layout query of its own.
     const parent = el.offsetParent;
     if (parent !== null && parent !== undefined) return true;
-    if (typeof el.checkVisibility === "function") return el.checkVisibility();
+    if (typeof el.checkVisibility === "function") return shows(el);
     return el.getClientRects().length > 0;
   }
 
@@ -880,6 +880,25 @@
   /** @param {Node} n @returns {Element | null} */
   function up(n) {
     return n.parentElement || (n.parentNode && /** @type {TreeRoot} */ (n.parentNode).host) || null;
+  }
+
+  // checkVisibility(opts), for an element that may have no box of its own: one with
+  // `display: contents` (a grid's cell wrapper, a custom element's host, a layout
+  // wrapper) is never "visible" to checkVisibility, though what it holds is drawn as
+  // its parent's children. Such an element shows what it holds as its parent does
+  // (through a slot it is assigned to), unless its own `visibility` hides it; a
+  // `<slot>` that has nodes assigned shows none of its fallback. One style read, asked
+  // only when checkVisibility says no.
+  /** @param {Element} el @param {CheckVisibilityOptions} [opts] @returns {boolean} */
+  function shows(el, opts) {
+    if (el.checkVisibility(opts)) return true;
+    const win = el.ownerDocument.defaultView;
+    if (!win) return false;
+    const cs = win.getComputedStyle(el);
+    if (cs.display !== "contents" || (opts && opts.checkVisibilityCSS && cs.visibility !== "visible")) return false;
+    if (el.localName === "slot" && /** @type {HTMLSlotElement} */ (el).assignedNodes().length > 0) return false;
+    const parent = /** @type {Element | null} */ (el.assignedSlot || up(el));
+    return parent === null || shows(parent, opts);
   }
 
   // Whether `node` is `el` or inside it, across shadow roots.
@@ -1537,7 +1556,7 @@
       if (opts && opts.unrendered && el.getClientRects().length === 0) return "it is not rendered";
     } else if (!drawn(el, pass)) {
       // Not rendered at all: hidden, unless a label a person sees toggles it.
-      if (opts && opts.unrendered && !el.checkVisibility()) return labelToggles(el) && visibleLabel(el, pass) ? "" : "it is not rendered";
+      if (opts && opts.unrendered && !shows(el)) return labelToggles(el) && visibleLabel(el, pass) ? "" : "it is not rendered";
       const label = visibleLabel(el, pass);
       if (label) return "";
       const reveal = (opts && opts.reveal) || "any";
@@ -1901,12 +1920,12 @@
         // page's state (the walk hides controls under aria-hidden anyway). Asked only
         // where the attribute is set: aria-hidden alone hides nothing from the eye
         // (icons, visual duplicates of a screen reader's text).
-        if (vis && ariaHiddenHere && typeof el.checkVisibility === "function" && !el.checkVisibility(OPAQUE)) vis = false;
+        if (vis && ariaHiddenHere && typeof el.checkVisibility === "function" && !shows(el, OPAQUE)) vis = false;
       }
       // The top of a subtree nobody perceives, holding words: the texts of the records
       // above leave them out (textShown, which asks the same elements).
       const unseen = !vis && parentVisible !== false && (hint || PERCEIVED_TAGS.has(tag)) && typeof el.checkVisibility === "function" &&
-        !el.checkVisibility(CSS_HIDDEN) && WORDY.test(el.textContent || "");
+        !shows(el, CSS_HIDDEN) && WORDY.test(el.textContent || "");
       let idx = parentIdx;
       if (record) {
         idx = base + recs.length;

@@ -438,6 +438,81 @@ fn an_inline_edit_grids_save_on_every_row_stays_the_forms() {
     }
 }
 
+/// An element with `display: contents` has no box of its own, and `checkVisibility`
+/// says no for it, though what it holds is drawn: React Aria's grid cells, a custom
+/// element's host, layout wrappers. Everything in one was taken as not rendered: the
+/// controls in it were not offered (Actual Budget lists its files in such
+/// cells), and words in it were no words the eye sees. What it holds
+/// is seen now, and its controls are offered and run. A wrapper that also hides what
+/// it holds (`visibility: hidden`) or sits in a hidden element still hides it.
+#[wasm_bindgen_test]
+async fn what_a_box_less_wrapper_holds_is_seen() {
+    mount(
+        r#"<section aria-label="Files">
+           <button id="lie" type="button" aria-label="View"><span style="display: contents">Delete all files</span></button>
+           <div role="grid" aria-label="Budget files"><div role="row" data-key="f1">
+             <div role="gridcell" style="display: contents"><span class="name">My Finances</span>
+               <button id="menu" type="button" aria-label="Open menu">...</button></div></div></div>
+           <nsp-card style="display: contents"><button id="archive" type="button">Archive</button></nsp-card>
+           <div style="display: contents; visibility: hidden"><button id="ghost" type="button">Export</button></div>
+           <div style="display: none"><div style="display: contents"><button id="gone" type="button">Print</button></div></div>
+           <p id="log"></p></section>"#,
+    );
+    eval(
+        "document.getElementById('menu').addEventListener('click', () => { document.getElementById('log').textContent = 'menu'; })",
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let record = |id: &str| {
+        snap["elements"]
+            .as_array()
+            .expect("elements")
+            .iter()
+            .find(|r| r[5]["id"] == id)
+            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))
+            .clone()
+    };
+    let lie = record("lie");
+    assert_eq!(lie[4], "Delete all files", "{lie}");
+    assert!(lie[5].get("seen_text").is_none(), "seen as it is: {lie}");
+    let hidden = |r: &Value| r[3].as_u64().unwrap_or(0) & 2 != 0;
+    for id in ["menu", "archive"] {
+        assert!(!hidden(&record(id)), "{id} is drawn: {snap:#}");
+    }
+    for id in ["ghost", "gone"] {
+        assert!(hidden(&record(id)), "{id} is not: {snap:#}");
+    }
+    let c = capture();
+    let actions = c["actions"].as_object().expect("actions");
+    let by_element = |id: &str| {
+        actions
+            .iter()
+            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
+            .map(|(n, a)| (n.clone(), a.clone()))
+    };
+    let (name, a) = by_element("lie").expect("the lying button is an action");
+    assert_ne!(a["reversibility"], "read", "{name} {a:#}");
+    assert!(by_element("archive").is_some(), "{actions:#?}");
+    assert!(
+        by_element("ghost").is_none() && by_element("gone").is_none(),
+        "{actions:#?}"
+    );
+    let (menu, a) = actions
+        .iter()
+        .find(|(n, _)| n.contains("menu"))
+        .unwrap_or_else(|| panic!("the grid cell's menu is offered: {actions:#?}"));
+    let params = if a["parameters"].as_array().is_some_and(|p| !p.is_empty()) {
+        format!(
+            "{{{:?}: \"f1\"}}",
+            a["parameters"][0]["name"].as_str().unwrap_or("")
+        )
+    } else {
+        "{}".to_owned()
+    };
+    let out = run(menu, &params, &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}), "{menu}");
+    assert_eq!(text_of("log"), "menu");
+}
+
 #[wasm_bindgen_test]
 async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
     mount(

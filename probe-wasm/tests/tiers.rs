@@ -1476,7 +1476,8 @@ fn a_settings_button_opens_them_and_a_verb_on_them_writes() {
         );
         tier(&c, label)
     };
-    for label in ["Settings", "Preferences", "Show settings"] {
+    // A "Menu" button (Actual Budget's on each file's row) opens one.
+    for label in ["Settings", "Preferences", "Show settings", "Menu"] {
         let (t, conf) = one(label);
         assert_eq!(t, R, "{label}");
         assert!(conf >= 0.8, "{label}: {conf}");
@@ -1486,6 +1487,7 @@ fn a_settings_button_opens_them_and_a_verb_on_them_writes() {
         "Reset settings",
         "Delete preferences",
         "Save settings",
+        "Delete menu",
     ] {
         assert_ne!(one(label).0, R, "{label}");
     }
@@ -1502,7 +1504,12 @@ fn pausing_is_undone_by_resuming_whether_it_posts_or_not() {
             "Watches",
             vec![
                 el("main", None, "", &[]),
-                el("form", Some(0), "", &[("method", "post"), ("action", "/toggle")]),
+                el(
+                    "form",
+                    Some(0),
+                    "",
+                    &[("method", "post"), ("action", "/toggle")],
+                ),
                 el("button", Some(1), label, &[("type", "submit")]),
             ],
         );
