@@ -128,6 +128,8 @@
   // textShown).
   const B_NO_TEXT = 1;
   const B_UNSEEN = 2;
+  // ... or words under `aria-hidden="true"`, which may be an icon font's (see ligature).
+  const B_MUTED = 4;
   const F_RELATIVE = 1;
   const F_HIDDEN = 2;
   const F_DISABLED = 4;
@@ -372,12 +374,45 @@
         const bits = /** @type {number} */ (TAG_BITS.get(e.localName)) | 0;
         if (outside && (bits & T_NO_TEXT) !== 0) continue;
         if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !shows(e, CSS_HIDDEN)) continue;
+        if (seen <= MAX_SHOWN_PARTS && e.getAttribute("aria-hidden") === "true" && iconWords(e)) continue;
         walk(e);
       }
     };
     walk(el);
     return out;
   }
+
+  // Icon fonts draw a word as a glyph (Material Icons' "delete" is a bin, "arrow_back"
+  // an arrow): a page that sets `aria-hidden="true"` on such a word tells screen
+  // readers to skip it, and the eye sees the glyph, so nobody perceives the word. One
+  // word of letters, digits and underscores, in a font named for icons or symbols,
+  // drawn as one glyph: its layout box (transforms do not shrink it) at most one and a
+  // half of its font size wide. A font the page names but never loads draws the word
+  // as text, wide, and then the word is read: a page cannot hide a word a person reads
+  // by naming a font.
+  const ICON_FONT = /icon|symbol/i;
+  const LIGATURE = /^\s*[a-z][a-z0-9_]+\s*$/;
+  /** @param {Element} e */
+  function iconWords(e) {
+    if (!LIGATURE.test(e.textContent || "")) return false;
+    const win = e.ownerDocument.defaultView;
+    if (win === null) return false;
+    const cs = win.getComputedStyle(e);
+    if (!ICON_FONT.test(cs.fontFamily)) return false;
+    const width = /** @type {HTMLElement} */ (e).offsetWidth;
+    return typeof width === "number" && width <= 1.5 * parseFloat(cs.fontSize);
+  }
+
+  // Whether part `p` of control `el` holds an icon font's word under aria-hidden (on
+  // it or an element between it and the control).
+  /** @param {Element} p @param {Element} el */
+  function ligature(p, el) {
+    for (let a = /** @type {Element | null} */ (p); a !== null && a !== el; a = a.parentElement) {
+      if (a.getAttribute("aria-hidden") === "true") return iconWords(p);
+    }
+    return false;
+  }
+  const ARIA_HIDDEN_SEL = '[aria-hidden="true"]';
 
   // Whether an element's attributes hint that it may be hidden (visit asks about these).
   /** @param {Element} e */
@@ -411,8 +446,11 @@
   // by them and shows none. Inside a control drawn transparent (a row's action its
   // hover reveals) its parts' opacity is not judged: it is the control's until the
   // control shows.
-  /** @param {Element} el @param {boolean} outside @returns {[string, string]} */
-  function controlTexts(el, outside) {
+  // An icon font's word under aria-hidden (see ligature) is perceived by nobody; `muted`
+  // says whether the control holds anything under aria-hidden (the walk knows; asked
+  // of the DOM when not given).
+  /** @param {Element} el @param {boolean} outside @param {boolean} [muted] @returns {[string, string]} */
+  function controlTexts(el, outside, muted) {
     if (!partsSay(el, outside) || typeof el.checkVisibility !== "function") {
       const t = plainText(el, outside);
       return [t, t];
@@ -454,6 +492,8 @@
         // the pointer's tooltip) tells it: perceived when its image is rendered.
         const image = p.parentElement;
         got = image !== null && image !== el && !shows(image, CSS_HIDDEN) ? 2 : 1;
+      } else if (p !== el && (muted === undefined ? (muted = el.querySelector(ARIA_HIDDEN_SEL) !== null) : muted) && ligature(p, el)) {
+        got = 2;
       } else if (p !== el && !shows(p, OPAQUE)) {
         got = !shows(p, CSS_HIDDEN) ? 2 : wholeState() === 0 ? 1 : 0;
       }
@@ -1631,7 +1671,7 @@
    * @typedef {{ el: PageElement, tag: string, bits: number, role: string, cls: string | null,
    *   parentIdx: number | null, where: string | number, relative: boolean, inert: boolean,
    *   clickable: boolean, vis: boolean, names: string[], unique: boolean, ask: number,
-   *   children: number, block: boolean, unseen: boolean }} Found
+   *   children: number, block: boolean, unseen: boolean, muted: boolean }} Found
    */
 
   /** @implements {NspExtractor} */
@@ -1926,6 +1966,7 @@
       // above leave them out (textShown, which asks the same elements).
       const unseen = !vis && parentVisible !== false && (hint || PERCEIVED_TAGS.has(tag)) && typeof el.checkVisibility === "function" &&
         !shows(el, CSS_HIDDEN) && WORDY.test(el.textContent || "");
+      const muted = ariaHiddenHere && WORDY.test(el.textContent || "");
       let idx = parentIdx;
       if (record) {
         idx = base + recs.length;
@@ -1990,13 +2031,13 @@
         recs[own - base] = this.record({
           el, tag, bits, role, cls, parentIdx, where, relative: relative && rel !== step,
           inert, clickable, vis, names, unique, ask, children: tag === "svg" ? el.childElementCount : children,
-          block: (below & B_NO_TEXT) !== 0, unseen: (below & B_UNSEEN) !== 0,
+          block: (below & B_NO_TEXT) !== 0, unseen: (below & B_UNSEEN) !== 0, muted: (below & B_MUTED) !== 0,
         });
         walk.ends[own - base] = base + recs.length;
       }
       // A list, table, landmark or form is left out of the texts above whole.
       if ((bits & T_NO_TEXT) !== 0) return B_NO_TEXT;
-      return below | (unseen ? B_UNSEEN : 0);
+      return below | (unseen ? B_UNSEEN : 0) | (muted ? B_MUTED : 0);
     }
 
     // Visits `child` and the siblings after it, each with its `tag:nth-of-type(n)`
@@ -2070,7 +2111,7 @@
     // words nobody perceives are (see textShown).
     /** @param {Found} found */
     record(found) {
-      const { el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block, unseen } = found;
+      const { el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block, unseen, muted } = found;
       // Positional (see ElementRecord in protocol/src/snapshot.rs): [tag, parent, where,
       // flags, text, attrs?, label?]; the R_* constants name the slots.
       let recFlags = relative ? F_RELATIVE : 0;
@@ -2144,10 +2185,10 @@
       // perceives of it, and what a sighted person sees goes beside it when that is
       // less (controlTexts).
       const texty = readsText(tag, bits, role, children, secret);
-      const shows = !field && (clickable || PERCEIVED_TAGS.has(tag) || CONTROL_ROLES.has(role));
-      const mode = texty ? (block ? TEXT_OUTSIDE : TEXT_ALL) | (shows ? TEXT_SHOWN : unseen ? TEXT_RENDERED : 0) : 0;
+      const isControlText = !field && (clickable || PERCEIVED_TAGS.has(tag) || CONTROL_ROLES.has(role));
+      const mode = texty ? (block ? TEXT_OUTSIDE : TEXT_ALL) | (isControlText ? TEXT_SHOWN : unseen || muted ? TEXT_RENDERED : 0) : 0;
       if ((mode & TEXT_SHOWN) !== 0) {
-        const [all, shown] = controlTexts(el, block);
+        const [all, shown] = controlTexts(el, block, muted);
         text = norm(all, TEXT_LIMIT);
         const seen = shown === all ? text : norm(shown, TEXT_LIMIT);
         if (seen !== text) {
@@ -2155,7 +2196,7 @@
           attrs.seen_text = seen;
         }
       } else if (texty) {
-        text = norm(unseen ? textShown(el, block) : plainText(el, block), TEXT_LIMIT);
+        text = norm(unseen || muted ? textShown(el, block) : plainText(el, block), TEXT_LIMIT);
       }
       let label = "";
       if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);

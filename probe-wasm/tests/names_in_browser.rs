@@ -438,6 +438,62 @@ fn an_inline_edit_grids_save_on_every_row_stays_the_forms() {
     }
 }
 
+/// Icon fonts draw a word as a glyph (Material Icons' "delete" is a bin): under
+/// `aria-hidden="true"` nobody perceives the word, and it is no part of the control's
+/// name or tier ("deleteArchive" was `irreversible`). The glyph's box here is what a
+/// loaded icon font draws, one em wide (no font file in a hermetic test). A font the
+/// page names but does not load draws the word as text a person reads: it stays.
+#[wasm_bindgen_test]
+async fn an_icon_fonts_word_is_no_part_of_a_name() {
+    mount(
+        r#"<style>.material-icons { font-family: 'Material Icons'; font-size: 24px; display: inline-block; width: 24px; overflow: hidden; white-space: nowrap; }</style>
+           <section aria-label="Mail">
+           <button id="arch" type="button"><i class="material-icons" aria-hidden="true">delete</i>Archive</button>
+           <a id="back" href="/inbox"><span class="material-icons" aria-hidden="true">arrow_back</span>Back to inbox</a>
+           <button id="fake" type="button"><span aria-hidden="true" style="font-family: 'No Such Icons'; font-size: 16px">delete</span> View</button>
+           <p id="log"></p></section>"#,
+    );
+    eval(
+        "document.getElementById('arch').addEventListener('click', () => { document.getElementById('log').textContent = 'archived'; })",
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let text = |id: &str| {
+        snap["elements"]
+            .as_array()
+            .expect("elements")
+            .iter()
+            .find(|r| r[5]["id"] == id)
+            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))[4]
+            .clone()
+    };
+    assert_eq!(text("arch"), "Archive");
+    assert_eq!(text("back"), "Back to inbox");
+    assert_eq!(text("fake"), "delete View", "a word drawn as text is read");
+    let c = capture();
+    let actions = c["actions"].as_object().expect("actions");
+    let by_element = |id: &str| {
+        actions
+            .iter()
+            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
+            .map(|(n, a)| (n.clone(), a.clone()))
+            .unwrap_or_else(|| panic!("no action on #{id}: {actions:#?}"))
+    };
+    let (archive, a) = by_element("arch");
+    assert_eq!(archive, "archive", "{a:#}");
+    assert_eq!(a["reversibility"], "reversible_write", "{a:#}");
+    assert_ne!(by_element("fake").1["reversibility"], "read");
+    // The dispatcher reads the label the probe bound.
+    assert_eq!(
+        c["explain"][archive.as_str()]["elements"][0]["text"],
+        json!(eval_string(
+            "NspExtract.explainLabel(document.getElementById('arch'))"
+        ))
+    );
+    let out = run(&archive, "{}", &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}), "{archive}");
+    assert_eq!(text_of("log"), "archived");
+}
+
 /// An element with `display: contents` has no box of its own, and `checkVisibility`
 /// says no for it, though what it holds is drawn: React Aria's grid cells, a custom
 /// element's host, layout wrappers. Everything in one was taken as not rendered: the
