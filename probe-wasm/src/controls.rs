@@ -146,6 +146,14 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     ),
                 )
             }
+            // A link with a data-method sends a request: named for what it does.
+            Kind::Link if ev.data_method.is_some() => (
+                base,
+                format!(
+                    "Press the link \"{shown}\" (it sends a {} request)",
+                    ev.data_method.unwrap_or_default().to_ascii_uppercase()
+                ),
+            ),
             Kind::Link => (
                 format!("open_{base}"),
                 format!("Follow the link \"{shown}\""),

@@ -1532,3 +1532,37 @@ fn pausing_is_undone_by_resuming_whether_it_posts_or_not() {
     assert_eq!(t, W);
     assert!(conf >= 0.8, "{conf}");
 }
+
+#[test]
+fn a_link_with_a_data_method_sends_a_request_and_is_no_read() {
+    // changedetection.io's "Clone & Edit" is a link Rails-style scripts turn into a POST
+    // (`data-method="post"`): the link's structure was still counted (+3 `read`), and it
+    // passed the gate as a `read` at 0.66, ungated. It does not navigate, so it is
+    // weighed as the request it sends and named for what it does.
+    let page_with = |method: Option<&str>| {
+        let mut attrs = vec![("href", "/api/clone?uuid=1")];
+        if let Some(m) = method {
+            attrs.push(("data-method", m));
+        }
+        page(
+            "http://127.0.0.1:1/edit/1",
+            "Edit",
+            vec![
+                el("main", None, "", &[]),
+                el("a", Some(0), "Clone & Edit", &attrs),
+            ],
+        )
+    };
+    let c = page_with(Some("post"));
+    let (name, a) = action(&c, "Clone & Edit");
+    assert_eq!(name, "clone_edit", "{a:#?}");
+    assert_ne!(a.reversibility, R, "{a:#?}");
+    assert!(a.description.contains("POST"), "{a:#?}");
+    // The same link without the attribute navigates: a read, as before.
+    let c = page_with(None);
+    let (name, a) = action(&c, "Clone & Edit");
+    assert_eq!(name, "open_clone_edit", "{a:#?}");
+    assert_eq!(a.reversibility, R, "{a:#?}");
+    // `data-method="get"` is a link like any other.
+    assert_eq!(tier(&page_with(Some("get")), "Clone & Edit").0, R);
+}

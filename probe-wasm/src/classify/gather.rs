@@ -200,6 +200,9 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             Signal::LinkActs,
             "a link, but one that ends a session: its target performs it",
         ),
+        // A link with a `data-method` (Rails' and Laravel's scripts) does not navigate: a
+        // click submits a request of that method, which DataMethod* below weigh.
+        Kind::Link if ev.data_method.is_some() => {}
         Kind::Link => {
             t.add(Signal::Link, "a link: following it normally only navigates");
             if let Some(href) = ev.href.filter(|h| plain_page_link(h, ev.page_url)) {
