@@ -162,12 +162,22 @@
   const T_FIELD = 16;
   const T_CHECKED = 32;
   const T_HOST = 64;
+  const T_BLOCK = 128;
+  // Elements laid out as blocks by default, and line breaks: the walks that read a text
+  // element by element put a space around them, as a person reads them apart
+  // ("Checking" above "1,200.00" is not "Checking1,200.00"; textContent joins them).
+  const BLOCK = new Set([
+    "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt",
+    "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
+    "hr", "legend", "li", "main", "nav", "ol", "optgroup", "option", "p", "pre", "section", "summary", "table",
+    "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+  ]);
   // Read as `TAG_BITS.get(tag) | 0`: a tag in none of the sets (undefined) has no bits.
   /** @type {Map<string, number>} */
   const TAG_BITS = new Map();
   for (const [set, bit] of /** @type {[Set<string>, number][]} */ ([
     [SKIP, T_SKIP], [ALWAYS, T_ALWAYS], [NO_TEXT, T_NO_TEXT], [ROW_TAGS, T_ROW], [FIELD_TAGS, T_FIELD],
-    [CHECKED, T_CHECKED], [SHADOW_HOSTS, T_HOST],
+    [CHECKED, T_CHECKED], [SHADOW_HOSTS, T_HOST], [BLOCK, T_BLOCK],
   ])) {
     for (const tag of set) TAG_BITS.set(tag, (TAG_BITS.get(tag) || 0) | bit);
   }
@@ -342,7 +352,17 @@
     const walk = (node) => {
       for (let c = node.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
         if (c.nodeType === 3 || c.nodeType === 4) out += /** @type {CharacterData} */ (c).data;
-        else if (c.nodeType === 1 && ((/** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0) & T_NO_TEXT) === 0) walk(c);
+        else if (c.nodeType === 1) {
+          const bits = /** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0;
+          if ((bits & T_NO_TEXT) !== 0) continue;
+          if ((bits & T_BLOCK) !== 0) {
+            out += " ";
+            walk(c);
+            out += " ";
+          } else {
+            walk(c);
+          }
+        }
       }
     };
     walk(el);
@@ -375,7 +395,13 @@
         if (outside && (bits & T_NO_TEXT) !== 0) continue;
         if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !shows(e, CSS_HIDDEN)) continue;
         if (seen <= MAX_SHOWN_PARTS && e.getAttribute("aria-hidden") === "true" && iconWords(e)) continue;
-        walk(e);
+        if ((bits & T_BLOCK) !== 0) {
+          out += " ";
+          walk(e);
+          out += " ";
+        } else {
+          walk(e);
+        }
       }
     };
     walk(el);
@@ -469,8 +495,19 @@
           texts.push(data);
           at.push(WORDY.test(data) ? node : null);
           length += data.length;
-        } else if (c.nodeType === 1 && (!outside || ((/** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0) & T_NO_TEXT) === 0)) {
-          walk(/** @type {Element} */ (c));
+        } else if (c.nodeType === 1) {
+          const bits = /** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0;
+          if (outside && (bits & T_NO_TEXT) !== 0) continue;
+          // Blank text goes with no part (null): a space around a block, read apart.
+          if ((bits & T_BLOCK) !== 0) {
+            texts.push(" ");
+            at.push(null);
+            walk(/** @type {Element} */ (c));
+            texts.push(" ");
+            at.push(null);
+          } else {
+            walk(/** @type {Element} */ (c));
+          }
         }
       }
     };

@@ -438,6 +438,59 @@ fn an_inline_edit_grids_save_on_every_row_stays_the_forms() {
     }
 }
 
+/// Words in blocks of their own are read apart, as a person reads them: an account
+/// link of a name above a balance (Actual Budget's sidebar) was "Checking1,200.00",
+/// the action `open_checking1`, a name that changed with the balance.
+#[wasm_bindgen_test]
+async fn words_in_blocks_of_their_own_are_read_apart() {
+    mount(
+        r##"<nav aria-label="Accounts">
+           <a id="acc" href="#checking"><div><div class="dot"></div></div><div><div>Checking</div><div><span id="bal">1,200.00</span></div></div></a>
+           <button id="save" type="button"><div>Save</div><div>draft</div></button>
+           <button id="wire" type="button"><b>W</b>ire money</button></nav>"##,
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let text = |id: &str| {
+        snap["elements"]
+            .as_array()
+            .expect("elements")
+            .iter()
+            .find(|r| r[5]["id"] == id)
+            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))[4]
+            .clone()
+    };
+    assert_eq!(text("acc"), "Checking 1,200.00");
+    assert_eq!(text("save"), "Save draft");
+    // Inline parts of one word stay one word.
+    assert_eq!(text("wire"), "Wire money");
+    let name_of = |c: &Value, id: &str| {
+        c["actions"]
+            .as_object()
+            .expect("actions")
+            .iter()
+            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
+            .map(|(n, _)| n.clone())
+            .unwrap_or_else(|| panic!("no action on #{id}: {c:#}"))
+    };
+    let c = capture();
+    let link = name_of(&c, "acc");
+    assert_eq!(link, "open_checking");
+    assert_eq!(name_of(&c, "save"), "save_draft");
+    // The balance changes; the action keeps its name, and the dispatcher reads the
+    // label the probe bound.
+    eval("document.getElementById('bal').textContent = '980.00'");
+    let c = capture();
+    assert_eq!(name_of(&c, "acc"), link);
+    assert_eq!(
+        c["explain"][link.as_str()]["elements"][0]["text"],
+        json!(eval_string(
+            "NspExtract.explainLabel(document.getElementById('acc'))"
+        ))
+    );
+    let out = run(&link, "{}", &c).await;
+    assert_eq!(out["status"], "done", "{out}");
+}
+
 /// Icon fonts draw a word as a glyph (Material Icons' "delete" is a bin): under
 /// `aria-hidden="true"` nobody perceives the word, and it is no part of the control's
 /// name or tier ("deleteArchive" was `irreversible`). The glyph's box here is what a
