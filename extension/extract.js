@@ -163,9 +163,10 @@
   const T_CHECKED = 32;
   const T_HOST = 64;
   const T_BLOCK = 128;
-  // Elements laid out as blocks by default, and line breaks: the walks that read a text
-  // element by element put a space around them, as a person reads them apart
-  // ("Checking" above "1,200.00" is not "Checking1,200.00"; textContent joins them).
+  // Elements laid out as blocks by default, and line breaks: a control's text puts a
+  // space around them, as a person reads them apart ("Checking" above "1,200.00" is
+  // not "Checking1,200.00", as textContent has it). Other records keep textContent's
+  // joined words (see plainLabel).
   const BLOCK = new Set([
     "address", "article", "aside", "blockquote", "br", "caption", "dd", "details", "dialog", "div", "dl", "dt",
     "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hgroup",
@@ -352,17 +353,7 @@
     const walk = (node) => {
       for (let c = node.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
         if (c.nodeType === 3 || c.nodeType === 4) out += /** @type {CharacterData} */ (c).data;
-        else if (c.nodeType === 1) {
-          const bits = /** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0;
-          if ((bits & T_NO_TEXT) !== 0) continue;
-          if ((bits & T_BLOCK) !== 0) {
-            out += " ";
-            walk(c);
-            out += " ";
-          } else {
-            walk(c);
-          }
-        }
+        else if (c.nodeType === 1 && ((/** @type {number} */ (TAG_BITS.get(/** @type {Element} */ (c).localName)) | 0) & T_NO_TEXT) === 0) walk(c);
       }
     };
     walk(el);
@@ -395,13 +386,7 @@
         if (outside && (bits & T_NO_TEXT) !== 0) continue;
         if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !shows(e, CSS_HIDDEN)) continue;
         if (seen <= MAX_SHOWN_PARTS && e.getAttribute("aria-hidden") === "true" && iconWords(e)) continue;
-        if ((bits & T_BLOCK) !== 0) {
-          out += " ";
-          walk(e);
-          out += " ";
-        } else {
-          walk(e);
-        }
+        walk(e);
       }
     };
     walk(el);
@@ -783,8 +768,10 @@
 
   // An element's label sources, read as record() reads them. Its text is read around
   // any list, table, landmark or form inside, as record() does when it walked one.
-  /** @param {PageElement} el */
-  function labelSources(el) {
+  // `plain`: the text read as record() reads an element that is no control (textShown:
+  // textContent without the parts not rendered, blocks not spaced apart).
+  /** @param {PageElement} el @param {boolean} [plain] */
+  function labelSources(el, plain) {
     const tag = el.localName;
     const bits = /** @type {number} */ (TAG_BITS.get(tag)) | 0;
     const field = (bits & T_FIELD) !== 0;
@@ -801,7 +788,7 @@
     return [
       attr("aria-label"),
       !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : imageLabel(el),
-      readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(field ? textOutside(el) : controlTexts(el, true)[0], TEXT_LIMIT) : "",
+      readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(field ? textOutside(el) : plain ? textShown(el, true) : controlTexts(el, true)[0], TEXT_LIMIT) : "",
       value,
       attr("title"),
       attr("alt"),
@@ -834,6 +821,14 @@
   /** @param {PageElement} el */
   function explainLabel(el) {
     return clip(controlLabel(el), 80);
+  }
+
+  // explainLabel of an element read as record() reads one that is no control (a
+  // tablist, a menu): the dispatcher takes either reading of the element it is about to
+  // use, since it does not know which one the capture made.
+  /** @param {PageElement} el */
+  function plainLabel(el) {
+    return clip(labelFrom(labelSources(el, true)), 80);
   }
 
   // Accessible name of a field from its labels, without the field's own text.
@@ -2473,6 +2468,6 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within,
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within,
   };
 })();

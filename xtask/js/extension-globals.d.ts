@@ -110,6 +110,7 @@ declare var NspExtract: {
   isSecret(el: PageElement): boolean;
   controlLabel(el: PageElement): string;
   explainLabel(el: PageElement): string;
+  plainLabel(el: PageElement): string;
   labelFrom(sources: unknown[]): string;
   clip(text: string, max: number): string;
   /** "" when a person can see and reach the element, else why not. */
