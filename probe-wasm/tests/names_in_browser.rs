@@ -68,6 +68,27 @@ fn snapshot() -> String {
     )
 }
 
+/// The record of the element with id `id` in a parsed snapshot.
+fn record_of(snap: &Value, id: &str) -> Value {
+    snap["elements"]
+        .as_array()
+        .expect("elements")
+        .iter()
+        .find(|r| r[5]["id"] == id)
+        .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))
+        .clone()
+}
+
+/// The action bound to the element with id `id` in a capture, with its name.
+fn action_on(c: &Value, id: &str) -> Option<(String, Value)> {
+    c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
+        .map(|(n, a)| (n.clone(), a.clone()))
+}
+
 /// The capture of the current document, as the probe reads the snapshot.
 fn capture() -> Value {
     let snapshot = snapshot();
@@ -450,27 +471,15 @@ async fn words_in_blocks_of_their_own_are_read_apart() {
            <button id="wire" type="button"><b>W</b>ire money</button></nav>"##,
     );
     let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
-    let text = |id: &str| {
-        snap["elements"]
-            .as_array()
-            .expect("elements")
-            .iter()
-            .find(|r| r[5]["id"] == id)
-            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))[4]
-            .clone()
-    };
+    let text = |id: &str| record_of(&snap, id)[4].clone();
     assert_eq!(text("acc"), "Checking 1,200.00");
     assert_eq!(text("save"), "Save draft");
     // Inline parts of one word stay one word.
     assert_eq!(text("wire"), "Wire money");
     let name_of = |c: &Value, id: &str| {
-        c["actions"]
-            .as_object()
-            .expect("actions")
-            .iter()
-            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
-            .map(|(n, _)| n.clone())
+        action_on(c, id)
             .unwrap_or_else(|| panic!("no action on #{id}: {c:#}"))
+            .0
     };
     let c = capture();
     let link = name_of(&c, "acc");
@@ -510,27 +519,13 @@ async fn an_icon_fonts_word_is_no_part_of_a_name() {
         "document.getElementById('arch').addEventListener('click', () => { document.getElementById('log').textContent = 'archived'; })",
     );
     let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
-    let text = |id: &str| {
-        snap["elements"]
-            .as_array()
-            .expect("elements")
-            .iter()
-            .find(|r| r[5]["id"] == id)
-            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))[4]
-            .clone()
-    };
+    let text = |id: &str| record_of(&snap, id)[4].clone();
     assert_eq!(text("arch"), "Archive");
     assert_eq!(text("back"), "Back to inbox");
     assert_eq!(text("fake"), "delete View", "a word drawn as text is read");
     let c = capture();
-    let actions = c["actions"].as_object().expect("actions");
-    let by_element = |id: &str| {
-        actions
-            .iter()
-            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
-            .map(|(n, a)| (n.clone(), a.clone()))
-            .unwrap_or_else(|| panic!("no action on #{id}: {actions:#?}"))
-    };
+    let by_element =
+        |id: &str| action_on(&c, id).unwrap_or_else(|| panic!("no action on #{id}: {c:#}"));
     let (archive, a) = by_element("arch");
     assert_eq!(archive, "archive", "{a:#}");
     assert_eq!(a["reversibility"], "reversible_write", "{a:#}");
@@ -571,15 +566,7 @@ async fn what_a_box_less_wrapper_holds_is_seen() {
         "document.getElementById('menu').addEventListener('click', () => { document.getElementById('log').textContent = 'menu'; })",
     );
     let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
-    let record = |id: &str| {
-        snap["elements"]
-            .as_array()
-            .expect("elements")
-            .iter()
-            .find(|r| r[5]["id"] == id)
-            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))
-            .clone()
-    };
+    let record = |id: &str| record_of(&snap, id);
     let lie = record("lie");
     assert_eq!(lie[4], "Delete all files", "{lie}");
     assert!(lie[5].get("seen_text").is_none(), "seen as it is: {lie}");
@@ -592,12 +579,7 @@ async fn what_a_box_less_wrapper_holds_is_seen() {
     }
     let c = capture();
     let actions = c["actions"].as_object().expect("actions");
-    let by_element = |id: &str| {
-        actions
-            .iter()
-            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
-            .map(|(n, a)| (n.clone(), a.clone()))
-    };
+    let by_element = |id: &str| action_on(&c, id);
     let (name, a) = by_element("lie").expect("the lying button is an action");
     assert_ne!(a["reversibility"], "read", "{name} {a:#}");
     assert!(by_element("archive").is_some(), "{actions:#?}");
@@ -646,15 +628,7 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
         "document.getElementById('icon').addEventListener('click', () => { document.getElementById('log').textContent = 'details'; })",
     );
     let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
-    let record = |id: &str| {
-        snap["elements"]
-            .as_array()
-            .expect("elements")
-            .iter()
-            .find(|r| r[5]["id"] == id)
-            .unwrap_or_else(|| panic!("no record of {id}: {snap:#}"))
-            .clone()
-    };
+    let record = |id: &str| record_of(&snap, id);
     // What nobody perceives is no text; what only a screen reader reads is text, and
     // what the eye sees goes beside it.
     for (id, text, seen) in [
@@ -707,14 +681,8 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
         assert_eq!(r[5]["seen_text"].as_str(), seen, "{id}: {r}");
     }
     let c = capture();
-    let actions = c["actions"].as_object().expect("actions");
-    let by_element = |id: &str| {
-        actions
-            .iter()
-            .find(|(_, a)| a["internal_target"] == format!("dom:#{id}"))
-            .map(|(n, a)| (n.clone(), a.clone()))
-            .unwrap_or_else(|| panic!("no action on #{id}: {actions:#?}"))
-    };
+    let by_element =
+        |id: &str| action_on(&c, id).unwrap_or_else(|| panic!("no action on #{id}: {c:#}"));
     for id in [
         "w-sr", "w-clear", "w-none", "w-tiny", "w-gone", "w-own", "w-faint", "w-alpha", "w-stack",
     ] {

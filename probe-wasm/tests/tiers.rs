@@ -1461,21 +1461,23 @@ fn a_column_header_the_page_listens_to_sorts_the_table() {
     assert_ne!(tier(&c, "Title").0, R);
 }
 
+/// A page of one button, `label`, that submits nothing.
+fn one_button(label: &str) -> PageCapture {
+    page(
+        "http://127.0.0.1:1/",
+        "App",
+        vec![
+            el("main", None, "", &[]),
+            el("button", Some(0), label, &[("type", "button")]),
+        ],
+    )
+}
+
 #[test]
 fn a_settings_button_opens_them_and_a_verb_on_them_writes() {
     // "Settings" and "Preferences" alone open a view, as "Details" and "Help" do (every
     // Gradio app's footer has a "Settings" button); a verb on them still decides.
-    let one = |label: &str| {
-        let c = page(
-            "http://127.0.0.1:1/",
-            "App",
-            vec![
-                el("main", None, "", &[]),
-                el("button", Some(0), label, &[("type", "button")]),
-            ],
-        );
-        tier(&c, label)
-    };
+    let one = |label: &str| tier(&one_button(label), label);
     // A "Menu" button (Actual Budget's on each file's row) opens one.
     for label in ["Settings", "Preferences", "Show settings", "Menu"] {
         let (t, conf) = one(label);
@@ -1520,15 +1522,7 @@ fn pausing_is_undone_by_resuming_whether_it_posts_or_not() {
         assert_eq!(t, W, "{label}");
         assert!(conf >= 0.8, "{label}: {conf}");
     }
-    let player = page(
-        "http://127.0.0.1:1/",
-        "Player",
-        vec![
-            el("main", None, "", &[]),
-            el("button", Some(0), "Pause", &[("type", "button")]),
-        ],
-    );
-    let (t, conf) = tier(&player, "Pause");
+    let (t, conf) = tier(&one_button("Pause"), "Pause");
     assert_eq!(t, W);
     assert!(conf >= 0.8, "{conf}");
 }
