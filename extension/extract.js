@@ -362,10 +362,11 @@
 
   // An element's text (textOutside's when `outside`) without the parts not rendered or
   // `visibility: hidden`: the other of a responsive pair ("hide-on-mobile" beside
-  // "hide-on-desktop"), a closed menu's items, a spinner's idle label. Asked only for
-  // a record whose walk met such a part (B_UNSEEN), and only of the parts the walk asks
-  // about too: those with a hint of hiding (a `hidden` or `style` attribute, a class
-  // that says so) and controls. Past MAX_SHOWN_PARTS elements it reads on unasked.
+  // "hide-on-desktop"), a closed menu's items, a spinner's idle label; and without an
+  // icon font's words (see iconWords). Asked only for a record whose walk met such a
+  // part (B_UNSEEN, B_MUTED), and only of the parts the walk asks about too: those with
+  // a hint of hiding (a `hidden` or `style` attribute, a class that says so) and
+  // controls. Past MAX_SHOWN_PARTS elements it reads on unasked.
   const MAX_SHOWN_PARTS = 400;
   const CSS_HIDDEN = { checkVisibilityCSS: true };
   /** @param {Element} el @param {boolean} outside */
