@@ -328,6 +328,7 @@ pub fn discover_implicit(
             .descendants(group)
             .filter(|i| form_field(page, *i) && page.form[*i].is_none())
             .filter(|i| !owned.iter().any(|r| r.contains(i)))
+            .filter(|&i| !is_search_box(page, i) || names_verb_of(page, i, &label))
             .filter(|&i| {
                 !(is_toggle(&page.els[i])
                     && (lists.record_of(page, i).is_some()
@@ -695,6 +696,23 @@ fn is_search_box(page: &Page<'_>, i: usize) -> bool {
         || crate::text::words(&field_label(page, e))
             .first()
             .is_some_and(|w| matches!(w.as_str(), "search" | "filter" | "find"))
+}
+
+/// Whether search box `i`'s own words name the opening verb of button label `label`
+/// ("Search or add a tag" beside "Add"). Otherwise a search box is how the page finds
+/// things, not something a button outside any form sends: the "Add" or "Save" of a
+/// toolbar beside it, or any button of a page whose records are too flat to tell
+/// groups apart (Actual Budget's "Add account" and "Add New" took its transactions'
+/// search box as a parameter), leaves it out.
+fn names_verb_of(page: &Page<'_>, i: usize, label: &str) -> bool {
+    let words = crate::text::words(label);
+    let Some(verb) = words.first() else {
+        return false;
+    };
+    crate::text::words(&field_label(page, &page.els[i]))
+        .iter()
+        .skip(1)
+        .any(|w| w == verb)
 }
 
 /// A user field and exactly one password that is not a new one, and little else: a

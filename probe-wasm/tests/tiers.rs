@@ -1560,3 +1560,43 @@ fn a_link_with_a_data_method_sends_a_request_and_is_no_read() {
     // `data-method="get"` is a link like any other.
     assert_eq!(tier(&page_with(Some("get")), "Clone & Edit").0, R);
 }
+
+#[test]
+fn a_search_box_is_no_parameter_of_the_buttons_beside_it() {
+    // Actual Budget's records are too flat to tell its toolbar from its sidebar: every
+    // button outside a form took the transactions' search box as a parameter
+    // (`add_account(search?)`, `add_new(search?)`). A search box is how the page finds
+    // things; a button outside any form sends it only when the box names the button's
+    // verb ("Search or add a tag" beside "Add").
+    let c = page(
+        "http://127.0.0.1:1/accounts/1",
+        "Checking",
+        vec![
+            el("main", None, "", &[]),
+            el("input", Some(0), "", &[("placeholder", "Search"), ("value", "")]),
+            el("button", Some(0), "Add New", &[("type", "button")]),
+            el("button", Some(0), "Save", &[("type", "button")]),
+            el("input", Some(0), "", &[("type", "search"), ("name", "q")]),
+        ],
+    );
+    for label in ["Add New", "Save"] {
+        let (name, a) = action(&c, label);
+        assert!(a.parameters.is_empty(), "{name}: {a:#?}");
+    }
+    let c = page(
+        "http://127.0.0.1:1/notes/1",
+        "Note",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "input",
+                Some(0),
+                "",
+                &[("placeholder", "Search or add a tag"), ("name", "tag"), ("value", "")],
+            ),
+            el("button", Some(0), "Add", &[("type", "button")]),
+        ],
+    );
+    let (name, a) = action(&c, "Add");
+    assert_eq!(a.parameters.len(), 1, "{name}: {a:#?}");
+}
