@@ -1573,7 +1573,12 @@ fn a_search_box_is_no_parameter_of_the_buttons_beside_it() {
         "Checking",
         vec![
             el("main", None, "", &[]),
-            el("input", Some(0), "", &[("placeholder", "Search"), ("value", "")]),
+            el(
+                "input",
+                Some(0),
+                "",
+                &[("placeholder", "Search"), ("value", "")],
+            ),
             el("button", Some(0), "Add New", &[("type", "button")]),
             el("button", Some(0), "Save", &[("type", "button")]),
             el("input", Some(0), "", &[("type", "search"), ("name", "q")]),
@@ -1592,7 +1597,11 @@ fn a_search_box_is_no_parameter_of_the_buttons_beside_it() {
                 "input",
                 Some(0),
                 "",
-                &[("placeholder", "Search or add a tag"), ("name", "tag"), ("value", "")],
+                &[
+                    ("placeholder", "Search or add a tag"),
+                    ("name", "tag"),
+                    ("value", ""),
+                ],
             ),
             el("button", Some(0), "Add", &[("type", "button")]),
         ],
