@@ -385,8 +385,7 @@
         const e = /** @type {Element} */ (c);
         const bits = /** @type {number} */ (TAG_BITS.get(e.localName)) | 0;
         if (outside && (bits & T_NO_TEXT) !== 0) continue;
-        if (++seen <= MAX_SHOWN_PARTS && (PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !shows(e, CSS_HIDDEN)) continue;
-        if (seen <= MAX_SHOWN_PARTS && e.getAttribute("aria-hidden") === "true" && iconWords(e)) continue;
+        if (++seen <= MAX_SHOWN_PARTS && unseenPart(e)) continue;
         walk(e);
       }
     };
@@ -426,7 +425,16 @@
   }
   const ARIA_HIDDEN_SEL = '[aria-hidden="true"]';
 
-  // Whether an element's attributes hint that it may be hidden (visit asks about these).
+  // Whether nobody perceives the words of `e`: not rendered or `visibility: hidden` (asked
+  // of an element with a hint of hiding, or a control), or an icon font's.
+  /** @param {Element} e */
+  function unseenPart(e) {
+    if ((PERCEIVED_TAGS.has(e.localName) || hintsHiding(e)) && !shows(e, CSS_HIDDEN)) return true;
+    return e.getAttribute("aria-hidden") === "true" && iconWords(e);
+  }
+
+  // Whether an element's attributes hint that it may be hidden (visit asks about these:
+  // its `hint`, read from its one pass over the attributes).
   /** @param {Element} e */
   function hintsHiding(e) {
     if (e.hasAttribute("hidden") || e.hasAttribute("style")) return true;
@@ -507,6 +515,7 @@
       return whole;
     };
     let candidates = 0; // parts that may be seen
+    const icons = muted !== undefined ? muted : el.querySelector(ARIA_HIDDEN_SEL) !== null;
     for (const p of at) {
       if (p === null || parts.has(p)) continue;
       let got = 0; // the control's own text nodes: as seen as it is
@@ -515,7 +524,7 @@
         // the pointer's tooltip) tells it: perceived when its image is rendered.
         const image = p.parentElement;
         got = image !== null && image !== el && !shows(image, CSS_HIDDEN) ? 2 : 1;
-      } else if (p !== el && (muted === undefined ? (muted = el.querySelector(ARIA_HIDDEN_SEL) !== null) : muted) && ligature(p, el)) {
+      } else if (p !== el && icons && ligature(p, el)) {
         got = 2;
       } else if (p !== el && !shows(p, OPAQUE)) {
         got = !shows(p, CSS_HIDDEN) ? 2 : wholeState() === 0 ? 1 : 0;
@@ -1828,7 +1837,7 @@
      * @param {string | null} step
      * @param {number} nth
      * @param {Above} at
-     * @returns {number} B_NO_TEXT and B_UNSEEN, of the element and its subtree
+     * @returns {number} B_NO_TEXT, B_UNSEEN and B_MUTED, of the element and its subtree
      */
     visit(el, tag, step, nth, at) {
       const walk = at.walk;
@@ -1964,6 +1973,7 @@
       // <details>: only its first <summary> shows (see "what a person perceives").
       let closed = (flags & CLOSED) !== 0;
       if ((flags & CLOSED_HERE) !== 0 && !(tag === "summary" && el.parentElement && firstSummary(el.parentElement) === el)) closed = true;
+      // The attributes' hint of hiding (hintsHiding asks the same of the DOM).
       const hint = hidden || style !== null || (clsBits & C_HIDE) !== 0;
       const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "");
       const hides = (inert ? INERT : 0) | (ariaHidden ? ARIA_HIDDEN : 0) | (closed ? CLOSED : 0);
@@ -2141,7 +2151,7 @@
     // `where` is the selector, or the nth-of-type number of a relative one-step selector;
     // `relative` says a selector string continues the parent's.
     // `block`: a NO_TEXT element is among the descendants (see textOutside); `unseen`:
-    // words nobody perceives are (see textShown).
+    // words nobody perceives are; `muted`: words under aria-hidden are (see textShown).
     /** @param {Found} found */
     record(found) {
       const { el, tag, bits, role, cls, parentIdx, where, relative, inert, clickable, vis, names, unique, ask, children, block, unseen, muted } = found;
