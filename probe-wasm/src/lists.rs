@@ -51,6 +51,10 @@ pub struct List {
     /// How many rows the page says the list has when it shows only some of them (a
     /// virtualized list: `aria-rowcount` on a grid, `aria-setsize` on its rows).
     pub declared_total: Option<usize>,
+    /// Whether a record reports the words its row shows outside any of its parts
+    /// ([`unclaimed_words`]), and which of them it leaves out: those every row shows
+    /// ("by", "comments"), the list's words, not a record's.
+    pub unclaimed: Option<Vec<String>>,
 }
 
 /// Most rows a list of named items may have: longer lists are data, not navigation.
@@ -171,6 +175,7 @@ pub fn find(page: &Page<'_>) -> Lists {
                 dropped_cells: Vec::new(),
                 item_names: None,
                 declared_total: None,
+                unclaimed: None,
             });
             lists.lists.len() - 1
         });
@@ -269,6 +274,10 @@ pub fn find(page: &Page<'_>) -> Lists {
         let (state_classes, class_fields) = state_classes(page, &rows);
         let dropped_cells = constant_unnamed_cells(page, &rows, &columns);
         let declared_total = declared_total(page, c, &rows);
+        let unclaimed = item_names
+            .is_none()
+            .then(|| unclaimed_glue(page, &rows))
+            .flatten();
         let list_idx = lists.lists.len();
         paths.insert(path.clone(), list_idx);
         for (n, r) in rows.iter().enumerate() {
@@ -285,6 +294,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             dropped_cells,
             item_names,
             declared_total,
+            unclaimed,
         });
     }
     // Ownership flows down the table: parents come before children.
@@ -296,6 +306,110 @@ pub fn find(page: &Page<'_>) -> Lists {
         };
     }
     lists
+}
+
+/// What the records of `rows` report of the words their rows show outside their parts
+/// ([`unclaimed_words`]): `None` when no row (of those a capture reports) shows any
+/// but the words every row that shows some shows, else those words, the list's and no
+/// record's ("by", "comments"; none when one row shows any).
+fn unclaimed_glue(page: &Page<'_>, rows: &[usize]) -> Option<Vec<String>> {
+    let shown: Vec<Vec<&str>> = rows
+        .iter()
+        .take(MAX_RECORDS)
+        .filter_map(|&r| unclaimed_words(page, r))
+        .collect();
+    let glue: Vec<String> = match shown.split_first() {
+        Some((first, rest)) if !rest.is_empty() => first
+            .iter()
+            .filter(|w| rest.iter().all(|r| r.contains(w)))
+            .map(|w| (*w).to_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    shown
+        .iter()
+        .flatten()
+        .any(|w| !glue.iter().any(|g| g == w))
+        .then_some(glue)
+}
+
+/// The words row `row` shows that none of its recorded parts holds: text written
+/// straight into the row or into elements the extraction does not record (a journal
+/// entry's narration after its payee, `<strong class="payee">Market</strong>Vegetables`
+/// in one span; "by" between a title and its author). Each part's text is found in the
+/// row's text in order, whitespace aside, and what lies between them is returned in
+/// pieces, those that hold a letter or a digit. `None` when the row has no parts, when
+/// a visible part's text is not where it should be (the row's text was cut at its
+/// limit), or when the row holds a list box or a text area, whose markup puts words in
+/// the row's text that are no value shown.
+pub fn unclaimed_words<'p>(page: &'p Page<'_>, row: usize) -> Option<Vec<&'p str>> {
+    let parts = page.children(row);
+    let text = page.els[row].text.as_str();
+    if parts.is_empty() || text.trim().is_empty() {
+        return None;
+    }
+    if page
+        .descendants(row)
+        .any(|d| matches!(page.els[d].tag.as_str(), "select" | "textarea"))
+    {
+        return None;
+    }
+    let mut pieces: Vec<&str> = Vec::new();
+    let mut at = 0;
+    for &p in parts {
+        let t = page.els[p].text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        match find_loose(text, at, t) {
+            Some((start, end)) => {
+                pieces.push(&text[at..start]);
+                at = end;
+            }
+            None if !page.els[p].visible => {}
+            None => return None,
+        }
+    }
+    pieces.push(&text[at..]);
+    let words: Vec<&str> = pieces
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| p.chars().any(char::is_alphanumeric))
+        .collect();
+    (!words.is_empty()).then_some(words)
+}
+
+/// Where `needle` is in `hay` at or after byte `from`, whitespace aside (a control's
+/// text spaces its blocks apart where its row's text does not): the byte range of
+/// `hay` from its first matched character to just after its last.
+fn find_loose(hay: &str, from: usize, needle: &str) -> Option<(usize, usize)> {
+    let want: Vec<char> = needle.chars().filter(|c| !c.is_whitespace()).collect();
+    let first = *want.first()?;
+    let rest = &hay[from..];
+    for (s, c) in rest.char_indices() {
+        if c != first {
+            continue;
+        }
+        let mut k = 1;
+        let mut end = from + s + c.len_utf8();
+        for (j, h) in rest[s + c.len_utf8()..].char_indices() {
+            if k == want.len() {
+                break;
+            }
+            if h.is_whitespace() {
+                continue;
+            }
+            if h != want[k] {
+                break;
+            }
+            k += 1;
+            end = from + s + c.len_utf8() + j + h.len_utf8();
+        }
+        if k == want.len() {
+            return Some((from + s, end));
+        }
+    }
+    None
 }
 
 fn constant_unnamed_cells(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Vec<usize> {
@@ -778,6 +892,20 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
     out
 }
 
+/// A keyboard shortcut written as its keys ("g e", "ctrl+k", "m"): how to press a row,
+/// not which row it is (Fava marks its buttons and links with `data-key="s o"`).
+fn key_chord(v: &str) -> bool {
+    let keys: Vec<&str> = v.split([' ', '+']).filter(|k| !k.is_empty()).collect();
+    !keys.is_empty()
+        && keys.iter().all(|k| {
+            k.chars().count() == 1
+                || matches!(
+                    k.to_ascii_lowercase().as_str(),
+                    "ctrl" | "control" | "alt" | "shift" | "meta" | "cmd" | "mod" | "option"
+                )
+        })
+}
+
 fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey> {
     let first = &page.els[rows[0]];
     for (attr, field) in key_attrs(first) {
@@ -789,6 +917,7 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
         if values.len() == rows.len()
             && distinct.len() == rows.len()
             && (attr != "id" || values.iter().all(|v| stable_id(v)))
+            && !values.iter().all(|v| key_chord(v))
         {
             return Some(RowKey::Attr { attr, field });
         }
@@ -1525,6 +1654,32 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             for (name, value) in toggle_states(&page.els[i]) {
                 push(&mut fields, name, value);
             }
+        }
+    }
+    // Words the row shows outside its parts are its data too (see [`unclaimed_words`]),
+    // unless they are its key (a row keyed by its own text) or another field already.
+    if let Some(glue) = list
+        .unclaimed
+        .as_ref()
+        .filter(|_| !self_keyed && !fields.is_empty())
+    {
+        if let Some(v) = unclaimed_words(page, row)
+            .map(|w| {
+                let own: Vec<&str> = w
+                    .into_iter()
+                    .filter(|w| !glue.iter().any(|g| g == w))
+                    .collect();
+                crate::text::clip(&own.join(" "), 120)
+            })
+            .as_deref()
+            .and_then(typed_value)
+            .filter(|v| !fields.iter().any(|(_, f, _)| f == v))
+        {
+            let name = std::iter::once("text".to_owned())
+                .chain((2..).map(|n| format!("text_{n}")))
+                .find(|n| !fields.iter().any(|(f, _, _)| f == n))
+                .unwrap_or_default();
+            push(&mut fields, name, v);
         }
     }
     // A row with no text cell of its own (an option, a tree item whose text is its own)

@@ -2098,3 +2098,126 @@ fn a_row_that_says_only_its_classes_is_no_record() {
     );
     assert!(keys.iter().any(|k| k.contains("[2]")), "{o:#?}");
 }
+
+/// A journal: each entry shows its date (a link), a payee in a part of its own and the
+/// narration written beside it in the same span, which the extraction records in no
+/// part (`<strong class="payee">Market</strong>Vegetables`), and "comments" after a
+/// count on every row.
+fn journal(entries: &[(&str, &str, &str, &str)], extra: Option<ElementRecord>) -> PageSnapshot {
+    let mut els = vec![el("ol", None, "", &[("aria-label", "Journal")])];
+    for (n, (date, payee, narration, count)) in entries.iter().enumerate() {
+        let li = els.len() as u32;
+        let text = format!("{date} {payee}{narration} {count} comments");
+        els.push(nth("li", Some(0), n, &text, &[("class", "entry")]));
+        els.push(el_at(
+            "a",
+            Some(li),
+            "span:nth-of-type(1) > a",
+            date,
+            &[("href", "#e")],
+        ));
+        els.push(el_at(
+            "strong",
+            Some(li),
+            "span:nth-of-type(2) > strong",
+            payee,
+            &[("class", "payee")],
+        ));
+        els.push(el_at(
+            "span",
+            Some(li),
+            "span:nth-of-type(3)",
+            count,
+            &[("class", "count")],
+        ));
+    }
+    els.extend(extra);
+    for e in els.iter_mut().skip(1) {
+        e.relative = true;
+    }
+    snap(els)
+}
+
+/// Words a row shows outside its recorded parts are its data: the narration reaches the
+/// model as the record's `text`, and changes with it; words the same on every row are
+/// the list's ("comments") and no record's; nothing is reported when a part's text is
+/// not in the row's (cut at its limit) or the row holds a list box, whose options are in
+/// its text.
+#[test]
+fn words_a_row_shows_outside_its_parts_are_its_text() {
+    let entries = [
+        ("2026-11-10", "Market", "Vegetables", "2"),
+        ("2026-11-03", "Landlord", "Rent November", "0"),
+    ];
+    let o = objects(&journal(&entries, None));
+    assert_eq!(o["journal[0].text"], json!("Vegetables"), "{o:#?}");
+    assert_eq!(o["journal[1].text"], json!("Rent November"), "{o:#?}");
+    assert_eq!(o["journal[0].payee"], json!("Market"), "{o:#?}");
+    assert!(
+        !o.values()
+            .any(|v| v.as_str().is_some_and(|s| s.contains("comments"))),
+        "{o:#?}"
+    );
+    let mut changed = entries;
+    changed[0].2 = "Fruit";
+    let o2 = objects(&journal(&changed, None));
+    assert_eq!(o2["journal[0].text"], json!("Fruit"), "{o2:#?}");
+    assert_eq!(o.keys().collect::<Vec<_>>(), o2.keys().collect::<Vec<_>>());
+
+    // The row's text cut before its last part: not where it should be.
+    let mut cut = journal(&entries, None);
+    cut.elements[1].text = "2026-11-10 MarketVeget".into();
+    let o = objects(&cut);
+    assert!(!o.contains_key("journal[0].text"), "{o:#?}");
+    assert_eq!(o["journal[1].payee"], json!("Landlord"), "{o:#?}");
+
+    // A list box in the row: its options are words of the row's text.
+    let mut boxed = journal(&entries, None);
+    boxed.elements[1].text = "2026-11-10 MarketVegetablesOpenClosed 2 comments".into();
+    let mut select = el_at("select", Some(1), "select", "", &[("name", "state")]);
+    select.relative = true;
+    boxed.elements.insert(2, select);
+    for e in boxed.elements.iter_mut().skip(3) {
+        if let Some(p) = e.parent.as_mut().filter(|p| **p >= 2) {
+            *p += 1;
+        }
+    }
+    let o = objects(&boxed);
+    assert!(
+        !o.values().any(|v| v == &json!("VegetablesOpenClosed")),
+        "{o:#?}"
+    );
+    assert!(!o.contains_key("journal[0].text"), "{o:#?}");
+}
+
+/// Sibling buttons marked with the keys that press them (`data-key="s o"`, Fava's
+/// filters): rows whose state is shown, never keyed by the shortcut; the same buttons
+/// marked with ids are keyed by them.
+#[test]
+fn a_keyboard_shortcut_is_no_rows_key() {
+    let filters = |keys: [&str; 3]| {
+        let mut els = vec![el("form", None, "", &[("aria-label", "Filters")])];
+        for (n, (label, key)) in ["Open", "Close", "Note"].into_iter().zip(keys).enumerate() {
+            let class = if n == 1 { "inactive" } else { "" };
+            let mut b = nth(
+                "button",
+                Some(0),
+                n,
+                label,
+                &[("type", "button"), ("data-key", key), ("class", class)],
+            );
+            b.relative = true;
+            els.push(b);
+        }
+        objects(&snap(els))
+    };
+    let o = filters(["s o", "s c", "ctrl+n"]);
+    assert!(!o.keys().any(|k| k.ends_with(".key")), "{o:#?}");
+    assert_eq!(
+        values_ending(&o, ".inactive"),
+        [&json!(false), &json!(true), &json!(false)],
+        "{o:#?}"
+    );
+    let o = filters(["open", "close", "note"]);
+    assert_eq!(values_ending(&o, ".key").len(), 3, "{o:#?}");
+}
