@@ -77,6 +77,15 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         } else {
             name_slug(&label)
         };
+        // A label of one letter or sign ("x", "B", "*", "+") names nothing a model can
+        // read: the title a person reads on hovering it ("Other transactions") names
+        // the action, and its description quotes both.
+        let title = e
+            .attr("title")
+            .map(str::trim)
+            .filter(|t| !t.is_empty() && *t != label.trim());
+        let titled = title.filter(|t| glyph(&base) && !glyph(&name_slug(t)));
+        let base = titled.map(title_name).unwrap_or(base);
         if base.is_empty() {
             continue;
         }
@@ -117,6 +126,17 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             }
             links.insert(key, found.len());
         }
+        // A title that puts a verb before the label's words ("Toggle Open entries" on
+        // "Open", "Toggle metadata" on "Metadata") says what pressing it does, and its
+        // verb opens the name: `toggle_open`, `toggle_metadata` (a link's name says it
+        // is followed).
+        let base = match title.filter(|_| matches!(kind, Kind::Button | Kind::Clickable)) {
+            Some(t) if titled.is_none() => match verb_before(t, &label) {
+                Some(verb) => format!("{verb}_{base}"),
+                None => base,
+            },
+            _ => base,
+        };
         let mut ev = Evidence::on_page(kind, &label, page, i);
         ev.href = e.attr("href");
         ev.danger = is_danger_class(e.classes());
@@ -169,6 +189,10 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             }
             _ => (base, format!("Press \"{shown}\"")),
         };
+        let description = match titled {
+            Some(t) => format!("{description} (titled \"{}\")", clip(t, 100)),
+            None => description,
+        };
         let mut action = Found::new(name, Source::Control, verdict, description);
         action.ns = match menu.clone() {
             // A menu's item that collides with another action is told apart by the
@@ -182,6 +206,32 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         claims.claim(i);
         found.push(action);
     }
+}
+
+/// Whether a name slug names nothing a reader can tell apart: one letter or digit, or
+/// none (a sign).
+fn glyph(slug: &str) -> bool {
+    slug.chars().filter(|c| c.is_alphanumeric()).count() <= 1
+}
+
+/// The verb `title` opens with when the rest of it holds every word of `label` and
+/// `label` does not open with that verb itself, as a name's word (`toggle`).
+fn verb_before(title: &str, label: &str) -> Option<String> {
+    let verb = crate::classify::opening_verb(title)?;
+    let said = crate::text::words(label);
+    let rest = crate::text::words(title);
+    let verb_words = crate::text::words(&verb).len();
+    let after = rest.get(verb_words..)?;
+    (!said.is_empty()
+        && said.first().map(String::as_str) != Some(verb.as_str())
+        && said.iter().all(|w| after.contains(w)))
+    .then(|| name_slug(&verb))
+}
+
+/// An action's name from a control's title: its first five words.
+fn title_name(title: &str) -> String {
+    let words: Vec<&str> = title.split_whitespace().take(5).collect();
+    name_slug(&words.join(" "))
 }
 
 /// A text field outside any form that no action fills (a filter box, a search field

@@ -1609,3 +1609,86 @@ fn a_search_box_is_no_parameter_of_the_buttons_beside_it() {
     let (name, a) = action(&c, "Add");
     assert_eq!(a.parameters.len(), 1, "{name}: {a:#?}");
 }
+
+/// A label of one letter or sign names nothing a model can read: the control's title
+/// names its action ("x" titled "Other transactions"), and a sign that named no action
+/// at all ("*") now does. A title that puts a verb before the label's words ("Toggle
+/// metadata" on "Metadata") opens the name with it. Links keep the name of where they
+/// lead, a label with its own verb keeps it, and the name never moves the tier.
+#[test]
+fn a_glyphs_title_names_its_action_and_a_titles_verb_opens_a_name() {
+    let capture = page(
+        "http://127.0.0.1:1/journal",
+        "Journal",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "button",
+                Some(0),
+                "x",
+                &[("type", "button"), ("title", "Other transactions")],
+            ),
+            el(
+                "button",
+                Some(0),
+                "*",
+                &[("type", "button"), ("title", "Cleared transactions")],
+            ),
+            el("button", Some(0), "B", &[("type", "button")]),
+            el(
+                "button",
+                Some(0),
+                "Metadata",
+                &[("type", "button"), ("title", "Toggle metadata")],
+            ),
+            el(
+                "button",
+                Some(0),
+                "Save",
+                &[("type", "button"), ("title", "Save changes")],
+            ),
+            el(
+                "a",
+                Some(0),
+                "Name",
+                &[("href", "?sort=name"), ("title", "Sort by name")],
+            ),
+            el(
+                "button",
+                Some(0),
+                "?",
+                &[("type", "button"), ("title", "?")],
+            ),
+        ],
+    );
+    let name = |label: &str| action(&capture, label).0.to_owned();
+    assert_eq!(name("x"), "other_transactions");
+    assert!(
+        capture.actions["other_transactions"]
+            .description
+            .contains("\"x\" (titled \"Other transactions\")"),
+        "{:?}",
+        capture.actions["other_transactions"].description
+    );
+    assert_eq!(name("*"), "cleared_transactions");
+    assert_eq!(name("B"), "b");
+    assert_eq!(name("Metadata"), "toggle_metadata");
+    assert_eq!(name("Save"), "save");
+    assert_eq!(name("Name"), "open_name");
+    assert!(!capture
+        .explain
+        .values()
+        .any(|ex| ex.elements.iter().any(|e| e.text == "?")));
+    // The tier is the label's and the title's evidence, whatever the name.
+    let untitled = page(
+        "http://127.0.0.1:1/journal",
+        "Journal",
+        vec![
+            el("main", None, "", &[]),
+            el("button", Some(0), "x", &[("type", "button")]),
+            el("button", Some(0), "Metadata", &[("type", "button")]),
+        ],
+    );
+    assert_eq!(tier(&capture, "x"), tier(&untitled, "x"));
+    assert_eq!(tier(&capture, "Metadata").0, W);
+}

@@ -311,16 +311,27 @@ impl Quiet<'_> {
                     .is_some_and(|name| self.secrets.contains(name))
                     || field
                         .strip_suffix("_expanded")
-                        .is_some_and(|name| self.actions.contains(name))
+                        .is_some_and(|name| self.opens(name))
                     // A menu of named items: `main_menu.pages.expanded` beside `pages()`.
                     || (field == "expanded"
                         && key
                             .rsplit('.')
                             .nth(1)
-                            .is_some_and(|name| self.actions.contains(name)))
+                            .is_some_and(|name| self.opens(name)))
             }
             _ => false,
         }
+    }
+
+    /// Whether an action opens what `name` names: the action `<name>`, or one whose
+    /// name puts a verb before it (`show_tag_list` beside `tag_list_expanded`).
+    fn opens(&self, name: &str) -> bool {
+        self.actions.contains(name)
+            || self.actions.iter().any(|a| {
+                a.strip_suffix(name).is_some_and(|verb| {
+                    verb.ends_with('_') && !verb[..verb.len() - 1].contains('_')
+                })
+            })
     }
 }
 
@@ -440,7 +451,7 @@ pub fn tier_word(tier: Reversibility) -> &'static str {
 /// not: what kind of control it is shows in its tier and parameters.
 const PROBE_WORDS: &[&str] = &[
     "form", "press", "link", "field", "submit", "switch", "on", "or", "off", "the", "a", "of",
-    "one", "row", "record", "by", "its", "chosen", "text", "show", "tabs", "items",
+    "one", "row", "record", "by", "its", "chosen", "text", "show", "tabs", "items", "titled",
 ];
 
 /// The longest action name the probe makes from a label (`nsp_probe::text::MAX_NAME_LEN`,
@@ -1216,9 +1227,23 @@ mod tests {
             render(&s)
         );
         // A closed menu is written once the action that opens it is no longer offered.
-        s.actions.remove("archive");
+        let archive = s.actions.remove("archive").expect("archive");
         assert!(
             render(&s).contains("toolbar: {archive_expanded: false, help_expanded: false}\n"),
+            "{}",
+            render(&s)
+        );
+        // An action named with a verb before the menu's name (from its title, "Show
+        // archive") opens it too; another that only ends with its letters does not.
+        s.actions.insert("unarchive".to_owned(), archive.clone());
+        assert!(
+            render(&s).contains("archive_expanded: false"),
+            "{}",
+            render(&s)
+        );
+        s.actions.insert("show_archive".to_owned(), archive);
+        assert!(
+            !render(&s).contains("archive_expanded: false"),
             "{}",
             render(&s)
         );

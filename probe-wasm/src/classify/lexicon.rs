@@ -217,6 +217,11 @@ pub fn hits(text: &str) -> Vec<Hit> {
     hits_in(text, false)
 }
 
+/// The verb a text opens with, when the lexicon knows it ("Toggle metadata": "toggle").
+pub fn opening_verb(text: &str) -> Option<String> {
+    hits(text).into_iter().find(|h| h.first).map(|h| h.cue)
+}
+
 /// A word's base form for the lexicon when it is inflected ("deletes", "archived"),
 /// as descriptions write verbs. Not applied to labels, whose plurals are mostly nouns
 /// ("Orders", "Posts").
