@@ -557,14 +557,28 @@
       await settle();
       return true;
     }
+    // One field after another, as a person fills them: the page renders between (Svelte
+    // and Vue apply a field's input in a microtask; a form that adds a row once the last
+    // one is filled re-renders from state the next field's input has not reached yet,
+    // and a value set in the same task is lost).
+    // In the order the page shows them, top to bottom, as a person fills a form (a
+    // field may depend on the one before it: a country, then its regions).
+    /** @type {[string, unknown, Target][]} */
+    const filling = [];
     for (const [pname, value] of Object.entries(params)) {
       const selector = fields[pname];
       if (!selector) continue;
       const field = /** @type {Target | null} */ (resolve(selector));
       if (!field) fail("target_not_found", `The field for ${pname} (${selector.slice(0, 200)}) is no longer on the page.`);
-      fill(field, pname, value, guard);
+      filling.push([pname, value, field]);
     }
-    if (Object.keys(params).length) await settle();
+    filling.sort((a, b) => (a[2].compareDocumentPosition(b[2]) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+    for (const [pname, value, field] of filling) {
+      await leaveSuggestions(field);
+      fill(field, pname, value, guard);
+      await settle();
+    }
+    if (filling.length) await leaveSuggestions(el);
     if (form && (el === form || isSubmit(el))) {
       if (!form.checkValidity()) {
         const bad = Array.from(/** @type {HTMLCollectionOf<HTMLInputElement>} */ (/** @type {unknown} */ (form.elements))).find((f) => f.willValidate && !f.checkValidity());
@@ -579,14 +593,15 @@
           same();
           const why = NspExtract.perceive(form, null, { reveal: "none" });
           if (why) fail("target_hidden", `A person cannot see the form of ${name}: ${why}.`);
-        } else {
-          guard(el);
+          form.requestSubmit();
+          return;
         }
-        // A submit button is clicked, as a person's press: its own click listeners run
-        // (a page that does its work there and cancels the native submit), then the
-        // browser submits the form with it as the submitter.
-        if (el === form) form.requestSubmit();
-        else el.click();
+        // A submit button is pressed as a person presses it: the pointer goes down and
+        // the button takes the focus, so the field last filled loses it (an
+        // autocomplete that commits its value on blur, Fava's payee); then its own
+        // click listeners run (a page that does its work there and cancels the native
+        // submit), and the browser submits the form with it as the submitter.
+        click(el, () => guard(el));
       });
     } else {
       if (el.disabled || el.getAttribute("aria-disabled") === "true") fail("bad_parameters", `${JSON.stringify(labelOf(el))} is disabled.`);
@@ -594,6 +609,18 @@
     }
     await settle();
     return true;
+  }
+
+  // A focused combobox's open suggestions may cover the fields below it (the capture
+  // does not count them hidden: see focusedPopupHolds in extract.js); a person moving
+  // on to `next` leaves the combobox first (Tab), and the page closes them.
+  /** @param {Element} next */
+  async function leaveSuggestions(next) {
+    const active = /** @type {HTMLElement | null} */ (next.ownerDocument.activeElement);
+    if (active && active !== next && active.getAttribute("role") === "combobox" && active.getAttribute("aria-expanded") === "true") {
+      active.blur();
+      await settle();
+    }
   }
 
   /** @param {Element} el */

@@ -852,19 +852,31 @@
     const labels = el.labels;
     if (labels && labels.length) {
       const parts = [];
-      for (const label of labels) {
-        let t = "";
-        for (const node of label.childNodes) {
-          if (node.nodeType === 3) t += /** @type {Text} */ (node).data;
-          else if (node.nodeType === 1 && !FIELD_TAGS.has(/** @type {Element} */ (node).localName)) t += node.textContent;
-        }
-        parts.push(t);
-      }
+      for (const label of labels) parts.push(labelWords(label, 0));
       return norm(parts.join(" "), TEXT_LIMIT);
     }
     // A checkbox's or radio button's text follows it: what comes before is another's.
     const boxy = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
     return FIELD_TAGS.has(el.localName) && !boxy ? captionOf(el) : "";
+  }
+
+  // The words of a label, not those of what it wraps besides them: the field itself,
+  // another control (Fava's "Add metadata" button beside its narration), an open
+  // autocomplete's options. Words as textContent joins them.
+  const LABEL_SKIP = new Set(["button", "datalist", "option", "optgroup"]);
+  const LABEL_SKIP_ROLES = new Set(["button", "combobox", "listbox", "option", "menu", "menuitem", "tooltip", "dialog"]);
+  /** @param {Element} node @param {number} depth @returns {string} */
+  function labelWords(node, depth) {
+    let t = "";
+    for (const c of node.childNodes) {
+      if (c.nodeType === 3) t += /** @type {Text} */ (c).data;
+      else if (c.nodeType === 1) {
+        const e = /** @type {Element} */ (c);
+        if (FIELD_TAGS.has(e.localName) || LABEL_SKIP.has(e.localName) || LABEL_SKIP_ROLES.has(e.getAttribute("role") || "")) continue;
+        t += depth < 8 ? labelWords(e, depth + 1) : e.textContent;
+      }
+    }
+    return t;
   }
 
   // A field no label names: the short caption a person reads right before it (text
@@ -1166,6 +1178,22 @@
     return false;
   }
 
+  // Whether `hit` lies in the open popup of the focused combobox (an autocomplete's
+  // suggestions over the fields below it, Fava's payee over its postings): the popup
+  // goes when the focus leaves, as it does when anything else is filled or pressed,
+  // so what it covers is no hidden control. The dispatcher moves the focus off such a
+  // combobox first and hit-tests every target before its events.
+  /** @param {Document} doc @param {Element} hit */
+  function focusedPopupHolds(doc, hit) {
+    const active = doc.activeElement;
+    if (!active || active.getAttribute("role") !== "combobox" || active.getAttribute("aria-expanded") !== "true") return false;
+    for (const id of (active.getAttribute("aria-controls") || active.getAttribute("aria-owns") || "").split(/\s+/)) {
+      const popup = id ? doc.getElementById(id) : null;
+      if (popup && popup !== active && !within(popup, active) && within(popup, hit)) return true;
+    }
+    return false;
+  }
+
   // Whether the element at a covered control's centre belongs to a fixed or sticky bar
   // smaller than half the viewport (a header the page scrolls under): scrolling uncovers
   // the control, and the dispatcher hit-tests again after scrolling it into view.
@@ -1208,6 +1236,7 @@
       if (!hit || within(box, hit) || within(el, hit) || (row && within(row, hit))) return "";
       if (labelsHold(el, hit)) return "";
       if (!strictHit && barOver(hit, d)) return "";
+      if (!strictHit && focusedPopupHolds(doc, hit)) return "";
       // Scrolled out of a pane's view, not covered: the dispatcher scrolls the pane.
       if (!strictHit && paneHides(box, r, x, y, pass)) return "";
       return "another element covers it";

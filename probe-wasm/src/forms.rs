@@ -563,7 +563,27 @@ pub fn claim_steppers(page: &Page<'_>, claims: &mut Claims) {
 /// by clicking one of its options), which is no field anywhere else: outside a form its
 /// options are a list of records.
 fn form_field(page: &Page<'_>, i: usize) -> bool {
-    page.field(i) || page.els[i].role() == "listbox"
+    page.field(i) || (page.els[i].role() == "listbox" && !combobox_popup(page, i))
+}
+
+/// Whether listbox `i` is the popup a combobox names (`aria-controls`, `aria-owns`): the
+/// suggestions of a field a person types into (an autocomplete's open list), chosen
+/// through that field, no choice of its own.
+fn combobox_popup(page: &Page<'_>, i: usize) -> bool {
+    let Some(id) = page.els[i]
+        .attr("id")
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+    else {
+        return false;
+    };
+    page.els.iter().any(|e| {
+        (e.role() == "combobox" || e.has("aria-autocomplete"))
+            && [e.attr("aria-controls"), e.attr("aria-owns")]
+                .into_iter()
+                .flatten()
+                .any(|ids| ids.split_whitespace().any(|x| x == id))
+    })
 }
 
 /// A `<button>`, `role=button`, or an `<input>` of type button or submit.

@@ -708,3 +708,65 @@ async fn words_a_person_does_not_see_are_no_evidence_of_a_read() {
     assert_eq!(out, json!({"status": "done", "value": true}), "{details}");
     assert_eq!(text_of("log"), "details");
 }
+
+/// An entry form drawn by a framework (Fava's add-transaction dialog, reduced): the
+/// focused payee's open suggestions cover the fields below it; its label wraps the
+/// field and the suggestions, the narration's label a button of its own; a field's
+/// input reaches the form's state in a microtask, after which every field is drawn
+/// again from that state; the amount, last, commits its value when it loses the focus.
+/// The capture: the covered fields are the form's (the suggestions go when the focus
+/// leaves), the suggestions no parameter, each label its own words. The dispatcher:
+/// it leaves the suggestions, fills top to bottom with the page drawn between, and
+/// presses the button as a person does, so the form sends every value.
+#[wasm_bindgen_test]
+async fn a_frameworks_entry_form_sends_every_value_it_was_given() {
+    mount(
+        r#"<form id="entry" aria-label="Entry" style="position: relative; width: 30em">
+             <label><span>Payee:</span> <input id="payee" role="combobox" aria-expanded="true" aria-controls="sugg" autocomplete="off" placeholder="Payee">
+               <ul id="sugg" role="listbox" style="position: absolute; left: 0; top: 2em; width: 28em; height: 9em; margin: 0; background: #fff; z-index: 5">
+                 <li role="option">Market</li><li role="option">Landlord</li></ul></label>
+             <p><label>Narration: <input id="narration"> <button id="meta" type="button" title="Add metadata">m</button></label></p>
+             <p><input id="account" placeholder="Account"> <input id="amount" placeholder="Amount"></p>
+             <button id="save" type="submit">Save</button></form>
+           <p id="log"></p>"#,
+    );
+    eval(
+        "(() => { const $ = (id) => document.getElementById(id); \
+           const state = { payee: '', narration: '', account: '', amount: '' }; \
+           const draw = () => { for (const k of ['narration', 'account']) $(k).value = state[k]; $('amount').value = state.amount; }; \
+           $('payee').addEventListener('input', () => { state.payee = $('payee').value; }); \
+           $('payee').addEventListener('blur', () => { $('sugg').hidden = true; $('payee').setAttribute('aria-expanded', 'false'); }); \
+           for (const k of ['narration', 'account']) $(k).addEventListener('input', () => { const v = $(k).value; queueMicrotask(() => { state[k] = v; }); queueMicrotask(draw); }); \
+           $('amount').addEventListener('blur', () => { state.amount = $('amount').value; }); \
+           $('entry').addEventListener('submit', (e) => { e.preventDefault(); $('log').textContent = JSON.stringify(state); }); \
+           $('payee').focus(); })()",
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let hidden = |r: &Value| r[3].as_u64().unwrap_or(0) & 2 != 0;
+    for id in ["narration", "account", "amount"] {
+        assert!(!hidden(&record_of(&snap, id)), "{id}: {snap:#}");
+    }
+    assert_eq!(record_of(&snap, "payee")[6], "Payee:", "{snap:#}");
+    assert_eq!(record_of(&snap, "narration")[6], "Narration:", "{snap:#}");
+    let c = capture();
+    let (save, a) = action_on(&c, "save").expect("the form's action");
+    let params: Vec<&str> = a["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(params, ["payee", "narration", "account", "amount"], "{a:#}");
+    let out = run(
+        &save,
+        r#"{"payee": "Bakery", "narration": "Bread", "account": "Expenses:Groceries", "amount": "3.20 EUR"}"#,
+        &c,
+    )
+    .await;
+    assert_eq!(out, json!({"status": "done", "value": true}), "{out:#}");
+    let sent: Value = serde_json::from_str(&text_of("log")).expect("the form was sent");
+    assert_eq!(
+        sent,
+        json!({"payee": "Bakery", "narration": "Bread", "account": "Expenses:Groceries", "amount": "3.20 EUR"})
+    );
+}

@@ -117,6 +117,10 @@ pub enum AppKind {
     /// I Hate Money 7, a shared-budget app (`fixtures/real/ihatemoney`): participants,
     /// bills, an in-place "Are you sure?" delete. Its sqlite database is the ground truth.
     IHateMoney,
+    /// Fava 1.30, Beancount's web interface (`fixtures/real/fava`): a Svelte dialog whose
+    /// autocompletes commit on blur and whose postings grow a row as the last one is
+    /// filled. Its ledger file is the ground truth.
+    Fava,
 }
 
 impl AppKind {
@@ -132,6 +136,7 @@ impl AppKind {
             AppKind::TiddlyWiki => "tiddlywiki",
             AppKind::Trac => "trac",
             AppKind::IHateMoney => "ihatemoney",
+            AppKind::Fava => "fava",
         }
     }
 
@@ -147,6 +152,7 @@ impl AppKind {
             "tiddlywiki" => AppKind::TiddlyWiki,
             "trac" => AppKind::Trac,
             "ihatemoney" => AppKind::IHateMoney,
+            "fava" => AppKind::Fava,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -191,6 +197,7 @@ impl RealApp {
             AppKind::TiddlyWiki => dir.path().join("wiki/tiddlers"),
             // The environment `serve.py` creates: `env/db/trac.db`.
             AppKind::Trac => dir.path().join("env/db/trac.db"),
+            AppKind::Fava => dir.path().join("ledger.beancount"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -375,6 +382,20 @@ impl RealApp {
                     .arg(port.to_string())
                     .arg(&db);
                 ready_path = "/healthcheck";
+            }
+            AppKind::Fava => {
+                std::fs::copy(real.join("fava/ledger.beancount"), &db)?;
+                cmd = Command::new(&python);
+                cmd.args([
+                    "-c",
+                    "import sys\nfrom fava.cli import main\nsys.exit(main())",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                ])
+                .arg(port.to_string())
+                .arg(&db);
+                ready_path = "/household/journal/";
             }
         }
         RealApp::spawn(kind, cmd, port, db, python, dir, ready_path)

@@ -375,6 +375,9 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // I Hate Money: a shared-budget app (Flask, sqlite); fixtures/real/ihatemoney.
     // (An Otter Wiki pins SQLAlchemy 2.0.36, which I Hate Money's ~=2.0.45 excludes.)
     "ihatemoney==7.2.1",
+    // Fava: Beancount's web interface (Flask, a Svelte front end; the ledger file is
+    // its database); fixtures/real/fava.
+    "fava==1.30.16",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an

@@ -1,0 +1,67 @@
+//! The flow suite (`nsp_tests::flows`, see `tests/tests/flows.rs`) on Fava, Beancount's
+//! web interface from PyPI: a Svelte app whose add-transaction dialog opens with its
+//! payee field focused and its suggestions covering the postings, whose autocompletes
+//! commit their value when they lose the focus, and whose postings grow a row once the
+//! last one is filled. The agent uses only nspd's state; the ledger file is the ground
+//! truth: exactly one new transaction, with what the agent gave.
+
+use nsp_tests::flows::{FlowAgent, Step, Tier, Verify};
+use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
+
+/// The ledger's transactions, each on one line with its whitespace collapsed.
+fn transactions(app: &RealApp) -> Vec<String> {
+    let ledger = std::fs::read_to_string(&app.db).expect("the ledger");
+    ledger
+        .split("\n\n")
+        .map(|block| block.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| t.as_bytes().get(10) == Some(&b' ') && t[11..].starts_with("* "))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fava_add_a_transaction_through_its_dialog() {
+    let app = RealApp::start(AppKind::Fava, RealAppOptions::default()).expect("fava");
+    let seed = transactions(&app);
+    assert_eq!(seed.len(), 4, "{seed:?}");
+    let mut agent = FlowAgent::start("fava", &app.url("/household/journal/"))
+        .await
+        .expect("agent");
+    let log = |e: anyhow::Error| panic!("{e:#}\nthe app's log:\n{}", app.log());
+
+    agent
+        .run(
+            // "+" titled "Add Journal Entry": it opens the dialog in the page.
+            Step::new(
+                "open the add-transaction dialog",
+                &["add", "entry"],
+                Tier::Read,
+            )
+            .verify(Verify::None),
+        )
+        .await
+        .unwrap_or_else(log);
+    // The payee's open suggestions cover the account and amount fields: they are still
+    // the form's, and the dispatcher moves the focus off the payee first. Fields are
+    // filled top to bottom with the page rendering between them, and the button is
+    // pressed as a person presses it, so the payee (committed on blur) is sent.
+    agent
+        .run(
+            Step::new("add a transaction", &["save"], Tier::ReversibleWrite)
+                .param(&["date"], "2026-12-04")
+                .param(&["flag"], "*")
+                .param(&["payee"], "Bakery")
+                .param(&["narration"], "Bread")
+                .param(&["account"], "Expenses:Groceries")
+                .param(&["amount"], "3.20 EUR"),
+        )
+        .await
+        .unwrap_or_else(log);
+
+    let mut expected = seed;
+    expected.push("2026-12-04 * \"Bakery\" \"Bread\" Expenses:Groceries 3.20 EUR".to_owned());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while transactions(&app) != expected && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    agent.finish(transactions(&app), expected);
+}
