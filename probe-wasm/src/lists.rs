@@ -893,7 +893,9 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
 }
 
 /// A keyboard shortcut written as its keys ("g e", "ctrl+k", "m"): how to press a row,
-/// not which row it is (Fava marks its buttons and links with `data-key="s o"`).
+/// not which row it is (Fava marks its buttons and links with `data-key="s o"`). Only a
+/// `…key` attribute whose values are all such, one of several keys at least, is read
+/// so: `data-id="a"` is an id.
 fn key_chord(v: &str) -> bool {
     let keys: Vec<&str> = v.split([' ', '+']).filter(|k| !k.is_empty()).collect();
     !keys.is_empty()
@@ -917,7 +919,9 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
         if values.len() == rows.len()
             && distinct.len() == rows.len()
             && (attr != "id" || values.iter().all(|v| stable_id(v)))
-            && !values.iter().all(|v| key_chord(v))
+            && !(attr.ends_with("key")
+                && values.iter().all(|v| key_chord(v))
+                && values.iter().any(|v| v.contains([' ', '+'])))
         {
             return Some(RowKey::Attr { attr, field });
         }

@@ -2220,4 +2220,7 @@ fn a_keyboard_shortcut_is_no_rows_key() {
     );
     let o = filters(["open", "close", "note"]);
     assert_eq!(values_ending(&o, ".key").len(), 3, "{o:#?}");
+    // Letters alone may be ids.
+    let o = filters(["a", "b", "c"]);
+    assert_eq!(values_ending(&o, ".key").len(), 3, "{o:#?}");
 }
