@@ -599,36 +599,75 @@ fn property_table(page: &Page<'_>, c: usize) -> bool {
     labelled
 }
 
-/// Whether `rows` lay out a form's fields, one per row, rather than records: each row
-/// holds exactly one field a person fills (no checkbox or radio: a todo's box beside its
-/// text is a record's state) and no text but that field's label ("Weeks" beside the
-/// weeks of an interval, a settings table). The fields are the page's own objects, named
-/// and valued as fields are (`objects.rs`), not rows of label texts with their values
-/// left out.
+/// Whether `rows` lay out a form's fields rather than records: each row holds at most a
+/// few fields a person fills (no checkbox or radio: a todo's box beside its text is a
+/// record's state), each named by a label of its own that no other row's field has
+/// (records repeat their fields; a form's rows each hold different ones), and no text
+/// but those labels and the text of controls beside them ("Weeks" beside the weeks of
+/// an interval, a settings table; Roundup's "Priority" and "Status" in one row, a
+/// "(list)" helper link beside "Nosy List"); a row of the form's buttons alone is part
+/// of it. The fields are the page's own objects, named and valued as fields are
+/// (`objects.rs`), not rows of label texts with their values left out.
 fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
-    rows.len() >= 2
-        && rows.iter().all(|&r| {
-            let mut fields = page.descendants(r).filter(|&i| page.field(i));
-            let (Some(f), None) = (fields.next(), fields.next()) else {
-                return false;
-            };
+    if rows.len() < 2 {
+        return false;
+    }
+    let mut labels: Vec<&str> = Vec::new();
+    let mut with_fields = 0;
+    for &r in rows {
+        let fields: Vec<usize> = page
+            .descendants(r)
+            .filter(|&i| page.field(i) && page.els[i].visible)
+            .collect();
+        if fields.len() > 4 {
+            return false;
+        }
+        let first = labels.len();
+        for &f in &fields {
             let field = &page.els[f];
-            if !field.visible
+            let label = field.label.trim();
+            if label.is_empty()
+                || labels.contains(&label)
                 || matches!(field.input_type().as_ref(), "checkbox" | "radio")
                 || matches!(field.role(), "checkbox" | "radio" | "switch")
             {
                 return false;
             }
-            // Every text of the row is the field's label (a `th`, a `<label>`).
-            let label = field.label.trim();
-            page.descendants(r).all(|i| {
-                let t = page.els[i].text.trim();
-                i == f || t.is_empty() || t == label
-            }) && {
-                let t = page.els[r].text.trim();
-                t.is_empty() || t == label
-            }
-        })
+            labels.push(label);
+        }
+        with_fields += usize::from(!fields.is_empty());
+        let own = &labels[first..];
+        let in_control = |i: usize| {
+            std::iter::once(i)
+                .chain(page.ancestors(i).take_while(|a| *a != r))
+                .any(|a| page.control(a))
+        };
+        // Every text of the row is a label of its fields or a control's.
+        let said = |i: usize| {
+            let t = page.els[i].text.trim();
+            t.is_empty() || own.contains(&t) || fields.contains(&i) || in_control(i)
+        };
+        if !page
+            .descendants(r)
+            .filter(|&i| page.children(i).is_empty())
+            .all(said)
+        {
+            return false;
+        }
+        // A wrapper's text is its parts' texts joined: it holds no word they do not.
+        let parts: Vec<String> = page
+            .descendants(r)
+            .filter(|&i| page.children(i).is_empty())
+            .flat_map(|i| crate::text::words(&page.els[i].text))
+            .collect();
+        if !crate::text::words(&page.els[r].text)
+            .iter()
+            .all(|w| parts.contains(w) || own.iter().any(|l| crate::text::words(l).contains(w)))
+        {
+            return false;
+        }
+    }
+    with_fields >= 2
 }
 
 fn is_list_container(e: &ElementRecord) -> bool {

@@ -2224,3 +2224,96 @@ fn a_keyboard_shortcut_is_no_rows_key() {
     let o = filters(["a", "b", "c"]);
     assert_eq!(values_ending(&o, ".key").len(), 3, "{o:#?}");
 }
+
+/// A tracker's issue form laid out as a table (Roundup's): two labelled fields on a row,
+/// a helper link "(list)" beside a field, a row of the form's buttons. The fields are
+/// the page's objects, no row is a record of labels. Rows that repeat the same field
+/// (a cart's lines: a product link and its "Quantity") stay records.
+#[test]
+fn a_form_laid_out_in_table_rows_is_fields_not_records() {
+    let mut els = vec![
+        el("form", None, "", &[("aria-label", "New issue")]),
+        nth("table", Some(0), 0, "", &[]),
+        nth("tbody", Some(1), 0, "", &[]),
+    ];
+    let rows: [&[(&str, &str)]; 3] = [
+        &[("Priority", "select"), ("Status", "select")],
+        &[("Nosy List", "text")],
+        &[("Change Note", "textarea")],
+    ];
+    for (n, fields) in rows.into_iter().enumerate() {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(2), n, "", &[]));
+        for (k, (label, kind)) in fields.iter().enumerate() {
+            els.push(nth("th", Some(tr), k, label, &[]));
+            let td = els.len() as u32;
+            let helper = *kind == "text";
+            els.push(nth(
+                "td",
+                Some(tr),
+                k,
+                if helper { "(list)" } else { "" },
+                &[],
+            ));
+            let name = slug_of(label);
+            let mut f = field(td, 0, label, &[("name", &name), ("value", "")]);
+            if *kind != "text" {
+                f.tag = (*kind).into();
+            }
+            els.push(f);
+            if helper {
+                els.push(nth(
+                    "a",
+                    Some(td),
+                    0,
+                    "(list)",
+                    &[("href", "user?@template=help")],
+                ));
+            }
+        }
+    }
+    let tr = els.len() as u32;
+    els.push(nth("tr", Some(2), 3, "", &[]));
+    els.push(nth("td", Some(tr), 0, "", &[]));
+    els.push(nth(
+        "input",
+        Some(tr + 1),
+        0,
+        "",
+        &[("type", "submit"), ("value", "Submit")],
+    ));
+    let o = objects(&snap(els));
+    assert!(!o.keys().any(|k| k.contains('[')), "no records: {o:#?}");
+    for key in ["priority", "status", "nosy_list", "change_note"] {
+        assert!(o.keys().any(|k| k.ends_with(key)), "{key}: {o:#?}");
+    }
+
+    // A cart whose lines show only a product link and its quantity field.
+    let mut els = vec![
+        el("table", None, "", &[("aria-label", "Cart")]),
+        nth("tbody", Some(0), 0, "", &[]),
+    ];
+    for (n, item) in ["Apples", "Pears"].into_iter().enumerate() {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(1), n, item, &[]));
+        els.push(nth("td", Some(tr), 0, item, &[]));
+        els.push(nth("a", Some(tr + 1), 0, item, &[("href", "/p")]));
+        els.push(nth("td", Some(tr), 1, "", &[]));
+        els.push(field(
+            tr + 3,
+            0,
+            "Quantity",
+            &[
+                ("type", "number"),
+                ("name", &format!("q{n}")),
+                ("value", "1"),
+            ],
+        ));
+    }
+    let o = objects(&snap(els));
+    assert!(o.keys().any(|k| k.starts_with("cart[1].")), "{o:#?}");
+}
+
+fn slug_of(label: &str) -> String {
+    label.to_lowercase().replace(' ', "_")
+}
