@@ -342,6 +342,7 @@ fn unclaimed_glue(page: &Page<'_>, rows: &[usize]) -> Option<Vec<String>> {
 /// a visible part's text is not where it should be (the row's text was cut at its
 /// limit), or when the row holds a list box or a text area, whose markup puts words in
 /// the row's text that are no value shown.
+#[inline(never)]
 pub fn unclaimed_words<'p>(page: &'p Page<'_>, row: usize) -> Option<Vec<&'p str>> {
     let parts = page.children(row);
     let text = page.els[row].text.as_str();
@@ -383,31 +384,19 @@ pub fn unclaimed_words<'p>(page: &'p Page<'_>, row: usize) -> Option<Vec<&'p str
 /// text spaces its blocks apart where its row's text does not): the byte range of
 /// `hay` from its first matched character to just after its last.
 fn find_loose(hay: &str, from: usize, needle: &str) -> Option<(usize, usize)> {
-    let want: Vec<char> = needle.chars().filter(|c| !c.is_whitespace()).collect();
-    let first = *want.first()?;
-    let rest = &hay[from..];
-    for (s, c) in rest.char_indices() {
-        if c != first {
-            continue;
-        }
-        let mut k = 1;
-        let mut end = from + s + c.len_utf8();
-        for (j, h) in rest[s + c.len_utf8()..].char_indices() {
-            if k == want.len() {
-                break;
+    let solid = |c: &char| !c.is_whitespace();
+    let first = needle.chars().find(solid)?;
+    'start: for (s, _) in hay[from..].match_indices(first) {
+        let start = from + s;
+        let mut rest = hay[start..].char_indices().filter(|(_, c)| solid(c));
+        let mut end = start;
+        for want in needle.chars().filter(solid) {
+            match rest.next() {
+                Some((at, c)) if c == want => end = start + at + c.len_utf8(),
+                _ => continue 'start,
             }
-            if h.is_whitespace() {
-                continue;
-            }
-            if h != want[k] {
-                break;
-            }
-            k += 1;
-            end = from + s + c.len_utf8() + j + h.len_utf8();
         }
-        if k == want.len() {
-            return Some((from + s, end));
-        }
+        return Some((start, end));
     }
     None
 }
@@ -654,16 +643,8 @@ fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
         {
             return false;
         }
-        // A wrapper's text is its parts' texts joined: it holds no word they do not.
-        let parts: Vec<String> = page
-            .descendants(r)
-            .filter(|&i| page.children(i).is_empty())
-            .flat_map(|i| crate::text::words(&page.els[i].text))
-            .collect();
-        if !crate::text::words(&page.els[r].text)
-            .iter()
-            .all(|w| parts.contains(w) || own.iter().any(|l| crate::text::words(l).contains(w)))
-        {
+        // Nor any word outside its parts.
+        if unclaimed_words(page, r).is_some() {
             return false;
         }
     }
