@@ -121,6 +121,10 @@ pub enum AppKind {
     /// autocompletes commit on blur and whose postings grow a row as the last one is
     /// filled. Its ledger file is the ground truth.
     Fava,
+    /// Roundup 2.6, a server-rendered issue tracker (`fixtures/real/roundup`): a login
+    /// form in its sidebar, a new-issue form laid out as a table, mail to the nosy list.
+    /// Its sqlite database and the mail it sends (to a file) are the ground truth.
+    Roundup,
 }
 
 impl AppKind {
@@ -137,6 +141,7 @@ impl AppKind {
             AppKind::Trac => "trac",
             AppKind::IHateMoney => "ihatemoney",
             AppKind::Fava => "fava",
+            AppKind::Roundup => "roundup",
         }
     }
 
@@ -153,6 +158,7 @@ impl AppKind {
             "trac" => AppKind::Trac,
             "ihatemoney" => AppKind::IHateMoney,
             "fava" => AppKind::Fava,
+            "roundup" => AppKind::Roundup,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -198,6 +204,7 @@ impl RealApp {
             // The environment `serve.py` creates: `env/db/trac.db`.
             AppKind::Trac => dir.path().join("env/db/trac.db"),
             AppKind::Fava => dir.path().join("ledger.beancount"),
+            AppKind::Roundup => dir.path().join("tracker/db/db"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -397,6 +404,14 @@ impl RealApp {
                 .arg(&db);
                 ready_path = "/household/journal/";
             }
+            AppKind::Roundup => {
+                // serve.py installs the tracker and its users, then serves it.
+                cmd = Command::new(&python);
+                cmd.arg(real.join("roundup/serve.py"))
+                    .arg(port.to_string())
+                    .arg(dir.path());
+                ready_path = "/";
+            }
         }
         RealApp::spawn(kind, cmd, port, db, python, dir, ready_path)
     }
@@ -492,6 +507,33 @@ impl RealApp {
     /// The data dir (database, log).
     pub fn data_dir(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// Roundup: the mail the tracker sent (to a file instead of an SMTP server), each
+    /// message as its recipients and its subject.
+    pub fn mails(&self) -> Result<Vec<(String, String)>> {
+        let path = self.dir.path().join("mail.txt");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let mut out = Vec::new();
+        let (mut to, mut subject) = (None::<String>, None::<String>);
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("TO: ") {
+                if let (Some(t), Some(s)) = (to.take(), subject.take()) {
+                    out.push((t, s));
+                }
+                to = Some(rest.trim().to_owned());
+            } else if let Some(rest) = line.strip_prefix("Subject: ") {
+                subject.get_or_insert_with(|| rest.trim().to_owned());
+            }
+        }
+        if let (Some(t), Some(s)) = (to, subject) {
+            out.push((t, s));
+        }
+        Ok(out)
     }
 
     /// Notebook: every file and folder under the server's root dir, by its path

@@ -378,6 +378,9 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // Fava: Beancount's web interface (Flask, a Svelte front end; the ledger file is
     // its database); fixtures/real/fava.
     "fava==1.30.16",
+    // Roundup: a server-rendered issue tracker that mails its nosy lists (sqlite; the
+    // mail goes to a file); fixtures/real/roundup.
+    "roundup==2.6.0",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
