@@ -89,6 +89,16 @@ fn action_on(c: &Value, id: &str) -> Option<(String, Value)> {
         .map(|(n, a)| (n.clone(), a.clone()))
 }
 
+/// The names of an action's parameters, in order.
+fn param_names(action: &Value) -> Vec<&str> {
+    action["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect()
+}
+
 /// The capture of the current document, as the probe reads the snapshot.
 fn capture() -> Value {
     let snapshot = snapshot();
@@ -446,12 +456,7 @@ fn an_inline_edit_grids_save_on_every_row_stays_the_forms() {
         .collect();
     assert!(!saves.is_empty(), "{:#}", c["actions"]);
     for a in saves {
-        let params: Vec<&str> = a["parameters"]
-            .as_array()
-            .expect("parameters")
-            .iter()
-            .filter_map(|p| p["name"].as_str())
-            .collect();
+        let params = param_names(a);
         assert!(
             params.contains(&"price_a1") && params.contains(&"price_b2"),
             "{a:#}"
@@ -750,13 +755,11 @@ async fn a_frameworks_entry_form_sends_every_value_it_was_given() {
     assert_eq!(record_of(&snap, "narration")[6], "Narration:", "{snap:#}");
     let c = capture();
     let (save, a) = action_on(&c, "save").expect("the form's action");
-    let params: Vec<&str> = a["parameters"]
-        .as_array()
-        .expect("parameters")
-        .iter()
-        .filter_map(|p| p["name"].as_str())
-        .collect();
-    assert_eq!(params, ["payee", "narration", "account", "amount"], "{a:#}");
+    assert_eq!(
+        param_names(&a),
+        ["payee", "narration", "account", "amount"],
+        "{a:#}"
+    );
     let out = run(
         &save,
         r#"{"payee": "Bakery", "narration": "Bread", "account": "Expenses:Groceries", "amount": "3.20 EUR"}"#,
