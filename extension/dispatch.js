@@ -557,12 +557,12 @@
       await settle();
       return true;
     }
-    // One field after another, as a person fills them: the page renders between (Svelte
-    // and Vue apply a field's input in a microtask; a form that adds a row once the last
-    // one is filled re-renders from state the next field's input has not reached yet,
-    // and a value set in the same task is lost).
-    // In the order the page shows them, top to bottom, as a person fills a form (a
-    // field may depend on the one before it: a country, then its regions).
+    // The fields as a person fills them: in the order the page shows them, top to
+    // bottom (a field may depend on the one before it: a country, then its regions),
+    // one after another with the page rendering between (Svelte and Vue apply an input
+    // in a microtask; a form that adds a row once the last one is filled draws its
+    // fields again from state the next input has not reached yet, and a value set in
+    // the same task is lost).
     /** @type {[string, unknown, Target][]} */
     const filling = [];
     for (const [pname, value] of Object.entries(params)) {
@@ -616,8 +616,8 @@
   // on to `next` leaves the combobox first (Tab), and the page closes them.
   /** @param {Element} next */
   async function leaveSuggestions(next) {
-    const active = /** @type {HTMLElement | null} */ (next.ownerDocument.activeElement);
-    if (active && active !== next && active.getAttribute("role") === "combobox" && active.getAttribute("aria-expanded") === "true") {
+    const active = NspExtract.openCombobox(next.ownerDocument);
+    if (active && active !== next) {
       active.blur();
       await settle();
     }

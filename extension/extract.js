@@ -1178,6 +1178,13 @@
     return false;
   }
 
+  // The focused element of `doc` when it is a combobox whose popup is open.
+  /** @param {Document} doc @returns {HTMLElement | null} */
+  function openCombobox(doc) {
+    const active = /** @type {HTMLElement | null} */ (doc.activeElement);
+    return active && active.getAttribute("role") === "combobox" && active.getAttribute("aria-expanded") === "true" ? active : null;
+  }
+
   // Whether `hit` lies in the open popup of the focused combobox (an autocomplete's
   // suggestions over the fields below it, Fava's payee over its postings): the popup
   // goes when the focus leaves, as it does when anything else is filled or pressed,
@@ -1185,8 +1192,8 @@
   // combobox first and hit-tests every target before its events.
   /** @param {Document} doc @param {Element} hit */
   function focusedPopupHolds(doc, hit) {
-    const active = doc.activeElement;
-    if (!active || active.getAttribute("role") !== "combobox" || active.getAttribute("aria-expanded") !== "true") return false;
+    const active = openCombobox(doc);
+    if (!active) return false;
     for (const id of (active.getAttribute("aria-controls") || active.getAttribute("aria-owns") || "").split(/\s+/)) {
       const popup = id ? doc.getElementById(id) : null;
       if (popup && popup !== active && !within(popup, active) && within(popup, hit)) return true;
@@ -2508,6 +2515,6 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within,
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox,
   };
 })();

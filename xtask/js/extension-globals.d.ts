@@ -119,6 +119,8 @@ declare var NspExtract: {
   rememberPassword(el: Node): void;
   hitAt(doc: Document, x: number, y: number): Element | null;
   within(el: Node, node: Node | null): boolean;
+  /** The focused element of `doc` when it is a combobox whose popup is open. */
+  openCombobox(doc: Document): HTMLElement | null;
   IDX: symbol;
 };
 
