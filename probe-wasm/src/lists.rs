@@ -342,7 +342,6 @@ fn unclaimed_glue(page: &Page<'_>, rows: &[usize]) -> Option<Vec<String>> {
 /// a visible part's text is not where it should be (the row's text was cut at its
 /// limit), or when the row holds a list box or a text area, whose markup puts words in
 /// the row's text that are no value shown.
-#[inline(never)]
 pub fn unclaimed_words<'p>(page: &'p Page<'_>, row: usize) -> Option<Vec<&'p str>> {
     let parts = page.children(row);
     let text = page.els[row].text.as_str();
@@ -912,20 +911,26 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
     out
 }
 
-/// A keyboard shortcut written as its keys ("g e", "ctrl+k", "m"): how to press a row,
-/// not which row it is (Fava marks its buttons and links with `data-key="s o"`). Only a
-/// `…key` attribute whose values are all such, one of several keys at least, is read
-/// so: `data-id="a"` is an id.
-fn key_chord(v: &str) -> bool {
-    let keys: Vec<&str> = v.split([' ', '+']).filter(|k| !k.is_empty()).collect();
-    !keys.is_empty()
-        && keys.iter().all(|k| {
-            k.chars().count() == 1
-                || matches!(
-                    k.to_ascii_lowercase().as_str(),
-                    "ctrl" | "control" | "alt" | "shift" | "meta" | "cmd" | "mod" | "option"
-                )
-        })
+/// Whether attribute `attr`'s `values` on a list's rows are keyboard shortcuts written
+/// as their keys ("g e", "ctrl+k", "m"): how to press a row, not which row it is (Fava
+/// marks its buttons and links with `data-key="s o"`). Only a `…key` attribute whose
+/// values are all keys of one character or modifiers, one of them several keys, is
+/// read so: `data-id="a"` is an id.
+fn shortcut_keys(attr: &str, values: &[&str]) -> bool {
+    let chord = |v: &str| {
+        let keys: Vec<&str> = v.split([' ', '+']).filter(|k| !k.is_empty()).collect();
+        !keys.is_empty()
+            && keys.iter().all(|k| {
+                k.chars().count() == 1
+                    || matches!(
+                        k.to_ascii_lowercase().as_str(),
+                        "ctrl" | "control" | "alt" | "shift" | "meta" | "cmd" | "mod" | "option"
+                    )
+            })
+    };
+    attr.ends_with("key")
+        && values.iter().all(|v| chord(v))
+        && values.iter().any(|v| v.contains([' ', '+']))
 }
 
 fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey> {
@@ -939,9 +944,7 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
         if values.len() == rows.len()
             && distinct.len() == rows.len()
             && (attr != "id" || values.iter().all(|v| stable_id(v)))
-            && !(attr.ends_with("key")
-                && values.iter().all(|v| key_chord(v))
-                && values.iter().any(|v| v.contains([' ', '+'])))
+            && !shortcut_keys(&attr, &values)
         {
             return Some(RowKey::Attr { attr, field });
         }

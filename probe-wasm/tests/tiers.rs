@@ -1617,49 +1617,34 @@ fn a_search_box_is_no_parameter_of_the_buttons_beside_it() {
 /// lead, a label with its own verb keeps it, and the name never moves the tier.
 #[test]
 fn a_glyphs_title_names_its_action_and_a_titles_verb_opens_a_name() {
-    let capture = page(
-        "http://127.0.0.1:1/journal",
-        "Journal",
-        vec![
-            el("main", None, "", &[]),
-            el(
-                "button",
-                Some(0),
-                "x",
-                &[("type", "button"), ("title", "Other transactions")],
-            ),
-            el(
-                "button",
-                Some(0),
-                "*",
-                &[("type", "button"), ("title", "Cleared transactions")],
-            ),
-            el("button", Some(0), "B", &[("type", "button")]),
-            el(
-                "button",
-                Some(0),
-                "Metadata",
-                &[("type", "button"), ("title", "Toggle metadata")],
-            ),
-            el(
-                "button",
-                Some(0),
-                "Save",
-                &[("type", "button"), ("title", "Save changes")],
-            ),
-            el(
-                "a",
-                Some(0),
-                "Name",
-                &[("href", "?sort=name"), ("title", "Sort by name")],
-            ),
-            el(
-                "button",
-                Some(0),
-                "?",
-                &[("type", "button"), ("title", "?")],
-            ),
+    // A journal's buttons, each with its title when it has one ("" for none).
+    let journal = |buttons: &[(&str, &str)], more: Vec<ElementRecord>| {
+        let mut els = vec![el("main", None, "", &[])];
+        for (label, title) in buttons {
+            let mut attrs = vec![("type", "button")];
+            if !title.is_empty() {
+                attrs.push(("title", title));
+            }
+            els.push(el("button", Some(0), label, &attrs));
+        }
+        els.extend(more);
+        page("http://127.0.0.1:1/journal", "Journal", els)
+    };
+    let capture = journal(
+        &[
+            ("x", "Other transactions"),
+            ("*", "Cleared transactions"),
+            ("B", ""),
+            ("Metadata", "Toggle metadata"),
+            ("Save", "Save changes"),
+            ("?", "?"),
         ],
+        vec![el(
+            "a",
+            Some(0),
+            "Name",
+            &[("href", "?sort=name"), ("title", "Sort by name")],
+        )],
     );
     let name = |label: &str| action(&capture, label).0.to_owned();
     assert_eq!(name("x"), "other_transactions");
@@ -1680,15 +1665,7 @@ fn a_glyphs_title_names_its_action_and_a_titles_verb_opens_a_name() {
         .values()
         .any(|ex| ex.elements.iter().any(|e| e.text == "?")));
     // The tier is the label's and the title's evidence, whatever the name.
-    let untitled = page(
-        "http://127.0.0.1:1/journal",
-        "Journal",
-        vec![
-            el("main", None, "", &[]),
-            el("button", Some(0), "x", &[("type", "button")]),
-            el("button", Some(0), "Metadata", &[("type", "button")]),
-        ],
-    );
+    let untitled = journal(&[("x", ""), ("Metadata", "")], Vec::new());
     assert_eq!(tier(&capture, "x"), tier(&untitled, "x"));
     assert_eq!(tier(&capture, "Metadata").0, W);
 }
