@@ -353,10 +353,15 @@ pub fn discover_implicit(
 
 /// Whether `b` is a visible button that sends something by its words: not a read, nor a
 /// toggle of the interface ("Hide", "Pin"), nor the opener of a menu or dialog (the
-/// dialog has its own). Only such a button makes the fields beside it a form.
+/// dialog has its own), nor a column's name in a header row drawn without table
+/// markup (a sort). Only such a button makes the fields beside it a form.
 fn sends(page: &Page<'_>, b: usize) -> bool {
     let e = &page.els[b];
-    if !is_button(e) || !e.visible || crate::controls::opens_popup(e) {
+    if !is_button(e)
+        || !e.visible
+        || crate::controls::opens_popup(e)
+        || crate::lists::in_drawn_header(page, b)
+    {
         return false;
     }
     crate::classify::from_words(&control_label(e)).is_some_and(|w| {

@@ -202,8 +202,11 @@ pub fn find(page: &Page<'_>) -> Lists {
                 let e = &page.els[*r];
                 let row_like = if container {
                     // A header row names columns; it is no record (a `tr` of `th`
-                    // cells in the body too: a table written without `<thead>`).
-                    is_row(e) && !((e.role() == "row" || e.tag == "tr") && header_row(page, *r))
+                    // cells in the body too: a table written without `<thead>`; a
+                    // row drawn as one, [`drawn_header_row`]).
+                    is_row(e)
+                        && !((e.role() == "row" || e.tag == "tr") && header_row(page, *r))
+                        && !drawn_header_row(page, *r)
                 } else {
                     // Outside list markup, repeated articles or siblings keyed by a data
                     // attribute are rows (an id alone marks a thing, not a row).
@@ -507,6 +510,80 @@ fn header_row(page: &Page<'_>, row: usize) -> bool {
         && cells
             .iter()
             .all(|c| page.els[*c].role() == "columnheader" || page.els[*c].tag == "th")
+}
+
+/// A header row drawn without table markup (`ol > li.head`, `tr.header` of `td`s): a
+/// row whose class says it heads (`head`, `header`, `heading`, `thead`, or a word ending
+/// in one: `table-header`, `list__head`), that holds what column names hold and no data
+/// (no link, field, heading or submit; a few words), and that heads rows of its own tag:
+/// it is the first row of its list and another follows, or the one row of a list right
+/// before theirs (Fava draws its journal's header as a list of its own). Like a row of
+/// `th`, it is no record, and its buttons are the columns' sorts
+/// ([`in_drawn_header`]).
+pub fn drawn_header_row(page: &Page<'_>, r: usize) -> bool {
+    let e = &page.els[r];
+    if !is_row(e) || !e.classes().split_whitespace().any(heads_class) {
+        return false;
+    }
+    let data = page.descendants(r).any(|d| {
+        let x = &page.els[d];
+        page.field(d)
+            || page.heading(d)
+            || x.tag == "a"
+            || (x.tag == "input" && matches!(x.input_type().as_ref(), "submit" | "image"))
+            || (x.tag == "button"
+                && page.form[d].is_some()
+                && x.attr("type")
+                    .is_none_or(|t| t.trim().eq_ignore_ascii_case("submit")))
+    });
+    if data || crate::text::words(&e.text).len() >= 24 {
+        return false;
+    }
+    let rows_like = |c: usize| {
+        page.children(c)
+            .iter()
+            .filter(|x| {
+                let x = &page.els[**x];
+                x.visible && x.tag == e.tag && is_row(x)
+            })
+            .count()
+    };
+    let Some(p) = page.parent[r] else {
+        return false;
+    };
+    let first = page
+        .children(p)
+        .iter()
+        .find(|x| page.els[**x].visible && is_row(&page.els[**x]));
+    if first != Some(&r) {
+        return false;
+    }
+    if rows_like(p) >= 2 {
+        return true;
+    }
+    let next = page.end[p];
+    next < page.els.len()
+        && page.parent[next] == page.parent[p]
+        && is_list_container(&page.els[next])
+        && rows_like(next) >= 1
+}
+
+/// A class word that says its element heads what follows: `head`, `header`,
+/// `heading`, `thead`, or a compound ending in one (`table-header`, `list__head`,
+/// `gridHeader`).
+fn heads_class(c: &str) -> bool {
+    let c = c.to_ascii_lowercase();
+    let last = c.rsplit(['-', '_']).next().unwrap_or(&c);
+    matches!(last, "head" | "header" | "heading" | "thead")
+        || (last == c && (c.ends_with("header") || c.ends_with("head")) && c.len() <= 16)
+}
+
+/// Whether element `idx` sits in a [`drawn_header_row`] (its nearest row is one).
+pub fn in_drawn_header(page: &Page<'_>, idx: usize) -> bool {
+    page.ancestors(idx)
+        .take(8)
+        .find(|a| is_row(&page.els[*a]))
+        .is_some_and(|r| drawn_header_row(page, r))
 }
 
 /// Records drawn as repeated frames outside list markup: siblings of one tag and one

@@ -20,7 +20,8 @@
 //! - a "Reactivate" on another row of the list undoes "Deactivate";
 //! - one of a group of buttons of which one is marked current switches a view;
 //! - a form of switches alone (no button, posting as they change) is its switches;
-//! - a column header the page listens for clicks on sorts the table.
+//! - a column header the page listens for clicks on sorts the table, and so does a
+//!   header row drawn as a list's row.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -1459,6 +1460,156 @@ fn a_column_header_the_page_listens_to_sorts_the_table() {
         .iter()
         .any(|s| s.starts_with("sorts_column")));
     assert_ne!(tier(&c, "Title").0, R);
+}
+
+/// A journal drawn as lists (Fava's shape): a header row `li.head` of column names,
+/// buttons but "Balance", in a list of its own right before the rows' list when
+/// `apart`, else first in it; three rows of a date link, a payee and an amount; a select
+/// beside the lists (a chart's interval, no `<form>`). `header` adds its attributes to
+/// the header row.
+fn drawn_journal(columns: &[&str], apart: bool, header: &[(&str, &str)]) -> Vec<ElementRecord> {
+    let mut els = vec![el("main", None, "", &[])];
+    els.push(labelled(
+        "select",
+        0,
+        "Interval",
+        &[("name", "interval"), ("value", "monthly")],
+    ));
+    let mut attrs = vec![("class", "head")];
+    attrs.extend_from_slice(header);
+    let words = columns.join(" ") + " Balance";
+    els.push(el("ol", Some(0), "", &[("class", "flex-table")]));
+    els.push(el("li", Some(2), &words, &attrs));
+    for (n, c) in columns.iter().enumerate() {
+        els.push(el_at(
+            "button",
+            Some(3),
+            &format!("p > button:nth-of-type({})", n + 1),
+            c,
+            &[("type", "button")],
+        ));
+    }
+    els.push(el_at(
+        "span",
+        Some(3),
+        "p > span",
+        "Balance",
+        &[("class", "num")],
+    ));
+    let list = if apart {
+        els.push(el("ol", Some(0), "", &[("class", "flex-table journal")]));
+        els.len() as u32 - 1
+    } else {
+        2
+    };
+    for (n, (date, payee, amount)) in [
+        ("2026-11-03", "Landlord", "-900.00"),
+        ("2026-11-01", "Employer", "2500.00"),
+        ("2026-01-01", "Opening", "1000.00"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let row = els.len() as u32;
+        let href = format!("#context-{n}");
+        els.push(el(
+            "li",
+            Some(list),
+            &format!("{date} {payee} {amount}"),
+            &[("class", "transaction")],
+        ));
+        els.push(el_at("a", Some(row), "p > a", date, &[("href", &href)]));
+        els.push(el_at(
+            "strong",
+            Some(row),
+            "p > strong",
+            payee,
+            &[("class", "payee")],
+        ));
+        els.push(el_at(
+            "span",
+            Some(row),
+            "p > span",
+            amount,
+            &[("class", "num")],
+        ));
+    }
+    els
+}
+
+#[test]
+fn a_header_row_drawn_as_a_list_row_sorts_and_is_no_record() {
+    for apart in [true, false] {
+        let c = page(
+            "http://127.0.0.1:1/journal",
+            "Journal",
+            drawn_journal(&["Date", "Payee/Narration", "Cost / Change"], apart, &[]),
+        );
+        for (label, name) in [
+            ("Date", "sort_by_date"),
+            ("Payee/Narration", "sort_by_payee_narration"),
+            // "Change" is a verb, and a field is beside it: still a column's name,
+            // and no form's submit.
+            ("Cost / Change", "sort_by_cost_change"),
+        ] {
+            let (t, _) = tier(&c, label);
+            assert_eq!(t, R, "{label}, apart {apart}");
+            assert!(
+                signals(&c, label)
+                    .iter()
+                    .any(|s| s.starts_with("sorts_column")),
+                "{label}: {:?}",
+                signals(&c, label)
+            );
+            let (n, a) = action(&c, label);
+            assert_eq!(n, name);
+            assert!(a.parameters.is_empty(), "{label}: {}", a.signature);
+        }
+        // The rows are the records; the header's words are none of them.
+        let objects = serde_json::to_string(&c.objects).unwrap();
+        assert!(
+            objects.contains("Landlord") && objects.contains("Opening"),
+            "{objects}"
+        );
+        assert!(
+            !objects.contains("Balance") && !objects.contains("head"),
+            "{objects}"
+        );
+        let records = c.objects.keys().filter(|k| k.contains("[2]")).count();
+        assert!(records > 0, "{:#?}", c.objects);
+        assert!(
+            !c.objects.keys().any(|k| k.contains("[3]")),
+            "{:#?}",
+            c.objects
+        );
+    }
+
+    // The header's own verb outweighs the structure, as in a table's header.
+    let c = page(
+        "http://127.0.0.1:1/journal",
+        "Journal",
+        drawn_journal(&["Date", "Delete"], false, &[]),
+    );
+    assert_eq!(tier(&c, "Delete").0, I);
+    assert_eq!(action(&c, "Delete").0, "delete");
+
+    // A row classed `head` that holds data (a link) is a row like the others: a record,
+    // and its buttons sort nothing.
+    let mut els = drawn_journal(&["Date"], false, &[]);
+    els.push(el_at(
+        "a",
+        Some(3),
+        "p > a",
+        "Everything",
+        &[("href", "/all")],
+    ));
+    els[3].text.push_str(" Everything");
+    let c = page("http://127.0.0.1:1/journal", "Journal", els);
+    assert!(!signals(&c, "Date")
+        .iter()
+        .any(|s| s.starts_with("sorts_column")));
+    let objects = serde_json::to_string(&c.objects).unwrap();
+    assert!(objects.contains("Balance"), "{objects}");
 }
 
 /// A page of one button, `label`, that submits nothing.

@@ -526,6 +526,8 @@ pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
 /// listens for clicks on sorts the table by that column, or does nothing. A header is
 /// a `role=columnheader`, or a `th` in a `thead` or with `scope="col"`; it holds no
 /// field (a header's "select all" box is a field of its own), and it acts in the page.
+/// A button of a header row drawn without table markup
+/// ([`crate::lists::drawn_header_row`]) with a column's few words is one too.
 pub fn sorts_column(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool {
     use crate::page::ElementRecordExt;
     let header = |h: usize| {
@@ -542,6 +544,13 @@ pub fn sorts_column(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bo
         return false;
     }
     if header(idx) {
+        return true;
+    }
+    // A button of a header row drawn without table markup, labelled as a column is
+    // (a glyph alone names no column).
+    if crate::lists::in_drawn_header(page, idx)
+        && (1..=4).contains(&crate::text::words(label).len())
+    {
         return true;
     }
     // A control inside a header cell, saying what the cell says.
