@@ -16,6 +16,7 @@
   const MAX_RECORDS = 20000;
   const TEXT_LIMIT = 200;
   const ATTR_LIMIT = 500;
+  const FIELD_TEXT_LIMIT = 2000;
   const CLASS_LIMIT = 200;
   const MAX_OPTIONS = 100;
   const MAX_JSON_LD = 5;
@@ -672,6 +673,62 @@
   /** @param {string} v */
   function clipAttr(v) {
     return v.length > ATTR_LIMIT ? v.slice(0, ATTR_LIMIT) : v;
+  }
+
+  // The lines of an editable region as its editor keeps them: each block child (a code
+  // editor's line, a paragraph) a line, its own blocks lines of their own, a <br> the
+  // end of one, a line holding only a <br> empty; blank text between blocks is markup.
+  // Not innerText: it adds a line for a <br> that ends a block and folds a code line's
+  // spaces where the page's style does.
+  /** @param {Element} el @returns {string[]} */
+  function editableLines(el) {
+    /** @type {string[]} */
+    const lines = [];
+    /** @type {string | null} */
+    let line = null;
+    for (let n = el.firstChild; n !== null; n = n.nextSibling) {
+      if (n.nodeType === Node.ELEMENT_NODE) {
+        const child = /** @type {Element} */ (n);
+        const t = child.localName;
+        if (t === "br") {
+          lines.push(line ?? "");
+          line = null;
+          continue;
+        }
+        if (EDIT_BLOCKS.has(t)) {
+          if (line !== null) lines.push(line);
+          line = null;
+          const inner = editableLines(child);
+          if (inner.length === 0) lines.push("");
+          else for (const l of inner) lines.push(l);
+          continue;
+        }
+        line = (line ?? "") + (child.textContent || "");
+      } else if (n.nodeType === Node.TEXT_NODE) {
+        const data = /** @type {Text} */ (n).data;
+        // Blank text between blocks (or after the last) is the markup's layout; at a
+        // line's start it is the line's indentation.
+        const next = n.nextSibling;
+        if (line === null && !/\S/.test(data) && (next === null || (next.nodeType === Node.ELEMENT_NODE && EDIT_BLOCKS.has(/** @type {Element} */ (next).localName)))) continue;
+        line = (line ?? "") + data;
+      }
+    }
+    if (line !== null) lines.push(line);
+    return lines;
+  }
+  const EDIT_BLOCKS = new Set(["div", "p", "li", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "section", "article", "table", "tr"]);
+
+  // A text a person edits as lines (a text area's, an editable region's) goes whole up
+  // to FIELD_TEXT_LIMIT, lines kept, and says how long it is when it is longer: an agent
+  // that edits it writes all of it back (the probe's page::held_value, held_chars).
+  /** @param {Record<string, string>} attrs @param {string} v */
+  function fieldText(attrs, v) {
+    if (v.length > FIELD_TEXT_LIMIT) {
+      attrs.value = v.slice(0, FIELD_TEXT_LIMIT + 1);
+      attrs.value_chars = String(v.length);
+    } else {
+      attrs.value = v;
+    }
   }
 
   /** @param {Element} el @param {string} ids */
@@ -2254,9 +2311,16 @@
           }
           attrs.options = JSON.stringify(values);
           if (hiddenValues) attrs.option_labels = JSON.stringify(labels);
+        } else if (tag === "textarea") {
+          fieldText(attrs, String(el.value || ""));
         } else {
           attrs.value = clipAttr(String(el.value || ""));
         }
+      } else if (attrs !== null && attrs.contenteditable !== undefined && el.isContentEditable &&
+        !(el.parentElement !== null && el.parentElement.isContentEditable)) {
+        // An editable region's value is its text as lines (a code editor draws each line
+        // as an element of its own), as a text area's is.
+        fieldText(attrs, editableLines(el).join("\n"));
       }
       let text = "";
       // A control's text is its name, however many icons and visually hidden labels it

@@ -1111,10 +1111,11 @@ pub fn field_params(
                 };
                 let default = if is_secret(first) {
                     None
-                } else if is_editable(first) {
-                    Some(first.text.clone())
-                        .filter(|t| !t.is_empty())
-                        .map(Value::String)
+                } else if is_editable(first) || first.tag == "textarea" {
+                    // What the field's object holds (its lines kept), so that the model
+                    // view can say it once.
+                    Some(crate::page::held_value(first))
+                        .filter(|v| v.as_str().is_some_and(|t| !t.is_empty()))
                 } else {
                     first
                         .attr("value")

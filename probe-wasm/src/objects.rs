@@ -496,7 +496,14 @@ fn field_value(
             }
         }
         ("input", "file") => {}
-        _ => out.put(key, crate::page::held_value(e)),
+        _ => {
+            // A cut text says how long it is: written back as read, it would lose the
+            // rest.
+            if let Some(n) = crate::page::held_chars(e) {
+                out.put(format!("{key}_chars"), Value::from(n));
+            }
+            out.put(key, crate::page::held_value(e));
+        }
     }
 }
 

@@ -570,23 +570,46 @@ pub fn stable_id(id: &str) -> bool {
 }
 
 /// What a field that is no checkbox, radio button or file says it holds: a number
-/// field's number (null when empty), an editable region's text, a switch's state, a
-/// single select's choice as its parameter takes it (the option's text when its values
-/// are ids a person never sees: "Georg", not "2"), else its `value`.
+/// field's number (null when empty), a text area's or an editable region's text with
+/// its lines (up to [`crate::text::MAX_FIELD_TEXT_LEN`] characters; the region's
+/// recorded text, one line, in snapshots from before the extractor sent its `value`),
+/// a switch's state, a single select's choice as its parameter takes it (the option's
+/// text when its values are ids a person never sees: "Georg", not "2"), else its
+/// `value`.
 pub fn held_value(e: &ElementRecord) -> serde_json::Value {
     use serde_json::Value;
     let text = |t: &str| Value::String(clip(t, crate::text::MAX_VALUE_LEN));
+    let lines =
+        |t: &str| Value::String(crate::text::clip_lines(t, crate::text::MAX_FIELD_TEXT_LEN));
     match (e.tag.as_str(), e.input_type().as_ref()) {
         ("input", "number" | "range") => {
             crate::text::parse_number(e.attr("value").unwrap_or("").trim()).unwrap_or(Value::Null)
         }
-        _ if is_editable(e) => text(&e.text),
+        ("textarea", _) => lines(e.attr("value").unwrap_or("")),
+        _ if is_editable(e) => match e.attr("value") {
+            Some(v) => lines(v),
+            None => text(&e.text),
+        },
         _ if matches!(e.role(), "switch" | "checkbox") => {
             Value::Bool(e.attr("aria-checked") == Some("true"))
         }
         ("select", _) if !e.has("multiple") => text(&select_choices(e).1.unwrap_or_default()),
         _ => text(e.attr("value").unwrap_or("")),
     }
+}
+
+/// How many characters a text area or an editable region holds when its value in
+/// `objects` is cut ([`held_value`]): what the extractor counted beyond its own limit
+/// (`value_chars`), else the recorded value's length when the probe cut it.
+pub fn held_chars(e: &ElementRecord) -> Option<usize> {
+    if e.tag != "textarea" && !is_editable(e) {
+        return None;
+    }
+    if let Some(n) = e.attr("value_chars").and_then(|n| n.trim().parse().ok()) {
+        return Some(n);
+    }
+    let n = e.attr("value")?.chars().count();
+    (n > crate::text::MAX_FIELD_TEXT_LEN).then_some(n)
 }
 
 /// A select's choices as a person reads them: its options' texts when the page gave

@@ -8,6 +8,9 @@ pub const MAX_NAME_LEN: usize = 48;
 pub const MAX_DESCRIPTION_LEN: usize = 160;
 /// Longest string value put into `objects`.
 pub const MAX_VALUE_LEN: usize = 200;
+/// Longest value of a text area or an editable region put into `objects`, its lines
+/// kept ([`clip_lines`]): an agent that edits such a text writes all of it back.
+pub const MAX_FIELD_TEXT_LEN: usize = 2000;
 
 /// snake_case ASCII slug of page text, bounded. Letters outside ASCII are dropped, so
 /// the result may be empty; callers fall back to another source of names.
@@ -400,6 +403,35 @@ pub fn clip(text: &str, max_chars: usize) -> String {
         return text.to_owned();
     }
     clip_slow(text, max_chars)
+}
+
+/// A text a person edits as lines (a text area's, an editable region's), kept as it is
+/// but for its line breaks written `\n` and other control characters left out, cut
+/// after `max_chars` characters with `…`.
+pub fn clip_lines(text: &str, max_chars: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+    let mut count = 0usize;
+    let mut chars = text.chars().peekable();
+    while let Some(ch) = chars.next() {
+        let ch = match ch {
+            '\r' => {
+                if chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                '\n'
+            }
+            '\n' | '\t' => ch,
+            c if c.is_control() => continue,
+            c => c,
+        };
+        if count >= max_chars {
+            out.push('…');
+            return out;
+        }
+        out.push(ch);
+        count += 1;
+    }
+    out
 }
 
 fn clip_slow(text: &str, max_chars: usize) -> String {
@@ -805,6 +837,17 @@ mod tests {
         assert_eq!(name_slug("Cart (3)"), "cart");
         assert_eq!(name_slug("Inbox 12 new"), "inbox_new");
         assert_eq!(name_slug("2"), "2");
+    }
+
+    #[test]
+    fn clip_lines_keeps_lines_and_indentation_and_marks_a_cut() {
+        assert_eq!(
+            clip_lines("a\r\n  b\rc\u{0}\td\n\n", 100),
+            "a\n  b\nc\td\n\n"
+        );
+        assert_eq!(clip_lines("abcdef", 3), "abc…");
+        assert_eq!(clip_lines("abc", 3), "abc");
+        assert_eq!(clip_lines("", 3), "");
     }
 
     #[test]

@@ -773,3 +773,64 @@ async fn a_frameworks_entry_form_sends_every_value_it_was_given() {
         json!({"payee": "Bakery", "narration": "Bread", "account": "Expenses:Groceries", "amount": "3.20 EUR"})
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_text_areas_and_an_editors_lines_are_read_whole() {
+    mount(
+        r#"<section aria-label="Notes">
+             <textarea id="body" name="body" aria-label="Body"></textarea>
+             <textarea id="long" name="long" aria-label="Long"></textarea>
+             <div id="code" contenteditable="true" role="textbox" aria-label="Ledger" style="white-space: pre">
+               <div>2026-01-01 open Assets:Cash</div><div>2026-11-10 * "Market"</div><div>  <span>Expenses:Food</span>  3.00 EUR</div><div>  Assets:Cash</div><div><br></div><div>; end</div>
+             </div>
+             <button id="save" type="button">Save</button></section>"#,
+    );
+    eval(
+        "(() => { document.getElementById('body').value = 'Milk\\r\\nEggs\\n  indented'; \
+           document.getElementById('long').value = 'x'.repeat(2500); })()",
+    );
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    let value = |suffix: &str| {
+        objects
+            .iter()
+            .find(|(k, _)| k.ends_with(suffix))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("no {suffix}: {objects:#?}"))
+    };
+    assert_eq!(value("body"), "Milk\nEggs\n  indented");
+    assert_eq!(
+        value("code"),
+        "2026-01-01 open Assets:Cash\n2026-11-10 * \"Market\"\n  Expenses:Food  3.00 EUR\n  Assets:Cash\n\n; end"
+    );
+    let long = value("long");
+    let long = long.as_str().expect("a string");
+    assert_eq!(long.chars().count(), 2001, "cut at 2,000 and marked");
+    assert!(long.ends_with("x…"), "{long}");
+    assert_eq!(value("long_chars"), 2500);
+    assert!(
+        !objects.keys().any(|k| k.ends_with("body_chars")),
+        "{objects:#?}"
+    );
+
+    // What was read, written back with a line more, reads back the same.
+    let edited = format!("{}\n; added", value("code").as_str().unwrap());
+    let (fill, a) = action_on(&c, "save").expect("the notes' save");
+    assert_eq!(param_names(&a), ["body", "long", "ledger"], "{a:#}");
+    let param = "ledger";
+    let out = run(&fill, &json!({ param: edited }).to_string(), &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    let c = capture();
+    let code = c["objects"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.ends_with("code"))
+        .map(|(_, v)| v.clone());
+    assert_eq!(
+        code,
+        Some(json!(edited)),
+        "{}",
+        eval_string("document.getElementById('code').innerHTML")
+    );
+}

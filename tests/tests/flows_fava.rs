@@ -2,8 +2,10 @@
 //! web interface from PyPI: a Svelte app whose add-transaction dialog opens with its
 //! payee field focused and its suggestions covering the postings, whose autocompletes
 //! commit their value when they lose the focus, and whose postings grow a row once the
-//! last one is filled. The agent uses only nspd's state; the ledger file is the ground
-//! truth: exactly one new transaction, with what the agent gave.
+//! last one is filled; and whose editor (CodeMirror 6) holds the whole ledger. The
+//! agent uses only nspd's state; the ledger file is the ground truth: exactly one new
+//! transaction, with what the agent gave, then the ledger as the agent read it in the
+//! editor plus one more, byte for byte.
 
 use nsp_tests::flows::{FlowAgent, Step, Tier, Verify};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
@@ -63,5 +65,52 @@ async fn fava_add_a_transaction_through_its_dialog() {
     while transactions(&app) != expected && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    agent.finish(transactions(&app), expected);
+    assert_eq!(transactions(&app), expected, "the dialog's transaction");
+
+    // The editor (CodeMirror 6: a line an element, the postings' indentation a text
+    // node) holds the whole ledger. The agent reads it from the state, adds a
+    // transaction at its end and saves it: the file must be what it read plus that,
+    // byte for byte, with nothing lost.
+    agent
+        .run(Step::new("open the editor", &["editor"], Tier::Read).verify(Verify::None))
+        .await
+        .unwrap_or_else(log);
+    let ledger = std::fs::read_to_string(&app.db).expect("the ledger");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let read = loop {
+        let state = agent.state().await.unwrap_or_else(log);
+        let text = state["objects"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .find_map(|(_, v)| v.as_str().filter(|t| t.contains("option \"title\"")))
+            .map(str::to_owned);
+        match text {
+            Some(t) if t == ledger => break t,
+            _ if std::time::Instant::now() > deadline => {
+                panic!("the state shows the ledger as {text:?}, the file holds {ledger:?}")
+            }
+            _ => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+        }
+    };
+    let written = format!(
+        "{read}\n2026-12-05 * \"Bakery\" \"Rolls\"\n  Expenses:Groceries  2.10 EUR\n  Assets:Cash\n"
+    );
+    agent
+        .run(
+            Step::new(
+                "save the ledger with one transaction more",
+                &["save"],
+                Tier::ReversibleWrite,
+            )
+            .param(&["text"], written.clone()),
+        )
+        .await
+        .unwrap_or_else(log);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let file = || std::fs::read_to_string(&app.db).expect("the ledger");
+    while file() != written && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    agent.finish(file(), written);
 }
