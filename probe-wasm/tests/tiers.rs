@@ -21,7 +21,8 @@
 //! - one of a group of buttons of which one is marked current switches a view;
 //! - a form of switches alone (no button, posting as they change) is its switches;
 //! - a column header the page listens for clicks on sorts the table, and so does a
-//!   header row drawn as a list's row.
+//!   header row drawn as a list's row;
+//! - a group of buttons whose class says which are on toggles.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -1383,6 +1384,81 @@ fn a_select_drawn_as_a_button_is_named_by_what_it_chooses() {
         objects.contains("choose_supplier_expanded") && !objects.contains("acme"),
         "{objects}"
     );
+}
+
+/// Buttons `labels` in a `<form>` of filters, each `type="button"` with the class
+/// `word` when its index is in `marked`, and a title when it is a glyph.
+fn filter_buttons(labels: &[&str], word: &str, marked: &[usize]) -> Vec<ElementRecord> {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("form", Some(0), "", &[("class", "filters")]),
+    ];
+    for (k, label) in labels.iter().enumerate() {
+        let class = if marked.contains(&k) { word } else { "" };
+        let title = format!("{label} entries");
+        let mut attrs = vec![("type", "button"), ("class", class)];
+        if label.chars().count() == 1 {
+            attrs.push(("title", title.as_str()));
+        }
+        let mut b = el_at(
+            "button",
+            Some(1),
+            &format!("button:nth-of-type({})", k + 1),
+            label,
+            &attrs,
+        );
+        b.relative = true;
+        els.push(b);
+    }
+    els
+}
+
+#[test]
+fn a_group_of_buttons_whose_class_says_on_or_off_toggles() {
+    // A journal's entry-type filters: each shown or hidden (`inactive`), glyphs
+    // titled; pressing one again puts it back.
+    let labels = ["Balance", "Note", "*", "!", "Pad", "Delete"];
+    let c = page(
+        "http://127.0.0.1:1/journal",
+        "Journal",
+        filter_buttons(&labels, "inactive", &[0, 2, 4]),
+    );
+    for label in ["Balance", "Note", "*", "!", "Pad"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.8, "{label}: {conf}");
+        assert!(
+            signals(&c, label)
+                .iter()
+                .any(|s| s.starts_with("toggle_state")),
+            "{label}: {:?}",
+            signals(&c, label)
+        );
+    }
+    // Its own words outweigh the structure, and danger styling cancels it.
+    assert_eq!(tier(&c, "Delete").0, I);
+    let mut els = filter_buttons(&labels, "inactive", &[0, 2, 4]);
+    els[5].attrs.insert("class".into(), "btn-danger".into());
+    let c = page("http://127.0.0.1:1/journal", "Journal", els);
+    assert!(!signals(&c, "!").iter().any(|s| s.starts_with("toggle_state")));
+    assert!(signals(&c, "Note").iter().any(|s| s.starts_with("toggle_state")));
+
+    // One marked among equals is a view switch, and so is one left unmarked: no
+    // toggle.
+    for marked in [&[1][..], &[0, 1, 2, 3, 5][..]] {
+        let c = page(
+            "http://127.0.0.1:1/journal",
+            "Journal",
+            filter_buttons(&labels[..5], "inactive", marked),
+        );
+        assert!(
+            !signals(&c, "Note")
+                .iter()
+                .any(|s| s.starts_with("toggle_state")),
+            "{marked:?}: {:?}",
+            signals(&c, "Note")
+        );
+    }
 }
 
 /// A table whose header cells are `clickable` (the page listens for clicks on them),

@@ -107,6 +107,8 @@ pub struct Evidence<'a> {
     pub switches_view: bool,
     /// A table's column header the page listens for clicks on ([`sorts_column`]).
     pub sorts_column: bool,
+    /// One of a group of buttons whose class says which are on ([`toggles_by_class`]).
+    pub class_toggle: bool,
     /// The page's own declaration: `data-nsp-reversibility` or WebMCP hints.
     pub declared: Option<Declared>,
     /// Page-wide facts (None for WebMCP tools, which have no element).
@@ -162,6 +164,7 @@ impl<'a> Evidence<'a> {
             clears_field: false,
             switches_view: false,
             sorts_column: false,
+            class_toggle: false,
             declared: None,
             page: None,
             local: Local::default(),
@@ -195,6 +198,9 @@ impl<'a> Evidence<'a> {
         ev.page = Some(&page.facts);
         ev.page_url = &page.snap.url;
         ev.local = crate::context::local(page, &page.facts, idx, label);
+        ev.class_toggle = matches!(kind, Kind::Button | Kind::Clickable)
+            && !crate::controls::opens_popup(&els[idx])
+            && toggles_by_class(page, idx);
         ev.in_dialog = page.in_dialog[idx];
         ev.section = page
             .namespace_incl(idx)
@@ -519,6 +525,59 @@ pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
         current += usize::from(marked_current(e));
     }
     members >= 2 && current == 1
+}
+
+/// Whether control `idx` is one of a group of toggle buttons whose state only a class
+/// shows (a journal's entry-type filters: "Open", "Note", "*" titled "Cleared
+/// transactions", each `inactive` or not; in a `<form>` of filters too, as buttons that
+/// submit nothing): it acts in the page, the element holding it
+/// holds buttons of its tag that act in the page, and a state word of the class
+/// (`active`, `inactive`, `selected`, `on`, `off`, `pressed`, `checked`, `toggled`, or a
+/// compound ending in one: `is-active`) marks two or more of them and leaves two or
+/// more unmarked. One marked among equals is a view switch instead
+/// ([`switches_view`]), and so is one left unmarked (a tab bar that marks the others
+/// `inactive`). Pressing such a button again puts its state back, as `aria-pressed`
+/// says of its own.
+pub fn toggles_by_class(page: &crate::page::Page<'_>, idx: usize) -> bool {
+    use crate::page::ElementRecordExt;
+    const MAX_GROUP: usize = 40;
+    let state_word = |c: &str| {
+        matches!(
+            c.rsplit(['-', '_']).next().unwrap_or(c),
+            "active" | "inactive" | "selected" | "on" | "off" | "pressed" | "checked" | "toggled"
+        )
+    };
+    if !acts_in_page(page, idx) {
+        return false;
+    }
+    let (Some(parent), Some(here)) = (page.parent[idx], dom_parent(page, idx)) else {
+        return false;
+    };
+    let tag = page.els[idx].tag.as_str();
+    let group: Vec<usize> = page
+        .children(parent)
+        .iter()
+        .copied()
+        .filter(|&k| dom_parent(page, k) == Some(here) && page.els[k].tag == tag)
+        .take(MAX_GROUP + 1)
+        .collect();
+    if group.len() < 4 || group.len() > MAX_GROUP || !group.iter().all(|&k| acts_in_page(page, k)) {
+        return false;
+    }
+    // A word that marks some of them and not the others.
+    let words = group.iter().flat_map(|&k| {
+        page.els[k]
+            .classes()
+            .split_whitespace()
+            .filter(|c| state_word(c))
+    });
+    words.into_iter().any(|w| {
+        let marked = group
+            .iter()
+            .filter(|&&k| page.els[k].classes().split_whitespace().any(|c| c == w))
+            .count();
+        marked >= 2 && group.len() - marked >= 2
+    })
 }
 
 /// Whether control `idx` is a table's column header or the one control filling one (a

@@ -250,7 +250,9 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         ),
         Kind::Button | Kind::Submit | Kind::Tool => {}
     }
-    if ev.kind != Kind::Toggle && ev.local.toggle_state && !discloses {
+    // A state only a class shows is structure: marks of a write cancel it, as below.
+    let class_toggle = ev.class_toggle && !ev.danger && !ev.confirms && ev.data_method.is_none();
+    if ev.kind != Kind::Toggle && (ev.local.toggle_state || class_toggle) && !discloses {
         t.add(
             Signal::ToggleState,
             "it holds a pressed or checked state: pressing it again undoes it",
