@@ -184,7 +184,11 @@ pub fn find(page: &Page<'_>) -> Lists {
         lists.row_of[row] = Some((list_idx, n));
     }
 
+    // Whether each element is a record's row or inside one, as the rows are found:
+    // parents come first, so an element's answer is final when the loop reaches it.
+    let mut in_record = vec![false; page.els.len()];
     for c in 0..page.els.len() {
+        in_record[c] = lists.row_of[c].is_some() || page.parent[c].is_some_and(|p| in_record[p]);
         if page.declared_scope[c] || !page.els[c].visible {
             continue;
         }
@@ -209,16 +213,22 @@ pub fn find(page: &Page<'_>) -> Lists {
                         && !drawn_header_row(page, *r)
                 } else {
                     // Outside list markup, repeated articles or siblings keyed by a data
-                    // attribute are rows (an id alone marks a thing, not a row).
+                    // attribute are rows (an id alone marks a thing, not a row); a field
+                    // is an object of its own, not a record of its key (Fava keys its
+                    // filter fields with their shortcuts: `data-key="f t"`).
                     e.tag == "article"
                         || e.role() == "article"
-                        || key_attrs(e).iter().any(|(a, _)| a != "id")
+                        || (!is_field(e) && key_attrs(e).iter().any(|(a, _)| a != "id"))
                 };
                 e.visible && row_like && !page.declared_scope[*r] && lists.row_of[*r].is_none()
             })
             .collect();
         if grid {
             rows = grid_rows(page, c, &lists.row_of);
+        } else if !container && in_record[c] {
+            // Inside a record, only list markup makes a list of its own ([`sublist`]):
+            // keyed parts or frames of a row are that row's fields already.
+            rows.clear();
         } else if rows.is_empty() && !container {
             rows = frames(page, c, &lists.row_of);
         }

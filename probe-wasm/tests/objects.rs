@@ -5,7 +5,7 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use nsp_probe::{analyze_snapshot, analyze_snapshot_with, Limits, Probe};
 use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
@@ -2223,6 +2223,81 @@ fn a_keyboard_shortcut_is_no_rows_key() {
     // Letters alone may be ids.
     let o = filters(["a", "b", "c"]);
     assert_eq!(values_ending(&o, ".key").len(), 3, "{o:#?}");
+}
+
+/// Keyed siblings outside list markup are rows, but not fields (Fava keys its header's
+/// filter fields with their shortcuts, `data-key="f t"`: three records of
+/// `expanded: false` before), and not the parts of a record (a navigation item's link
+/// and its "+" beside it, each keyed: a second list of the same two links before).
+#[test]
+fn keyed_fields_and_the_keyed_parts_of_a_row_are_no_list() {
+    let mut els = vec![el("header", None, "", &[])];
+    for (n, (label, key)) in [("Time", "f t"), ("Account", "f a"), ("Filter", "f f")]
+        .into_iter()
+        .enumerate()
+    {
+        let mut f = field(
+            0,
+            n,
+            label,
+            &[
+                ("role", "combobox"),
+                ("aria-expanded", "false"),
+                ("data-key", key),
+                ("value", ""),
+            ],
+        );
+        f.label = String::new();
+        f.attrs.insert("placeholder".into(), label.into());
+        els.push(f);
+    }
+    let nav = els.len() as u32;
+    els.push(el("ul", None, "", &[("class", "navigation")]));
+    for (n, (label, extra)) in [
+        ("Editor", Some("+")),
+        ("Import", Some("Export")),
+        ("Options", None),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(nav), n, label, &[]));
+        let href = format!("/{}/", label.to_lowercase());
+        let key = format!("g {}", &label[..1].to_lowercase());
+        els.push(nth(
+            "a",
+            Some(li),
+            0,
+            label,
+            &[("href", &href), ("data-key", &key)],
+        ));
+        if let Some(x) = extra {
+            els.push(nth(
+                "a",
+                Some(li),
+                1,
+                x,
+                &[("href", "#add"), ("class", "secondary"), ("data-key", "n")],
+            ));
+        }
+    }
+    let o = objects(&snap(els));
+    assert!(!o.keys().any(|k| k.contains("expanded")), "{o:#?}");
+    for key in ["time", "account", "filter"] {
+        assert!(o.keys().any(|k| k.ends_with(key)), "{key}: {o:#?}");
+    }
+    // One list: the navigation's, its items' links and what is beside them.
+    let lists: BTreeSet<&str> = o
+        .keys()
+        .filter_map(|k| k.split_once('[').map(|(l, _)| l))
+        .collect();
+    assert_eq!(lists.len(), 1, "{o:#?}");
+    assert!(
+        !o.keys()
+            .any(|k| k.ends_with(".secondary") && o[k].is_boolean()),
+        "{o:#?}"
+    );
 }
 
 /// A tracker's issue form laid out as a table (Roundup's): two labelled fields on a row,

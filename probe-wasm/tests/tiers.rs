@@ -1440,8 +1440,12 @@ fn a_group_of_buttons_whose_class_says_on_or_off_toggles() {
     let mut els = filter_buttons(&labels, "inactive", &[0, 2, 4]);
     els[5].attrs.insert("class".into(), "btn-danger".into());
     let c = page("http://127.0.0.1:1/journal", "Journal", els);
-    assert!(!signals(&c, "!").iter().any(|s| s.starts_with("toggle_state")));
-    assert!(signals(&c, "Note").iter().any(|s| s.starts_with("toggle_state")));
+    assert!(!signals(&c, "!")
+        .iter()
+        .any(|s| s.starts_with("toggle_state")));
+    assert!(signals(&c, "Note")
+        .iter()
+        .any(|s| s.starts_with("toggle_state")));
 
     // One marked among equals is a view switch, and so is one left unmarked: no
     // toggle.

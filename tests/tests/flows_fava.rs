@@ -72,7 +72,11 @@ async fn fava_add_a_transaction_through_its_dialog() {
     // transaction at its end and saves it: the file must be what it read plus that,
     // byte for byte, with nothing lost.
     agent
-        .run(Step::new("open the editor", &["editor"], Tier::Read).verify(Verify::None))
+        .run(
+            Step::new("open the editor", &["open"], Tier::Read)
+                .on("Editor")
+                .verify(Verify::None),
+        )
         .await
         .unwrap_or_else(log);
     let ledger = std::fs::read_to_string(&app.db).expect("the ledger");
