@@ -424,14 +424,23 @@ pub fn clip_lines(text: &str, max_chars: usize) -> String {
             c if c.is_control() => continue,
             c => c,
         };
-        if count >= max_chars {
-            out.push('…');
+        if !push_within(&mut out, &mut count, max_chars, ch) {
             return out;
         }
-        out.push(ch);
-        count += 1;
     }
     out
+}
+
+/// Appends `ch` to `out`, which holds `count` characters, unless `max_chars` are there
+/// already: then it ends `out` with `…` and says so (false).
+fn push_within(out: &mut String, count: &mut usize, max_chars: usize, ch: char) -> bool {
+    if *count >= max_chars {
+        out.push('…');
+        return false;
+    }
+    out.push(ch);
+    *count += 1;
+    true
 }
 
 fn clip_slow(text: &str, max_chars: usize) -> String {
@@ -445,20 +454,14 @@ fn clip_slow(text: &str, max_chars: usize) -> String {
             continue;
         }
         if pending_space {
-            if count >= max_chars {
-                out.push('…');
+            if !push_within(&mut out, &mut count, max_chars, ' ') {
                 return out;
             }
-            out.push(' ');
-            count += 1;
             pending_space = false;
         }
-        if count >= max_chars {
-            out.push('…');
+        if !push_within(&mut out, &mut count, max_chars, ch) {
             return out;
         }
-        out.push(ch);
-        count += 1;
     }
     out
 }

@@ -587,6 +587,15 @@ fn signals<'a>(capture: &'a PageCapture, label: &str) -> &'a [String] {
     &capture.explain[name].signals
 }
 
+/// Whether the action bound to `label` has the signal `name`.
+fn has_signal(capture: &PageCapture, label: &str, name: &str) -> bool {
+    let found = signals(capture, label).iter().any(|s| s.starts_with(name));
+    if !found {
+        eprintln!("{label}: no {name} in {:?}", signals(capture, label));
+    }
+    found
+}
+
 #[test]
 fn every_button_of_an_editors_formatting_toolbar_edits_the_text() {
     // A wiki's toolbar: `href="#"` links with only a title, most of them without a
@@ -675,12 +684,7 @@ fn every_button_of_an_editors_formatting_toolbar_edits_the_text() {
         ],
     );
     for label in ["Repost", "Boost"] {
-        assert!(
-            !signals(&c, label)
-                .iter()
-                .any(|s| s.starts_with("formats_text")),
-            "{label}"
-        );
+        assert!(!has_signal(&c, label, "formats_text"), "{label}");
         assert_eq!(tier(&c, label).0, I, "{label}");
     }
 }
@@ -721,9 +725,7 @@ fn helpers_that_change_a_forms_fields_are_reversible_writes() {
     for label in ["Everyone", "No one"] {
         let (t, _) = tier(&c, label);
         assert_eq!(t, W, "{label}");
-        assert!(signals(&c, label)
-            .iter()
-            .any(|s| s.starts_with("fills_form")));
+        assert!(has_signal(&c, label, "fills_form"));
     }
 
     // "Format" reformats the query in the box; "Run" sends it.
@@ -1141,12 +1143,7 @@ fn one_of_a_group_of_buttons_marked_current_switches_a_view() {
         let c = page("http://127.0.0.1:1/report", "Report", els);
         for label in ["Income", "Expenses"] {
             let case = format!("{label}: current {current:?}, pressed {pressed}, form {form}");
-            assert!(
-                !signals(&c, label)
-                    .iter()
-                    .any(|s| s.starts_with("switches_view")),
-                "{case}"
-            );
+            assert!(!has_signal(&c, label, "switches_view"), "{case}");
             assert_ne!(tier(&c, label).0, R, "{case}");
         }
     }
@@ -1427,25 +1424,15 @@ fn a_group_of_buttons_whose_class_says_on_or_off_toggles() {
         let (t, conf) = tier(&c, label);
         assert_eq!(t, W, "{label}");
         assert!(conf >= 0.8, "{label}: {conf}");
-        assert!(
-            signals(&c, label)
-                .iter()
-                .any(|s| s.starts_with("toggle_state")),
-            "{label}: {:?}",
-            signals(&c, label)
-        );
+        assert!(has_signal(&c, label, "toggle_state"));
     }
     // Its own words outweigh the structure, and danger styling cancels it.
     assert_eq!(tier(&c, "Delete").0, I);
     let mut els = filter_buttons(&labels, "inactive", &[0, 2, 4]);
     els[5].attrs.insert("class".into(), "btn-danger".into());
     let c = page("http://127.0.0.1:1/journal", "Journal", els);
-    assert!(!signals(&c, "!")
-        .iter()
-        .any(|s| s.starts_with("toggle_state")));
-    assert!(signals(&c, "Note")
-        .iter()
-        .any(|s| s.starts_with("toggle_state")));
+    assert!(!has_signal(&c, "!", "toggle_state"));
+    assert!(has_signal(&c, "Note", "toggle_state"));
 
     // One marked among equals is a view switch, and so is one left unmarked: no
     // toggle.
@@ -1456,9 +1443,7 @@ fn a_group_of_buttons_whose_class_says_on_or_off_toggles() {
             filter_buttons(&labels[..5], "inactive", marked),
         );
         assert!(
-            !signals(&c, "Note")
-                .iter()
-                .any(|s| s.starts_with("toggle_state")),
+            !has_signal(&c, "Note", "toggle_state"),
             "{marked:?}: {:?}",
             signals(&c, "Note")
         );
@@ -1509,13 +1494,7 @@ fn a_column_header_the_page_listens_to_sorts_the_table() {
             let (t, conf) = tier(&c, label);
             assert_eq!(t, R, "{label}, wrapped {wrap}");
             assert!(conf >= 0.60, "{label}: {conf}");
-            assert!(
-                signals(&c, label)
-                    .iter()
-                    .any(|s| s.starts_with("sorts_column")),
-                "{label}: {:?}",
-                signals(&c, label)
-            );
+            assert!(has_signal(&c, label, "sorts_column"));
         }
         assert_eq!(action(&c, "Due date").0, "sort_by_due_date");
     }
@@ -1536,9 +1515,7 @@ fn a_column_header_the_page_listens_to_sorts_the_table() {
         "Tasks",
         table_with_headers(&["Title"], false, false),
     );
-    assert!(!signals(&c, "Title")
-        .iter()
-        .any(|s| s.starts_with("sorts_column")));
+    assert!(!has_signal(&c, "Title", "sorts_column"));
     assert_ne!(tier(&c, "Title").0, R);
 }
 
@@ -1634,13 +1611,7 @@ fn a_header_row_drawn_as_a_list_row_sorts_and_is_no_record() {
         ] {
             let (t, _) = tier(&c, label);
             assert_eq!(t, R, "{label}, apart {apart}");
-            assert!(
-                signals(&c, label)
-                    .iter()
-                    .any(|s| s.starts_with("sorts_column")),
-                "{label}: {:?}",
-                signals(&c, label)
-            );
+            assert!(has_signal(&c, label, "sorts_column"));
             let (n, a) = action(&c, label);
             assert_eq!(n, name);
             assert!(a.parameters.is_empty(), "{label}: {}", a.signature);
@@ -1685,9 +1656,7 @@ fn a_header_row_drawn_as_a_list_row_sorts_and_is_no_record() {
     ));
     els[3].text.push_str(" Everything");
     let c = page("http://127.0.0.1:1/journal", "Journal", els);
-    assert!(!signals(&c, "Date")
-        .iter()
-        .any(|s| s.starts_with("sorts_column")));
+    assert!(!has_signal(&c, "Date", "sorts_column"));
     let objects = serde_json::to_string(&c.objects).unwrap();
     assert!(objects.contains("Balance"), "{objects}");
 }
