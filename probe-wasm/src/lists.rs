@@ -795,13 +795,26 @@ fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
     if let Some(name) = crate::page::own_name(page, e) {
         return (name, true);
     }
-    if e.tag == "tbody" {
-        if let Some(table) = page.parent[c].filter(|t| page.els[*t].tag == "table") {
-            if let Some(name) = crate::page::own_name(page, &page.els[table]) {
-                return (name, true);
-            }
-            return ("rows".into(), false);
+    let table = match e.tag.as_str() {
+        "table" => Some(c),
+        "tbody" => page.parent[c].filter(|t| page.els[*t].tag == "table"),
+        _ => None,
+    };
+    if let Some(table) = table {
+        if let Some(name) = crate::page::own_name(page, &page.els[table]) {
+            return (name, true);
         }
+        let titled = title_row(page, table)
+            .and_then(|r| {
+                row_cells_of(page, r)
+                    .first()
+                    .map(|h| slug(&page.els[*h].text))
+            })
+            .filter(|n| !n.is_empty());
+        if let Some(name) = titled {
+            return (name, true);
+        }
+        return ("rows".into(), false);
     }
     match e.tag.as_str() {
         "table" | "tbody" => ("rows".into(), false),
@@ -889,15 +902,11 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
             Vec::new()
         };
     };
+    let title = title_row(page, table);
     for r in page.descendants(table) {
         let e = &page.els[r];
-        if e.tag == "tr" {
-            let cells: Vec<usize> = page
-                .children(r)
-                .iter()
-                .copied()
-                .filter(|x| matches!(page.els[*x].tag.as_str(), "th" | "td"))
-                .collect();
+        if e.tag == "tr" && Some(r) != title {
+            let cells = row_cells_of(page, r);
             let in_head = page.parent[r].is_some_and(|p| page.els[p].tag == "thead");
             let header = in_head
                 || cells.iter().any(|x| page.els[*x].tag == "th")
@@ -924,6 +933,36 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
         }
     }
     Vec::new()
+}
+
+/// The `th` and `td` cells of table row `r`.
+fn row_cells_of(page: &Page<'_>, r: usize) -> Vec<usize> {
+    page.children(r)
+        .iter()
+        .copied()
+        .filter(|x| matches!(page.els[*x].tag.as_str(), "th" | "td"))
+        .collect()
+}
+
+/// A table's title written as its first row: one `th` with text (spanning the table),
+/// followed by a header row of as many cells as the row after it, two or more
+/// (Roundup's "History" above "Date | User | Action | Args" and rows of four). It names
+/// the table, as a caption would, and no column. A table whose second row is no such
+/// header (Roundup's messages: a row of "msg1 (view) | Author | Date" above each
+/// message's one cell) keeps its first row's word as its one column's name.
+fn title_row(page: &Page<'_>, table: usize) -> Option<usize> {
+    let mut trs = page.descendants(table).filter(|r| page.els[*r].tag == "tr");
+    let first = trs.next()?;
+    let cells = row_cells_of(page, first);
+    let head = row_cells_of(page, trs.next()?);
+    let data = trs.next().map(|r| row_cells_of(page, r).len());
+    (cells.len() == 1
+        && page.els[cells[0]].tag == "th"
+        && !page.els[cells[0]].text.trim().is_empty()
+        && head.len() >= 2
+        && head.iter().all(|c| page.els[*c].tag == "th")
+        && data.is_none_or(|n| n == head.len()))
+    .then_some(first)
 }
 
 /// Column names of an ARIA grid, from its first row of `columnheader`s.

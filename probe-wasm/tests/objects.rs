@@ -2300,6 +2300,63 @@ fn keyed_fields_and_the_keyed_parts_of_a_row_are_no_list() {
     );
 }
 
+/// A table whose first row is its title (one `th`: "History") above its column
+/// headers is named by the title, its columns by the headers (Roundup's history was
+/// `rows_2[0]: {history: <date>, text_2: "admin", text_3: "create"}`). A first row
+/// above rows of another shape (each message's header row, then its one cell) stays
+/// that table's one column.
+#[test]
+fn a_tables_title_row_names_the_table_and_its_header_row_the_columns() {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        nth("table", Some(0), 0, "", &[("class", "history")]),
+        nth("tbody", Some(1), 0, "", &[]),
+        nth("tr", Some(2), 0, "", &[]),
+        nth("th", Some(3), 0, "History", &[]),
+        nth("tr", Some(2), 1, "", &[]),
+    ];
+    for (n, h) in ["Date", "User", "Action", "Args"].into_iter().enumerate() {
+        els.push(nth("th", Some(5), n, h, &[]));
+    }
+    for (n, (date, user, action)) in [
+        ("2026-12-05 13:42", "admin", "create"),
+        ("2026-12-05 14:02", "bob", "set"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(2), n + 2, "", &[]));
+        for (k, v) in [date, user, action, ""].into_iter().enumerate() {
+            els.push(nth("td", Some(tr), k, v, &[]));
+        }
+    }
+    let table = els.len() as u32;
+    els.push(nth("table", Some(0), 1, "", &[("class", "messages")]));
+    els.push(nth("tbody", Some(table), 0, "", &[]));
+    els.push(nth("tr", Some(table + 1), 0, "", &[]));
+    els.push(nth("th", Some(table + 2), 0, "Messages", &[]));
+    els.push(nth("tr", Some(table + 1), 1, "", &[]));
+    for (k, h) in ["msg1 (view)", "Author: admin", "Date: 2026-12-05"]
+        .into_iter()
+        .enumerate()
+    {
+        els.push(nth("th", Some(table + 4), k, h, &[]));
+    }
+    let tr = els.len() as u32;
+    els.push(nth("tr", Some(table + 1), 2, "", &[]));
+    els.push(nth("td", Some(tr), 0, "It jams every time.", &[]));
+    let o = objects(&snap(els));
+    assert_eq!(o.get("history[1].user"), Some(&json!("bob")), "{o:#?}");
+    assert_eq!(o.get("history[0].action"), Some(&json!("create")), "{o:#?}");
+    assert!(!o.keys().any(|k| k.contains("text_")), "{o:#?}");
+    assert_eq!(
+        values_ending(&o, ".messages"),
+        [&json!("It jams every time.")],
+        "{o:#?}"
+    );
+}
+
 /// A tracker's issue form laid out as a table (Roundup's): two labelled fields on a row,
 /// a helper link "(list)" beside a field, a row of the form's buttons. The fields are
 /// the page's objects, no row is a record of labels. Rows that repeat the same field
