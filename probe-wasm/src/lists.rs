@@ -681,19 +681,39 @@ fn property_table(page: &Page<'_>, c: usize) -> bool {
 /// but those labels and the text of controls beside them ("Weeks" beside the weeks of
 /// an interval, a settings table; Roundup's "Priority" and "Status" in one row, a
 /// "(list)" helper link beside "Nosy List"); a row of the form's buttons alone is part
-/// of it. The fields are the page's own objects, named and valued as fields are
-/// (`objects.rs`), not rows of label texts with their values left out.
+/// of it. Rows of one `<form>` whose fields all have names of their own are laid out
+/// too, whatever their labels and boxes (the form sends each field by its name). The
+/// fields are the page's own objects, named and valued as fields are (`objects.rs`),
+/// not rows of label texts with their values left out.
 fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
     if rows.len() < 2 {
         return false;
     }
+    let fields_of = |r: usize| -> Vec<usize> {
+        page.descendants(r)
+            .filter(|&i| page.field(i) && page.els[i].visible)
+            .collect()
+    };
+    // Rows of one `<form>` whose every field has a name no other has: the form sends
+    // each by its name, so they are its fields whatever their labels say (Roundup's
+    // "Sort on: [sort0] Descending: [sortdir0]", then "[sort1] Descending: [sortdir1]").
+    // A records list in a form repeats its rows' names (`_selected_action`).
+    let by_name = {
+        let form = page.form[rows[0]];
+        let mut names: Vec<&str> = Vec::new();
+        form.is_some()
+            && rows.iter().all(|r| page.form[*r] == form)
+            && rows.iter().flat_map(|&r| fields_of(r)).all(|f| {
+                let name = page.els[f].attr("name").map_or("", str::trim);
+                let fresh = !name.is_empty() && !names.contains(&name);
+                names.push(name);
+                fresh
+            })
+    };
     let mut labels: Vec<&str> = Vec::new();
     let mut with_fields = 0;
     for &r in rows {
-        let fields: Vec<usize> = page
-            .descendants(r)
-            .filter(|&i| page.field(i) && page.els[i].visible)
-            .collect();
+        let fields = fields_of(r);
         if fields.len() > 4 {
             return false;
         }
@@ -701,10 +721,11 @@ fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
         for &f in &fields {
             let field = &page.els[f];
             let label = field.label.trim();
-            if label.is_empty()
-                || labels.contains(&label)
-                || matches!(field.input_type().as_ref(), "checkbox" | "radio")
-                || matches!(field.role(), "checkbox" | "radio" | "switch")
+            if !by_name
+                && (label.is_empty()
+                    || labels.contains(&label)
+                    || matches!(field.input_type().as_ref(), "checkbox" | "radio")
+                    || matches!(field.role(), "checkbox" | "radio" | "switch"))
             {
                 return false;
             }
@@ -717,10 +738,16 @@ fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
                 .chain(page.ancestors(i).take_while(|a| *a != r))
                 .any(|a| page.control(a))
         };
-        // Every text of the row is a label of its fields or a control's.
+        // Every text of the row is a label of its fields or a control's (in rows sent
+        // by name, a caption in a header cell or ending in a colon: "Sort on:").
         let said = |i: usize| {
-            let t = page.els[i].text.trim();
-            t.is_empty() || own.contains(&t) || fields.contains(&i) || in_control(i)
+            let e = &page.els[i];
+            let t = e.text.trim();
+            t.is_empty()
+                || own.contains(&t)
+                || fields.contains(&i)
+                || in_control(i)
+                || (by_name && (matches!(e.tag.as_str(), "th" | "label") || t.ends_with(':')))
         };
         if !page
             .descendants(r)

@@ -2300,6 +2300,90 @@ fn keyed_fields_and_the_keyed_parts_of_a_row_are_no_list() {
     );
 }
 
+/// Rows of one form whose fields each have a name of their own are its fields, whatever
+/// their labels and boxes (Roundup's "Sort on: [sort0] Descending: [sortdir0]", then
+/// "[sort1] Descending: [sortdir1]": four records of "Descending:" and a `select(index)`
+/// of its boxes before). Rows whose boxes share one name (a list's selection) stay
+/// records.
+#[test]
+fn rows_of_a_form_whose_fields_have_names_of_their_own_are_its_fields() {
+    let build = |names: [&str; 8]| {
+        let mut els = vec![
+            el("form", None, "", &[("method", "get"), ("action", "issue")]),
+            nth("table", Some(0), 0, "", &[]),
+            nth("tbody", Some(1), 0, "", &[]),
+        ];
+        for (n, caption) in ["Sort on:", "", "Group on:", ""].into_iter().enumerate() {
+            let tr = els.len() as u32;
+            els.push(nth("tr", Some(2), n, "", &[]));
+            els.push(nth("th", Some(tr), 0, caption, &[]));
+            els.push(nth("td", Some(tr), 0, "", &[]));
+            let mut select = nth(
+                "select",
+                Some(tr + 2),
+                0,
+                "",
+                &[("name", names[2 * n]), ("value", "")],
+            );
+            select
+                .attrs
+                .insert("options".into(), r#"["","activity","title"]"#.into());
+            els.push(select);
+            els.push(nth("th", Some(tr), 1, "Descending:", &[]));
+            els.push(nth("td", Some(tr), 1, "", &[]));
+            els.push(nth(
+                "input",
+                Some(tr + 4),
+                0,
+                "",
+                &[
+                    ("type", "checkbox"),
+                    ("name", names[2 * n + 1]),
+                    ("checked", "false"),
+                ],
+            ));
+        }
+        // The submit in a row of its own, as Roundup lays it out: no label-value pairs.
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(2), 4, "", &[]));
+        els.push(nth("td", Some(tr), 0, "", &[]));
+        els.push(nth("td", Some(tr), 1, "", &[]));
+        els.push(nth(
+            "input",
+            Some(tr + 2),
+            0,
+            "",
+            &[("type", "submit"), ("value", "Redisplay")],
+        ));
+        objects(&snap(els))
+    };
+    let o = build([
+        "@sort0",
+        "@sortdir0",
+        "@sort1",
+        "@sortdir1",
+        "@group0",
+        "@groupdir0",
+        "@group1",
+        "@groupdir1",
+    ]);
+    assert!(!o.keys().any(|k| k.contains('[')), "no records: {o:#?}");
+    for key in [
+        "sort0",
+        "sortdir0",
+        "sort1",
+        "sortdir1",
+        "group1",
+        "groupdir1",
+    ] {
+        assert!(o.keys().any(|k| k.ends_with(key)), "{key}: {o:#?}");
+    }
+    let o = build([
+        "@sort0", "selected", "@sort1", "selected", "@group0", "selected", "@group1", "selected",
+    ]);
+    assert!(o.keys().any(|k| k.contains('[')), "records: {o:#?}");
+}
+
 /// A table whose first row is its title (one `th`: "History") above its column
 /// headers is named by the title, its columns by the headers (Roundup's history was
 /// `rows_2[0]: {history: <date>, text_2: "admin", text_3: "create"}`). A first row
