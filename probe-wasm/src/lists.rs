@@ -582,10 +582,16 @@ pub fn drawn_header_row(page: &Page<'_>, r: usize) -> bool {
 /// `heading`, `thead`, or a compound ending in one (`table-header`, `list__head`,
 /// `gridHeader`).
 fn heads_class(c: &str) -> bool {
-    let c = c.to_ascii_lowercase();
-    let last = c.rsplit(['-', '_']).next().unwrap_or(&c);
-    matches!(last, "head" | "header" | "heading" | "thead")
-        || (last == c && (c.ends_with("header") || c.ends_with("head")) && c.len() <= 16)
+    // Without lowercasing a copy: every row's every class comes through here.
+    let ends = |s: &str, tail: &str| {
+        s.len() >= tail.len()
+            && s.as_bytes()[s.len() - tail.len()..].eq_ignore_ascii_case(tail.as_bytes())
+    };
+    let last = c.rsplit(['-', '_']).next().unwrap_or(c);
+    ["head", "header", "heading", "thead"]
+        .iter()
+        .any(|w| last.eq_ignore_ascii_case(w))
+        || (last.len() == c.len() && c.len() <= 16 && (ends(c, "header") || ends(c, "head")))
 }
 
 /// Whether element `idx` sits in a [`drawn_header_row`] (its nearest row is one).

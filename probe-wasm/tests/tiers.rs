@@ -1596,11 +1596,20 @@ fn drawn_journal(columns: &[&str], apart: bool, header: &[(&str, &str)]) -> Vec<
 
 #[test]
 fn a_header_row_drawn_as_a_list_row_sorts_and_is_no_record() {
-    for apart in [true, false] {
+    for (apart, class) in [
+        (true, "head"),
+        (false, "head"),
+        (false, "gridHeader"),
+        (true, "list__header"),
+    ] {
         let c = page(
             "http://127.0.0.1:1/journal",
             "Journal",
-            drawn_journal(&["Date", "Payee/Narration", "Cost / Change"], apart, &[]),
+            drawn_journal(
+                &["Date", "Payee/Narration", "Cost / Change"],
+                apart,
+                &[("class", class)],
+            ),
         );
         for (label, name) in [
             ("Date", "sort_by_date"),
