@@ -1111,7 +1111,7 @@ pub fn field_params(
                 };
                 let default = if is_secret(first) {
                     None
-                } else if is_editable(first) || first.tag == "textarea" {
+                } else if crate::page::holds_lines(first) {
                     // What the field's object holds (its lines kept), so that the model
                     // view can say it once.
                     Some(crate::page::held_value(first))

@@ -598,11 +598,17 @@ pub fn held_value(e: &ElementRecord) -> serde_json::Value {
     }
 }
 
+/// A field whose text a person edits as lines: a text area or an editable region
+/// ([`held_value`] keeps their lines).
+pub fn holds_lines(e: &ElementRecord) -> bool {
+    e.tag == "textarea" || is_editable(e)
+}
+
 /// How many characters a text area or an editable region holds when its value in
 /// `objects` is cut ([`held_value`]): what the extractor counted beyond its own limit
 /// (`value_chars`), else the recorded value's length when the probe cut it.
 pub fn held_chars(e: &ElementRecord) -> Option<usize> {
-    if e.tag != "textarea" && !is_editable(e) {
+    if !holds_lines(e) {
         return None;
     }
     if let Some(n) = e.attr("value_chars").and_then(|n| n.trim().parse().ok()) {

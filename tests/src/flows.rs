@@ -1005,6 +1005,23 @@ fn dump_state(app: &str, intent: &str, state: &Value) {
     let _ = std::fs::write(dir.join(format!("{name}.json")), text);
 }
 
+/// Reads the app's ground truth with `read` until `done` holds of it or `wait` has
+/// passed (apps often write after the page has answered: a dialog that saves as it
+/// closes), and returns the last reading, for the test to assert on.
+pub async fn settle<T>(
+    mut read: impl FnMut() -> T,
+    done: impl Fn(&T) -> bool,
+    wait: Duration,
+) -> T {
+    let deadline = Instant::now() + wait;
+    let mut now = read();
+    while !done(&now) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        now = read();
+    }
+    now
+}
+
 pub fn choose_action(state: &Value, words: &[String], avoid: &[String]) -> Result<String> {
     choose_action_on(state, words, avoid, None).map(|(name, _)| name)
 }

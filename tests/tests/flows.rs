@@ -8,7 +8,7 @@
 //!
 //! Datasette has no write UI (it publishes a database read-only), so it has no flow.
 
-use nsp_tests::flows::{FlowAgent, Step, Tier, Verify};
+use nsp_tests::flows::{settle, FlowAgent, Step, Tier, Verify};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
 use serde_json::Value;
 
@@ -347,16 +347,12 @@ async fn radicale_create_rename_and_delete_an_address_book() {
         .await
         .expect("step");
     // Radicale saves after the scene closes: wait (bounded) for the new name to land.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let mut renamed = app.radicale_collections().expect("radicale's storage");
-    while std::time::Instant::now() < deadline
-        && !renamed
-            .iter()
-            .any(|(_, name, _)| name == "Family and friends")
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        renamed = app.radicale_collections().expect("radicale's storage");
-    }
+    let renamed = settle(
+        || app.radicale_collections().expect("radicale's storage"),
+        |c| c.iter().any(|(_, name, _)| name == "Family and friends"),
+        std::time::Duration::from_secs(10),
+    )
+    .await;
     agent
         .run(Step::new("open its delete page", &["delete"], Tier::Read))
         .await
@@ -676,11 +672,13 @@ async fn notebook_new_folder_duplicate_and_delete() {
         .await
         .expect("step");
     // The server deletes after the dialog closes: wait (bounded) for the file to go.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while files(&app).contains_key("groceries-Copy1.txt") && std::time::Instant::now() < deadline {
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    seen.push(files(&app));
+    let left = settle(
+        || files(&app),
+        |f| !f.contains_key("groceries-Copy1.txt"),
+        std::time::Duration::from_secs(10),
+    )
+    .await;
+    seen.push(left);
     expected.remove("groceries-Copy1.txt");
     want.push(expected.clone());
 

@@ -7,7 +7,9 @@
 //! transaction, with what the agent gave, then the ledger as the agent read it in the
 //! editor plus one more, byte for byte.
 
-use nsp_tests::flows::{FlowAgent, Step, Tier, Verify};
+use std::time::Duration;
+
+use nsp_tests::flows::{settle, FlowAgent, Step, Tier, Verify};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
 
 /// The ledger's transactions, each on one line with its whitespace collapsed.
@@ -61,11 +63,13 @@ async fn fava_add_a_transaction_through_its_dialog() {
 
     let mut expected = seed;
     expected.push("2026-12-04 * \"Bakery\" \"Bread\" Expenses:Groceries 3.20 EUR".to_owned());
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while transactions(&app) != expected && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    assert_eq!(transactions(&app), expected, "the dialog's transaction");
+    let added = settle(
+        || transactions(&app),
+        |t| *t == expected,
+        Duration::from_secs(10),
+    )
+    .await;
+    assert_eq!(added, expected, "the dialog's transaction");
 
     // The editor (CodeMirror 6: a line an element, the postings' indentation a text
     // node) holds the whole ledger. The agent reads it from the state, adds a
@@ -80,7 +84,7 @@ async fn fava_add_a_transaction_through_its_dialog() {
         .await
         .unwrap_or_else(log);
     let ledger = std::fs::read_to_string(&app.db).expect("the ledger");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
     let read = loop {
         let state = agent.state().await.unwrap_or_else(log);
         let text = state["objects"]
@@ -94,7 +98,7 @@ async fn fava_add_a_transaction_through_its_dialog() {
             _ if std::time::Instant::now() > deadline => {
                 panic!("the state shows the ledger as {text:?}, the file holds {ledger:?}")
             }
-            _ => tokio::time::sleep(std::time::Duration::from_millis(200)).await,
+            _ => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     };
     let written = format!(
@@ -111,10 +115,7 @@ async fn fava_add_a_transaction_through_its_dialog() {
         )
         .await
         .unwrap_or_else(log);
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     let file = || std::fs::read_to_string(&app.db).expect("the ledger");
-    while file() != written && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    agent.finish(file(), written);
+    let saved = settle(file, |f| *f == written, Duration::from_secs(10)).await;
+    agent.finish(saved, written);
 }

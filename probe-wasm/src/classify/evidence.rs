@@ -565,13 +565,13 @@ pub fn toggles_by_class(page: &crate::page::Page<'_>, idx: usize) -> bool {
         return false;
     }
     // A word that marks some of them and not the others.
-    let words = group.iter().flat_map(|&k| {
+    let mut words = group.iter().flat_map(|&k| {
         page.els[k]
             .classes()
             .split_whitespace()
             .filter(|c| state_word(c))
     });
-    words.into_iter().any(|w| {
+    words.any(|w| {
         let marked = group
             .iter()
             .filter(|&&k| page.els[k].classes().split_whitespace().any(|c| c == w))
