@@ -679,9 +679,11 @@
   // editor's line, a paragraph) a line, its own blocks lines of their own, a <br> the
   // end of one, a line holding only a <br> empty; blank text between blocks is markup.
   // Not innerText: it adds a line for a <br> that ends a block and folds a code line's
-  // spaces where the page's style does.
-  /** @param {Element} el @returns {string[]} */
-  function editableLines(el) {
+  // spaces where the page's style does. Blocks nested deeper than EDIT_DEPTH are one
+  // line each: a page cannot make the reading overflow the script's stack.
+  /** @param {Element} el @param {number} [depth] @returns {string[]} */
+  function editableLines(el, depth = 0) {
+    if (depth >= EDIT_DEPTH) return [el.textContent || ""];
     /** @type {string[]} */
     const lines = [];
     /** @type {string | null} */
@@ -698,7 +700,7 @@
         if (EDIT_BLOCKS.has(t)) {
           if (line !== null) lines.push(line);
           line = null;
-          const inner = editableLines(child);
+          const inner = editableLines(child, depth + 1);
           if (inner.length === 0) lines.push("");
           else for (const l of inner) lines.push(l);
           continue;
@@ -716,6 +718,7 @@
     if (line !== null) lines.push(line);
     return lines;
   }
+  const EDIT_DEPTH = 64;
   const EDIT_BLOCKS = new Set(["div", "p", "li", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "section", "article", "table", "tr"]);
 
   // A text a person edits as lines (a text area's, an editable region's) goes whole up

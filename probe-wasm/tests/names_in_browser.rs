@@ -834,3 +834,25 @@ async fn a_text_areas_and_an_editors_lines_are_read_whole() {
         eval_string("document.getElementById('code').innerHTML")
     );
 }
+
+/// An editable region's blocks past a depth are read as one line each, so a page that
+/// nests them deeper than a script's stack (one that read our source and wants its own
+/// capture to fail) cannot: 300 levels here, two blocks at the bottom read as one line.
+#[wasm_bindgen_test]
+fn an_editor_nested_deep_is_read_to_a_bound() {
+    mount(r#"<div id="deep" contenteditable="true" role="textbox" aria-label="Deep"></div>"#);
+    eval(
+        "(() => { let at = document.getElementById('deep'); \
+           for (let i = 0; i < 300; i++) { const d = document.createElement('div'); at.append(d); at = d; } \
+           for (const t of ['bott', 'om']) { const d = document.createElement('div'); d.textContent = t; at.append(d); } \
+           const top = document.getElementById('deep'); top.prepend(document.createElement('br')); top.prepend('first'); })()",
+    );
+    let c = capture();
+    let deep = c["objects"]
+        .as_object()
+        .expect("objects")
+        .iter()
+        .find(|(k, _)| k.ends_with("deep"))
+        .map(|(_, v)| v.clone());
+    assert_eq!(deep, Some(json!("first\nbottom")), "{:#}", c["objects"]);
+}
