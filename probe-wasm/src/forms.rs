@@ -337,6 +337,7 @@ pub fn discover_implicit(
                         })))
             })
             .collect();
+        let fields = nearest_in_dom(page, group, b, fields);
         if !fields
             .iter()
             .any(|i| page.els[*i].visible && !page.els[*i].disabled && !is_toggle(&page.els[*i]))
@@ -349,6 +350,87 @@ pub fn discover_implicit(
         claims.claim(b);
         found.push(action);
     }
+}
+
+/// One step down the DOM from a recorded element, as the records' selectors say it.
+#[derive(PartialEq)]
+enum Step<'p> {
+    /// `tag:nth-of-type(n)`, written as a number ([`ElementRecord::nth`]).
+    Nth(&'p str, u32),
+    /// One step of a relative selector.
+    Sel(&'p str),
+    /// A record found by an id or a whole selector: where it sits below its recorded
+    /// parent is unknown, so only a path through the same record matches it.
+    Record(usize),
+}
+
+/// The steps from recorded element `from` down to its descendant `i`.
+fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<Step<'p>> {
+    let mut chain: Vec<usize> = std::iter::once(i)
+        .chain(page.ancestors(i))
+        .take_while(|a| *a != from)
+        .collect();
+    chain.reverse();
+    let mut steps = Vec::new();
+    for j in chain {
+        let e = &page.els[j];
+        if e.nth > 0 {
+            steps.push(Step::Nth(&e.tag, e.nth));
+        } else if e.relative {
+            steps.extend(e.selector.split(" > ").map(Step::Sel));
+        } else {
+            // Somewhere below its recorded parent.
+            steps.push(Step::Record(j));
+        }
+    }
+    steps
+}
+
+/// The fields of `fields` (below `group`) nearest button `b` in the DOM: the extraction
+/// records few of a page's wrappers, so `group`, the nearest recorded element holding
+/// a field, can be a whole app's root (MLflow's assistant panel and its "New Chat" sit
+/// six wrappers deep in `#root`, beside a table of colour pickers). The fields kept are
+/// those that share the most of the button's steps down from `group`, as the nearest
+/// element holding fields would hold them had it been recorded.
+fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -> Vec<usize> {
+    if fields.len() < 2 {
+        return fields;
+    }
+    let own = dom_steps(page, group, b);
+    // How many steps each field shares with the button, `None` when the paths part
+    // where one of them is unknown (a field found by its id, a text area in a frame):
+    // such a field may sit anywhere, and is kept.
+    let shared: Vec<Option<usize>> = fields
+        .iter()
+        .map(|f| {
+            let theirs = dom_steps(page, group, *f);
+            let n = own.iter().zip(&theirs).take_while(|(x, y)| x == y).count();
+            let unknown = |s: Option<&Step<'_>>| matches!(s, Some(Step::Record(_)));
+            (!unknown(own.get(n)) && !unknown(theirs.get(n))).then_some(n)
+        })
+        .collect();
+    // Measured on the fields a person fills in, as `field_group` finds its group: a
+    // "Remember me" box beside the button does not make its fields a form of one box.
+    let fills = |f: usize| {
+        let e = &page.els[f];
+        e.visible && !e.disabled && !is_toggle(e)
+    };
+    let Some(most) = fields
+        .iter()
+        .zip(&shared)
+        .filter(|(f, _)| fills(**f))
+        .filter_map(|(_, n)| *n)
+        .max()
+        .filter(|m| *m > 0)
+    else {
+        return fields;
+    };
+    fields
+        .into_iter()
+        .zip(shared)
+        .filter(|(_, n)| n.is_none_or(|n| n >= most))
+        .map(|(f, _)| f)
+        .collect()
 }
 
 /// Whether `b` is a visible button that sends something by its words: not a read, nor a

@@ -83,6 +83,8 @@ pub struct Lists {
     /// Row containers of tables of labelled values ([`property_table`]), ascending:
     /// not lists.
     property_tables: Vec<usize>,
+    /// Checkboxes no record holds (a header's "select all" box), ascending.
+    pub free_boxes: Vec<usize>,
 }
 
 /// What a cell of a table of labelled values ([`property_table`]) is.
@@ -317,6 +319,12 @@ pub fn find(page: &Page<'_>) -> Lists {
             Some((l, n)) => Some((l, n, i)),
             None => page.parent[i].and_then(|p| lists.owner[p]),
         };
+        let e = &page.els[i];
+        if lists.owner[i].is_none()
+            && ((e.tag == "input" && e.input_type() == "checkbox") || e.role() == "checkbox")
+        {
+            lists.free_boxes.push(i);
+        }
     }
     lists
 }
@@ -421,9 +429,12 @@ fn constant_unnamed_cells(page: &Page<'_>, rows: &[usize], columns: &[String]) -
     let width = cells.iter().map(Vec::len).min().unwrap_or(0);
     (0..width)
         .filter(|pos| {
-            // Named by the cell's own column, wherever cells without text sit before it.
-            let named = column_name(page, columns, rows[0], cells[0][*pos])
-                .is_some_and(|c| !c.starts_with("col"));
+            // Named by the cell's own column, wherever cells without text sit before it;
+            // a link that says the same on every row is an action's label ("edit"), in
+            // whatever column it sits.
+            let named = !page.control(cells[0][*pos])
+                && column_name(page, columns, rows[0], cells[0][*pos])
+                    .is_some_and(|c| !c.starts_with("col"));
             let first = &page.els[cells[0][*pos]].text;
             !named && cells.iter().all(|row| page.els[row[*pos]].text == *first)
         })
@@ -952,7 +963,7 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
                     .iter()
                     .enumerate()
                     .map(|(n, x)| {
-                        let s = slug(&page.els[*x].text);
+                        let s = slug(&column_title(page, *x));
                         let s = if s.is_empty() {
                             format!("col{}", n + 1)
                         } else {
@@ -966,6 +977,22 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
         }
     }
     Vec::new()
+}
+
+/// What a column header calls its column: the label of the one control it holds (its
+/// sort link or button) when its text starts with it, as a header's text does when a
+/// count or an icon's words follow the name (Wagtail's "Title 1-3 of 3 pages"), else
+/// its text.
+fn column_title<'p>(page: &'p Page<'_>, h: usize) -> std::borrow::Cow<'p, str> {
+    let text = page.els[h].text.trim();
+    let mut controls = page.descendants(h).filter(|d| page.control(*d));
+    if let (Some(c), None) = (controls.next(), controls.next()) {
+        let label = control_label(&page.els[c]);
+        if !label.is_empty() && label.len() < text.len() && text.starts_with(label.as_str()) {
+            return label.into();
+        }
+    }
+    text.into()
 }
 
 /// The `th` and `td` cells of table row `r`.
@@ -1011,7 +1038,7 @@ fn aria_columns(page: &Page<'_>, grid: usize) -> Vec<String> {
         .iter()
         .enumerate()
         .map(|(n, x)| {
-            let s = slug(&page.els[*x].text);
+            let s = slug(&column_title(page, *x));
             let s = if s.is_empty() {
                 format!("col{}", n + 1)
             } else {
@@ -1040,7 +1067,7 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
             continue;
         }
         let field = if let Some(rest) = name.strip_prefix("data-") {
-            if rest.starts_with("nsp-") {
+            if rest.starts_with("nsp-") || names_component(rest) {
                 continue;
             }
             if rest == "id"
@@ -1068,6 +1095,38 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
         out.push(id);
     }
     out
+}
+
+/// Whether a `data-*` attribute (without its prefix) marks which part of the page's
+/// code an element is, for its tests or its analytics (`data-test-id`, `data-qa-id`,
+/// `data-cy-id`, `data-component-id`, `data-tracking-id`): every instance of one
+/// component carries the same value (MLflow marks each header cell of a table and each
+/// pagination button so), so it tells no record from another.
+fn names_component(attr: &str) -> bool {
+    let Some(head) = attr
+        .strip_suffix("id")
+        .map(|h| h.trim_end_matches(['-', '_']))
+    else {
+        return false;
+    };
+    matches!(
+        head,
+        "test"
+            | "testing"
+            | "qa"
+            | "e2e"
+            | "cy"
+            | "component"
+            | "analytics"
+            | "tracking"
+            | "track"
+            | "telemetry"
+            | "log"
+            | "ga"
+            | "gtm"
+            | "automation"
+            | "pw"
+    )
 }
 
 /// Whether attribute `attr`'s `values` on a list's rows are keyboard shortcuts written
@@ -1230,7 +1289,17 @@ fn column_name(page: &Page<'_>, columns: &[String], row: usize, cell: usize) -> 
                 "gridcell" | "cell" | "columnheader" | "rowheader"
             )
     };
-    if columns.is_empty() || page.parent[cell] != Some(row) || !is_cell(cell) {
+    if columns.is_empty() {
+        return None;
+    }
+    // Text inside a cell that also holds a control (a value beside its copy button) is
+    // the cell's when it is all the cell says.
+    let said = |i: usize| page.els[i].text.trim();
+    let cell = std::iter::once(cell)
+        .chain(page.ancestors(cell))
+        .find(|a| page.parent[*a] == Some(row))
+        .filter(|c| *c == cell || said(*c) == said(cell))?;
+    if !is_cell(cell) {
         return None;
     }
     let mut k = 0;
@@ -1395,6 +1464,7 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
     for i in own_descendants(page, row) {
         let e = &page.els[i];
         let cell = matches!(e.tag.as_str(), "td" | "th")
+            || matches!(e.role(), "cell" | "gridcell" | "rowheader" | "columnheader")
             || (page.children(i).is_empty() && !e.text.trim().is_empty());
         if !cell || action_or_field(i) || unseen(i) {
             continue;

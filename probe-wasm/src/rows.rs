@@ -84,7 +84,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     continue;
                 }
                 let label = if toggle {
-                    toggle_label(page, e)
+                    toggle_label(page, lists, e)
                 } else {
                     control_label(e)
                 };
@@ -870,7 +870,11 @@ fn row_toggle(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
 
 /// A row toggle's label: its own, else its first class when that names it ("toggle"),
 /// which is how such boxes are told apart from the row's other controls, else "select".
-fn toggle_label(page: &Page<'_>, e: &nsp_protocol::snapshot::ElementRecord) -> String {
+fn toggle_label(
+    page: &Page<'_>,
+    lists: &Lists,
+    e: &nsp_protocol::snapshot::ElementRecord,
+) -> String {
     let own = crate::page::field_label(page, e);
     if !own.is_empty() && own != "on" {
         return own;
@@ -879,11 +883,18 @@ fn toggle_label(page: &Page<'_>, e: &nsp_protocol::snapshot::ElementRecord) -> S
     // (`cursor-pointer`, `rounded`). A generated class (`css-1o4wo1x`, `h-4`) names
     // nothing, nor one that only says what kind of widget it is (`q-checkbox`,
     // `form-check-input`, Semantic's `ui checkbox`); a row's box with no name of its own
-    // selects its row.
+    // selects its row. Nor does one a box outside the rows carries too (the header's
+    // "select all" box in `du-bois-light-checkbox-input`): it is how the kit draws boxes.
+    let free = |c: &str| {
+        lists
+            .free_boxes
+            .iter()
+            .any(|b| page.els[*b].classes().split_whitespace().any(|k| k == c))
+    };
     e.classes()
         .split_whitespace()
         .next()
-        .filter(|c| !crate::text::generated_name(c) && !widget_class(c))
+        .filter(|c| !crate::text::generated_name(c) && !widget_class(c) && !free(c))
         .unwrap_or("select")
         .to_owned()
 }
@@ -1043,7 +1054,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     let list = &lists.lists[group.list];
     let kind = kind_of(e);
     let first_label = if kind == Kind::Toggle {
-        toggle_label(page, e)
+        toggle_label(page, lists, e)
     } else {
         control_label(e)
     };

@@ -972,3 +972,106 @@ fn fields_a_closer_button_sends_are_not_another_buttons() {
         );
     }
 }
+
+/// Elements below `parent` through wrappers the extraction did not record: their
+/// selectors continue the parent's (`relative`), several steps long.
+fn below(tag: &str, parent: u32, steps: &str, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    let mut e = el_at(tag, Some(parent), steps, text, attrs);
+    e.relative = true;
+    e
+}
+
+#[test]
+fn a_button_without_a_form_sends_the_fields_nearest_it_in_the_dom() {
+    // An app's root, recorded; its wrappers are not. An assistant panel's question box
+    // and "Send message" share three wrappers; a table of colour pickers, a tag box
+    // with its own "Add", and a field found by its id sit elsewhere in the root.
+    let mut els = vec![el_at("div", None, "#root", "", &[("id", "root")])];
+    let panel = "div:nth-of-type(1) > div:nth-of-type(2) > div:nth-of-type(1)";
+    els.push(below(
+        "textarea",
+        0,
+        &format!("{panel} > div:nth-of-type(2) > textarea:nth-of-type(1)"),
+        "",
+        &[("aria-label", "Ask a question")],
+    ));
+    els.push(below(
+        "button",
+        0,
+        &format!("{panel} > div:nth-of-type(3) > button:nth-of-type(1)"),
+        "Send message",
+        &[("type", "button")],
+    ));
+    let table = els.len() as u32;
+    els.push(below(
+        "table",
+        0,
+        "div:nth-of-type(2) > table:nth-of-type(1)",
+        "",
+        &[],
+    ));
+    for n in 0..3 {
+        let tr = els.len() as u32;
+        els.push(below(
+            "tr",
+            table,
+            &format!("tbody > tr:nth-of-type({})", n + 1),
+            "",
+            &[],
+        ));
+        let td = els.len() as u32;
+        els.push(below(
+            "td",
+            tr,
+            "td:nth-of-type(1)",
+            &format!("run-{n}"),
+            &[],
+        ));
+        let colour = format!("#{n}{n}aa33");
+        els.push(below(
+            "input",
+            td,
+            "label > input:nth-of-type(1)",
+            "",
+            &[
+                ("type", "color"),
+                ("aria-label", "Colour"),
+                ("value", &colour),
+            ],
+        ));
+    }
+    let tags = "div:nth-of-type(3) > div:nth-of-type(1)";
+    els.push(below(
+        "input",
+        0,
+        &format!("{tags} > input:nth-of-type(1)"),
+        "",
+        &[("type", "text"), ("aria-label", "Tag name")],
+    ));
+    els.push(below(
+        "button",
+        0,
+        &format!("{tags} > button:nth-of-type(1)"),
+        "Add",
+        &[("type", "button")],
+    ));
+    // Found by its id: where it sits under the root is unknown, so it stays a field
+    // of whichever button the root's fields go to.
+    els.push(el_at(
+        "input",
+        Some(0),
+        "#title",
+        "",
+        &[("id", "title"), ("type", "text"), ("aria-label", "Title")],
+    ));
+    let c = analyze(&snap(els));
+    let params = |a: &str| -> Vec<String> {
+        let action = c
+            .actions
+            .get(a)
+            .unwrap_or_else(|| panic!("{a}: {:#?}", c.actions));
+        action.parameters.iter().map(|p| p.name.clone()).collect()
+    };
+    assert_eq!(params("send_message"), ["ask_a_question", "title"]);
+    assert_eq!(params("add"), ["tag_name", "title"]);
+}

@@ -2533,3 +2533,255 @@ fn a_form_laid_out_in_table_rows_is_fields_not_records() {
 fn slug_of(label: &str) -> String {
     label.to_lowercase().replace(' ', "_")
 }
+
+/// An ARIA table drawn with `div`s as a design system draws it (MLflow's experiment
+/// list): a header row of `columnheader`s, each holding a sort button around a span,
+/// all marked with one `data-component-id`; rows of `cell`s whose text sits in spans
+/// (a time in two), a link, and a value beside a copy button; a kit's checkbox class on the rows' boxes
+/// and the header's "select all"; a pagination of two marked buttons below.
+fn design_system_table() -> PageSnapshot {
+    let mut els = vec![el("main", None, "", &[])];
+    let table = els.len() as u32;
+    els.push(nth("div", Some(0), 0, "", &[("role", "table")]));
+    let head = els.len() as u32;
+    els.push(nth(
+        "div",
+        Some(table),
+        0,
+        "",
+        &[("role", "row"), ("class", "table-isHeader")],
+    ));
+    let header = [
+        ("role", "columnheader"),
+        ("data-component-id", "app.list.header"),
+    ];
+    let all = els.len() as u32;
+    els.push(nth("div", Some(head), 0, "", &header));
+    els.push(nth(
+        "input",
+        Some(all),
+        0,
+        "",
+        &[
+            ("type", "checkbox"),
+            ("class", "dubois-checkbox-input"),
+            ("checked", "false"),
+        ],
+    ));
+    for (n, column) in ["Name", "Time created", "Value"].into_iter().enumerate() {
+        let h = els.len() as u32;
+        els.push(nth("div", Some(head), n + 1, column, &header));
+        let inner = if column == "Value" {
+            h
+        } else {
+            let b = els.len() as u32;
+            els.push(nth(
+                "div",
+                Some(h),
+                0,
+                column,
+                &[("role", "button"), ("tabindex", "0")],
+            ));
+            b
+        };
+        els.push(nth(
+            "span",
+            Some(inner),
+            0,
+            column,
+            &[("class", "dubois-typography")],
+        ));
+    }
+    for (n, (name, time, value)) in [
+        ("churn-model", "12/05/2026, 05:54 PM", "0.03"),
+        ("price-forecast", "12/04/2026, 09:10 AM", "5"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let row = els.len() as u32;
+        els.push(nth("div", Some(table), n + 1, "", &[("role", "row")]));
+        let cell = |els: &mut Vec<ElementRecord>, k: usize, text: &str| {
+            let c = els.len() as u32;
+            els.push(nth("div", Some(row), k, text, &[("role", "cell")]));
+            c
+        };
+        let c = cell(&mut els, 0, "");
+        els.push(nth(
+            "input",
+            Some(c),
+            0,
+            "",
+            &[
+                ("type", "checkbox"),
+                ("class", "dubois-checkbox-input"),
+                ("checked", "false"),
+            ],
+        ));
+        let c = cell(&mut els, 1, name);
+        let href = format!("#/experiments/{n}");
+        els.push(nth(
+            "a",
+            Some(c),
+            0,
+            name,
+            &[("href", &href), ("class", "experiment-link")],
+        ));
+        // The time in two spans: the cell is one value, as a `td` is.
+        let c = cell(&mut els, 2, time);
+        let (day, clock) = time.split_once(' ').unwrap();
+        els.push(nth(
+            "span",
+            Some(c),
+            0,
+            day,
+            &[("class", "dubois-typography")],
+        ));
+        els.push(nth(
+            "span",
+            Some(c),
+            1,
+            clock,
+            &[("class", "dubois-typography")],
+        ));
+        let c = cell(&mut els, 3, value);
+        els.push(nth(
+            "button",
+            Some(c),
+            0,
+            "",
+            &[
+                ("type", "button"),
+                ("data-component-id", "app.list.copy_value"),
+            ],
+        ));
+        els.push(nth("div", Some(c), 0, value, &[("class", "css-s2r85i")]));
+    }
+    let pages = els.len() as u32;
+    els.push(nth("div", Some(0), 1, "PreviousNext", &[]));
+    for (n, (label, id)) in [
+        ("Previous", "app.list.previous_page"),
+        ("Next", "app.list.next_page"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        els.push(nth(
+            "button",
+            Some(pages),
+            n,
+            label,
+            &[("type", "button"), ("data-component-id", id)],
+        ));
+    }
+    snap(els)
+}
+
+#[test]
+fn an_aria_table_of_divs_names_its_columns_sorts_by_them_and_selects_its_rows() {
+    let c = analyze_snapshot(&design_system_table(), ProbeTier::WasmInPage);
+    let o = &c.objects;
+    // Each cell's value under its column's name, the text beside a copy button too.
+    let rows: Vec<(&str, &str, &str)> = vec![
+        ("churn-model", "12/05/2026, 05:54 PM", "0.03"),
+        ("price-forecast", "12/04/2026, 09:10 AM", "5"),
+    ];
+    for (n, (name, time, value)) in rows.into_iter().enumerate() {
+        assert_eq!(
+            o.get(&format!("items[{n}].name")),
+            Some(&json!(name)),
+            "{o:#?}"
+        );
+        assert_eq!(
+            o.get(&format!("items[{n}].time_created")),
+            Some(&json!(time)),
+            "{o:#?}"
+        );
+        let v = o.get(&format!("items[{n}].value")).map(|v| v.to_string());
+        assert_eq!(
+            v.as_deref().map(|v| v.trim_matches('"')),
+            Some(value),
+            "{o:#?}"
+        );
+    }
+    // One list: neither the header cells nor the pagination's buttons, which carry one
+    // component's marks, are records; no key is a class or a mark.
+    let lists: BTreeSet<&str> = o
+        .keys()
+        .filter_map(|k| k.split_once('[').map(|(l, _)| l))
+        .collect();
+    assert_eq!(lists, BTreeSet::from(["items"]), "{o:#?}");
+    assert!(
+        !o.keys().any(|k| ["component", "typography", "link", "text"]
+            .iter()
+            .any(|w| k.contains(w))),
+        "{o:#?}"
+    );
+    // The header's buttons sort; the rows' boxes select their row.
+    for column in ["name", "time_created"] {
+        let sort = &c.actions[&format!("sort_by_{column}")];
+        assert_eq!(
+            sort.reversibility,
+            nsp_protocol::Reversibility::Read,
+            "{sort:?}"
+        );
+    }
+    assert!(c.actions.contains_key("select"), "{:#?}", c.actions.keys());
+    assert!(
+        !c.actions.keys().any(|a| a.contains("dubois")),
+        "{:#?}",
+        c.actions.keys()
+    );
+}
+
+#[test]
+fn a_column_is_named_by_its_sort_link_when_its_header_says_more() {
+    let mut els = vec![el("table", None, "", &[])];
+    els.push(nth("thead", Some(0), 0, "", &[]));
+    els.push(nth("tr", Some(1), 0, "", &[]));
+    els.push(nth("th", Some(2), 0, "Title 1-3 of 3 pages", &[]));
+    els.push(nth(
+        "a",
+        Some(3),
+        0,
+        "Title",
+        &[("href", "?ordering=title")],
+    ));
+    els.push(nth("th", Some(2), 1, "Updated", &[]));
+    els.push(nth(
+        "a",
+        Some(5),
+        0,
+        "Updated",
+        &[("href", "?ordering=updated")],
+    ));
+    let body = els.len() as u32;
+    els.push(nth("tbody", Some(0), 0, "", &[]));
+    for (n, (title, when)) in [("About us", "Just now"), ("Pricing", "2 days ago")]
+        .into_iter()
+        .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(body), n, "", &[]));
+        let td = els.len() as u32;
+        els.push(nth("td", Some(tr), 0, title, &[]));
+        let href = format!("/pages/{n}/edit/");
+        els.push(nth("a", Some(td), 0, title, &[("href", &href)]));
+        let more = format!("More options for '{title}'");
+        els.push(nth(
+            "button",
+            Some(td),
+            0,
+            "",
+            &[("type", "button"), ("aria-label", &more)],
+        ));
+        els.push(nth("td", Some(tr), 1, when, &[]));
+    }
+    let o = objects(&snap(els));
+    assert_eq!(o.get("rows[0].title"), Some(&json!("About us")), "{o:#?}");
+    assert_eq!(
+        o.get("rows[1].updated"),
+        Some(&json!("2 days ago")),
+        "{o:#?}"
+    );
+}

@@ -613,10 +613,14 @@ pub fn sorts_column(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bo
         return true;
     }
     // A control inside a header cell, saying what the cell says.
-    let Some(cell) = page
-        .ancestors(idx)
-        .find(|a| matches!(page.els[*a].tag.as_str(), "th" | "td" | "tr" | "table"))
-    else {
+    let Some(cell) = page.ancestors(idx).find(|a| {
+        let e = &page.els[*a];
+        matches!(e.tag.as_str(), "th" | "td" | "tr" | "table")
+            || matches!(
+                e.role(),
+                "columnheader" | "rowheader" | "cell" | "gridcell" | "row" | "table" | "grid"
+            )
+    }) else {
         return false;
     };
     let said = |t: &str| crate::text::words(t).join(" ");
