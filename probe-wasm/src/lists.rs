@@ -222,7 +222,13 @@ pub fn find(page: &Page<'_>) -> Lists {
                         || e.role() == "article"
                         || (!is_field(e) && key_attrs(e).iter().any(|(a, _)| a != "id"))
                 };
-                e.visible && row_like && !page.declared_scope[*r] && lists.row_of[*r].is_none()
+                // A bare item (no text, nothing recorded inside) is a divider.
+                let bare = e.text.trim().is_empty() && page.end[*r] == *r + 1;
+                e.visible
+                    && row_like
+                    && !(bare && container)
+                    && !page.declared_scope[*r]
+                    && lists.row_of[*r].is_none()
             })
             .collect();
         if grid {

@@ -2785,3 +2785,35 @@ fn a_column_is_named_by_its_sort_link_when_its_header_says_more() {
         "{o:#?}"
     );
 }
+
+#[test]
+fn a_divider_between_navigation_items_leaves_them_keyed_by_label() {
+    let mut els = vec![el("nav", None, "", &[]), nth("ul", Some(0), 0, "", &[])];
+    for (n, item) in ["Overview", "", "Observability", "Traces", "Sessions"]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(1), n, item, &[("class", "css-1qjhb37")]));
+        match item {
+            "" => {}
+            // A section's caption, no link.
+            "Observability" => els.push(nth("span", Some(li), 0, item, &[])),
+            _ => {
+                let href = format!("#/{}", item.to_lowercase());
+                let current = if n == 0 { "page" } else { "false" };
+                els.push(nth(
+                    "a",
+                    Some(li),
+                    0,
+                    item,
+                    &[("href", &href), ("aria-current", current)],
+                ));
+            }
+        }
+    }
+    let o = objects(&snap(els));
+    assert_eq!(o.get("nav.overview.current"), Some(&json!(true)), "{o:#?}");
+    assert_eq!(o.get("nav.traces.current"), Some(&json!(false)), "{o:#?}");
+    assert!(!o.keys().any(|k| k.contains('[')), "{o:#?}");
+}
