@@ -982,17 +982,37 @@ fn not_available(name: &str, state: Option<&SubstrateState>) -> CoreError {
 /// [`suggest_expression`] picks, one more than it is now (what a send, an add or a
 /// count of done items does). `None` without an integer counter.
 pub fn suggest_exact_value(state: &SubstrateState, action: &str) -> Option<String> {
-    let key = suggested_counter(state, action)?;
+    let (key, _) = suggested_counter(state, action)?;
     let n = state.objects.get(key)?.as_i64()?;
     Some(format!("{key} == {}", n.saturating_add(1)))
 }
 
 /// A verify expression built from the state's real keys, for the refusal message:
-/// a counter whose name relates to the action if there is one, else any counter, else
-/// a URL change.
+/// a counter whose name relates to the action if there is one, else the length of the
+/// list the action acts on (one of whose records its parameter names, else the
+/// longest), fewer records after a deletion and more after an addition, else any
+/// counter, else a URL change.
 pub fn suggest_expression(state: &SubstrateState, action: &str) -> String {
-    match suggested_counter(state, action) {
-        Some(key) => format!("prev.{key} != {key}"),
+    let counter = suggested_counter(state, action);
+    if let Some((key, true)) = counter {
+        return format!("prev.{key} != {key}");
+    }
+    if let Some(list) = suggested_list(state, action) {
+        let words = action_words(action);
+        let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+        let op = if has(&[
+            "delete", "remove", "trash", "discard", "destroy", "erase", "purge",
+        ]) {
+            "<"
+        } else if has(&["add", "create", "new", "post", "upload", "import", "insert"]) {
+            ">"
+        } else {
+            "!="
+        };
+        return format!("len({list}) {op} len(prev.{list})");
+    }
+    match counter {
+        Some((key, _)) => format!("prev.{key} != {key}"),
         None => match state.objects.keys().find(|k| !k.contains('[')) {
             Some(key) => format!("changed({key})"),
             None => "prev.context.url != context.url".into(),
@@ -1000,13 +1020,45 @@ pub fn suggest_expression(state: &SubstrateState, action: &str) -> String {
     }
 }
 
-/// The numeric key of `state` a verify expression for `action` is best built on.
-fn suggested_counter<'s>(state: &'s SubstrateState, action: &str) -> Option<&'s String> {
-    let words: Vec<String> = action
+/// The words of an action's name, lowercased, longer than two letters.
+fn action_words(action: &str) -> Vec<String> {
+    action
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| w.len() > 2)
         .map(|w| w.to_ascii_lowercase())
+        .collect()
+}
+
+/// The list of `state` (the path before a key's first `[`) that `action`'s parameters
+/// name records of (`one of items[N].name`), else the one with the most keys.
+fn suggested_list(state: &SubstrateState, action: &str) -> Option<String> {
+    let lists: Vec<&str> = state
+        .objects
+        .keys()
+        .filter_map(|k| k.split_once('[').map(|(list, _)| list))
         .collect();
+    let named = state.actions.get(action).and_then(|a| {
+        a.parameters.iter().find_map(|p| {
+            lists
+                .iter()
+                .filter(|l| p.description.contains(&format!("{l}[N]")))
+                .max_by_key(|l| l.len())
+        })
+    });
+    let longest = || {
+        let mut count: std::collections::BTreeMap<&str, usize> = Default::default();
+        for l in &lists {
+            *count.entry(l).or_default() += 1;
+        }
+        count.into_iter().max_by_key(|(_, n)| *n).map(|(l, _)| l)
+    };
+    named.copied().or_else(longest).map(str::to_owned)
+}
+
+/// The numeric key of `state` a verify expression for `action` is best built on, and
+/// whether its name relates to the action.
+fn suggested_counter<'s>(state: &'s SubstrateState, action: &str) -> Option<(&'s String, bool)> {
+    let words = action_words(action);
     let related = |key: &str| {
         let k = key.to_ascii_lowercase();
         // A three-letter stem catches inflections ("send" → "sent_count").
@@ -1024,14 +1076,15 @@ fn suggested_counter<'s>(state: &'s SubstrateState, action: &str) -> Option<&'s 
     let pick = numeric
         .iter()
         .find(|k| related(k) && (k.contains("count") || k.contains("total")))
-        .or_else(|| numeric.iter().find(|k| related(k)))
-        .or_else(|| {
-            numeric
-                .iter()
-                .find(|k| k.contains("count") || k.contains("total"))
-        })
-        .or_else(|| numeric.first());
-    pick.copied()
+        .or_else(|| numeric.iter().find(|k| related(k)));
+    if let Some(k) = pick {
+        return Some((k, true));
+    }
+    numeric
+        .iter()
+        .find(|k| k.contains("count") || k.contains("total"))
+        .or_else(|| numeric.first())
+        .map(|k| (*k, false))
 }
 
 #[cfg(test)]
@@ -1388,6 +1441,66 @@ mod tests {
             let err = gate(v.clone(), &s, &none, None, false).expect_err("refused");
             assert_eq!(err.code, codes::CONFIDENCE_TOO_LOW, "{v}");
         }
+    }
+
+    #[test]
+    fn a_row_action_without_a_counter_is_shown_its_lists_length() {
+        // MLflow's experiment list: counters that say nothing of the action, a list whose
+        // records the deletion's parameter names, and a longer one it does not.
+        let mut s = state(0.99);
+        s.objects = serde_json::from_value(json!({
+            "status_count": 2,
+            "ask_a_question": "",
+            "items[0].name": "fraud-model", "items[1].name": "churn-model",
+            "nav.items[0].text": "Home", "nav.items[1].text": "Runs", "nav.items[2].text": "Models",
+        }))
+        .unwrap();
+        let row_action = |reversibility: &str| -> ActionSchema {
+            serde_json::from_value(json!({"signature": "fn(name: string) -> bool",
+                "reversibility": reversibility, "description": "", "confidence": 0.99,
+                "internal_target": "dom:#list", "parameters": [{"name": "name", "type_name": "string",
+                "required": true, "description": "one of items[N].name"}]}))
+            .unwrap()
+        };
+        s.actions
+            .insert("delete_experiment".into(), row_action("irreversible_write"));
+        s.actions
+            .insert("rename".into(), row_action("irreversible_write"));
+        assert_eq!(
+            suggest_expression(&s, "delete_experiment"),
+            "len(items) < len(prev.items)"
+        );
+        assert_eq!(
+            suggest_expression(&s, "rename"),
+            "len(items) != len(prev.items)"
+        );
+        // No parameter names a list: the longest, more records after an addition.
+        assert_eq!(
+            suggest_expression(&s, "create_run"),
+            "len(nav.items) > len(prev.nav.items)"
+        );
+        // Never vacuous: it cannot hold before the action runs.
+        let none = BTreeMap::new();
+        let err = gate(
+            json!({"pid": 1, "action": "delete_experiment", "parameters": {"name": "fraud-model"}}),
+            &s,
+            &none,
+            None,
+            false,
+        )
+        .expect_err("no expression");
+        assert_eq!(
+            err.details["suggested_expression"],
+            "len(items) < len(prev.items)"
+        );
+        cleared(gate(
+            json!({"pid": 1, "action": "delete_experiment", "parameters": {"name": "fraud-model"},
+                "verify_expression": "len(items) < len(prev.items)"}),
+            &s,
+            &none,
+            None,
+            false,
+        ));
     }
 
     #[test]
