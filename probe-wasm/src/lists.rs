@@ -1395,10 +1395,12 @@ pub fn text_cells(page: &Page<'_>, row: usize) -> Vec<(usize, String)> {
 /// what it holds. Responsive visibility (`hidden-sm`, `visible-md-block`, `d-none`,
 /// `d-md-inline`, `sr-only`, `visually-hidden`; any class with a variant prefix,
 /// `md:block`), spacing (`mb-2`, `px-4`, `me-auto`), and type (`text-muted`,
-/// `text-right`, `font-bold`, `fw-semibold`, `fs-6`, `small`).
+/// `text-right`, `font-bold`, `fw-semibold`, `fs-6`, `small`, a kit's
+/// `MuiTypography-body1` or `du-bois-light-typography`).
 fn is_utility_class(c: &str) -> bool {
     let c = c.to_ascii_lowercase();
-    if c.contains(':') {
+    // A variant, or a kit's type style (`MuiTypography-body1`, `ant-typography`).
+    if c.contains(':') || c.contains("typography") {
         return true;
     }
     let (head, rest) = c.split_once('-').unwrap_or((c.as_str(), ""));

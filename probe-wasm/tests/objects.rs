@@ -2817,3 +2817,42 @@ fn a_divider_between_navigation_items_leaves_them_keyed_by_label() {
     assert_eq!(o.get("nav.traces.current"), Some(&json!(false)), "{o:#?}");
     assert!(!o.keys().any(|k| k.contains('[')), "{o:#?}");
 }
+
+#[test]
+fn a_kits_type_style_names_no_field() {
+    // A confirmation's list of what it will delete, each item's text in a span styled
+    // by the kit, beside a count whose class says what it is.
+    let mut els = vec![el("ul", None, "", &[])];
+    for (n, (name, id)) in [("fraud-model", "3"), ("churn-model", "1")]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(0), n, &format!("{name}{id}"), &[]));
+        els.push(nth(
+            "span",
+            Some(li),
+            0,
+            name,
+            &[("class", "du-bois-light-typography css-1nahjrq")],
+        ));
+        els.push(nth(
+            "span",
+            Some(li),
+            1,
+            id,
+            &[("class", "MuiTypography-caption experiment-id")],
+        ));
+    }
+    let o = objects(&snap(els));
+    assert_eq!(
+        o.get("items[0].text"),
+        Some(&json!("fraud-model")),
+        "{o:#?}"
+    );
+    assert_eq!(o.get("items[1].experiment_id"), Some(&json!(1)), "{o:#?}");
+    assert!(
+        !o.keys().any(|k| k.to_lowercase().contains("typography")),
+        "{o:#?}"
+    );
+}
