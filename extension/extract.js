@@ -879,6 +879,12 @@
     const tag = el.localName;
     if ((tag !== "a" && tag !== "button") || norm(el.textContent || "", TEXT_LIMIT)) return "";
     if (rustTrim(el.getAttribute("title") || "")) return "";
+    // A button a <label for> names (a kit's switch drawn as a button, its words in a
+    // label beside it) is named by it, as a screen reader names it.
+    if (tag === "button") {
+      const named = labelsText(/** @type {HTMLButtonElement} */ (el));
+      if (named) return named;
+    }
     const img = el.querySelector("img[alt], img[title]");
     if (!img) return "";
     for (const v of [img.getAttribute("alt"), img.getAttribute("title")]) {
@@ -909,15 +915,20 @@
       const t = textOfIds(el, by);
       if (t) return t;
     }
-    const labels = el.labels;
-    if (labels && labels.length) {
-      const parts = [];
-      for (const label of labels) parts.push(labelWords(label, 0));
-      return norm(parts.join(" "), TEXT_LIMIT);
-    }
+    if (el.labels && el.labels.length) return labelsText(el);
     // A checkbox's or radio button's text follows it: what comes before is another's.
     const boxy = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
     return FIELD_TAGS.has(el.localName) && !boxy ? captionOf(el) : "";
+  }
+
+  /** The words of the `<label>`s of a labelable element, "" without one.
+   * @param {Element & { labels?: NodeListOf<HTMLLabelElement> | null }} el */
+  function labelsText(el) {
+    const labels = el.labels;
+    if (!labels || !labels.length) return "";
+    const parts = [];
+    for (const label of labels) parts.push(labelWords(label, 0));
+    return norm(parts.join(" "), TEXT_LIMIT);
   }
 
   // The words of a label, not those of what it wraps besides them: the field itself,

@@ -968,13 +968,41 @@ pub fn field_label(page: &Page<'_>, e: &ElementRecord) -> String {
         page.name_of(e),
         page.id_of(e),
     ];
-    candidates
+    let label = candidates
         .into_iter()
         .flatten()
         .map(str::trim)
         .find(|s| names_something(s))
         .map(|s| clip(s, 60))
-        .unwrap_or_default()
+        .unwrap_or_default();
+    let switch = matches!(e.role(), "switch" | "checkbox") || e.input_type() == "checkbox";
+    if switch && says_state(&label) {
+        if let Some(h) = heading_before(page, e) {
+            return clip(page.els[h].text.trim(), 60);
+        }
+    }
+    label
+}
+
+/// A switch's label that says its state, not what it sets ("On", "Off", "Enabled"):
+/// it changes with the state, so it names no key.
+fn says_state(label: &str) -> bool {
+    matches!(
+        label.to_ascii_lowercase().as_str(),
+        "on" | "off" | "enabled" | "disabled" | "yes" | "no" | "active" | "inactive"
+    )
+}
+
+/// The heading nearest before field `e` in its container (a settings card's "Enable
+/// telemetry" above its switch): one whose parent holds the field, among the 60
+/// records before it.
+fn heading_before(page: &Page<'_>, e: &ElementRecord) -> Option<usize> {
+    let i = page.els.iter().position(|x| std::ptr::eq(x, e))?;
+    (i.saturating_sub(60)..i).rev().find(|&h| {
+        page.heading(h)
+            && page.parent[h].is_some_and(|p| p < i && i < page.end[p])
+            && !page.els[h].text.trim().is_empty()
+    })
 }
 
 /// The text of an ARIA checkbox, switch or radio drawn with other elements (a `div`

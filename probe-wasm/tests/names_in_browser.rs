@@ -856,3 +856,43 @@ fn an_editor_nested_deep_is_read_to_a_bound() {
         .map(|(_, v)| v.clone());
     assert_eq!(deep, Some(json!("first\nbottom")), "{:#}", c["objects"]);
 }
+
+/// A switch drawn as a `button` with no text of its own, named by a `<label for>`
+/// beside it (MLflow's settings: "Light", and telemetry's "On"), is a switch an agent
+/// can read and set; a button with text keeps its own words; a label that only says
+/// the state gives way to the heading above.
+#[wasm_bindgen_test]
+fn a_button_a_label_names_is_named_by_it() {
+    mount(
+        r#"<h4>Theme preference</h4>
+        <div><button type="button" role="switch" aria-checked="false" id="dubois-switch-17964943997984291166514568807"></button>
+        <label for="dubois-switch-17964943997984291166514568807">Dark theme</label></div>
+        <div><button type="button" id="go">Refresh</button><label for="go">Data</label></div>
+        <h4>Enable telemetry</h4><p>Sends usage data.</p>
+        <div><button type="button" role="switch" aria-checked="true" id="dubois-switch-20124925354389707"></button>
+        <label for="dubois-switch-20124925354389707">On</label></div>"#,
+    );
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    let dark = objects
+        .iter()
+        .find(|(k, _)| k.ends_with("dark_theme"))
+        .map(|(_, v)| v.clone());
+    assert_eq!(dark, Some(json!(false)), "{:#}", c["objects"]);
+    let actions = c["actions"].as_object().expect("actions");
+    assert!(
+        actions.keys().any(|a| a.contains("dark_theme")),
+        "{:#?}",
+        actions.keys()
+    );
+    assert!(actions.contains_key("refresh"), "{:#?}", actions.keys());
+    // A label that says the switch's state ("On", "Off" once pressed) names no key: the
+    // heading above it does.
+    assert_eq!(
+        objects.get("enable_telemetry"),
+        Some(&json!(true)),
+        "{:#}",
+        c["objects"]
+    );
+    assert!(!objects.contains_key("on"), "{:#}", c["objects"]);
+}
