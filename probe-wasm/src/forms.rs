@@ -352,20 +352,12 @@ pub fn discover_implicit(
     }
 }
 
-/// One step down the DOM from a recorded element, as the records' selectors say it.
-#[derive(PartialEq)]
-enum Step<'p> {
-    /// `tag:nth-of-type(n)`, written as a number ([`ElementRecord::nth`]).
-    Nth(&'p str, u32),
-    /// One step of a relative selector.
-    Sel(&'p str),
-    /// A record found by an id or a whole selector: where it sits below its recorded
-    /// parent is unknown, so only a path through the same record matches it.
-    Record(usize),
-}
-
-/// The steps from recorded element `from` down to its descendant `i`.
-fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<Step<'p>> {
+/// The steps from recorded element `from` down to its descendant `i`, as the records'
+/// selectors write them: a step of a relative selector as `(step, 0)`, a record's
+/// `nth` as `(tag, nth)`, and a record found by an id or a whole selector, which is
+/// somewhere below its recorded parent, as `("#", index)`: only a path through the same
+/// record matches it.
+fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<(&'p str, usize)> {
     let mut chain: Vec<usize> = std::iter::once(i)
         .chain(page.ancestors(i))
         .take_while(|a| *a != from)
@@ -375,12 +367,11 @@ fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<Step<'p>> {
     for j in chain {
         let e = &page.els[j];
         if e.nth > 0 {
-            steps.push(Step::Nth(&e.tag, e.nth));
+            steps.push((e.tag.as_str(), e.nth as usize));
         } else if e.relative {
-            steps.extend(e.selector.split(" > ").map(Step::Sel));
+            steps.extend(e.selector.split(" > ").map(|s| (s, 0)));
         } else {
-            // Somewhere below its recorded parent.
-            steps.push(Step::Record(j));
+            steps.push(("#", j));
         }
     }
     steps
@@ -405,7 +396,7 @@ fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -
         .map(|f| {
             let theirs = dom_steps(page, group, *f);
             let n = own.iter().zip(&theirs).take_while(|(x, y)| x == y).count();
-            let unknown = |s: Option<&Step<'_>>| matches!(s, Some(Step::Record(_)));
+            let unknown = |s: Option<&(&str, usize)>| s.is_some_and(|s| s.0 == "#");
             (!unknown(own.get(n)) && !unknown(theirs.get(n))).then_some(n)
         })
         .collect();
