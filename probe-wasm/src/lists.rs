@@ -252,7 +252,11 @@ pub fn find(page: &Page<'_>) -> Lists {
         {
             continue;
         }
-        let (name, named) = list_name(page, c);
+        let (name, named) = match list_name(page, c) {
+            (_, false) if !in_record[c] => headed_name(page, c, &lists.row_of)
+                .map_or_else(|| list_name(page, c), |n| (n, true)),
+            found => found,
+        };
         let ns = records_namespace(page, c, &rows);
         let item_names = item_names(page, c, &rows);
         // A sublist is keyed under the record holding it: `accounts[1].items`.
@@ -870,6 +874,37 @@ fn list_name(page: &Page<'_>, c: usize) -> (String, bool) {
         "table" | "tbody" => ("rows".into(), false),
         _ => ("items".into(), false),
     }
+}
+
+/// The name a list with none of its own takes from the heading right before it (or
+/// before its table: among the 12 records before it) in an element holding both, with
+/// nothing of another list between them, when that heading does not name the list's
+/// region already: a flat section's heading (MLflow's "Metrics (2)" and "Parameters
+/// (2)" above two tables, Fava's "Beancount options" in an article whose first heading
+/// is "Color scheme"). Not a page's title (`h1`), nor one of a run of headings with
+/// nothing between them (tabs drawn as headings). Counts are left out
+/// ([`name_slug`]): they change with the rows.
+fn headed_name(page: &Page<'_>, c: usize, row_of: &[Option<(usize, usize)>]) -> Option<String> {
+    let at = match page.parent[c] {
+        Some(t) if page.els[c].tag == "tbody" && page.els[t].tag == "table" => t,
+        _ => c,
+    };
+    let h = (at.saturating_sub(12)..at)
+        .rev()
+        .find(|&h| page.heading(h))?;
+    if !page.parent[h].is_some_and(|p| p < at && at < page.end[p])
+        || page.els[h].tag == "h1"
+        || (h + 1..at).any(|j| row_of[j].is_some())
+        // A run of headings with nothing between them is a row of tabs or links
+        // (Fava's "Journal", "Changes (monthly)", "Balances (monthly)"), no title.
+        || (h.saturating_sub(12)..h)
+            .any(|k| page.heading(k) && page.end[k] == h && page.parent[k] == page.parent[h])
+    {
+        return None;
+    }
+    let name = crate::text::name_slug(&page.els[h].text);
+    let region = page.region[c].and_then(|r| page.region_name[r].as_deref());
+    (!name.is_empty() && name.len() <= 40 && region != Some(name.as_str())).then_some(name)
 }
 
 /// The names of a list's items when it is a list of named items: a menu, or a list

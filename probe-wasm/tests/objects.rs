@@ -2856,3 +2856,83 @@ fn a_kits_type_style_names_no_field() {
         "{o:#?}"
     );
 }
+
+#[test]
+fn a_list_without_a_name_takes_the_heading_right_before_it() {
+    let mut els = vec![el("main", None, "", &[("id", "main")])];
+    let table = |els: &mut Vec<ElementRecord>, n: usize, head: [&str; 2], rows: &[[&str; 2]]| {
+        let t = els.len() as u32;
+        els.push(nth("table", Some(0), n, "", &[]));
+        els.push(nth("thead", Some(t), 0, "", &[]));
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(t + 1), 0, "", &[]));
+        for (k, h) in head.into_iter().enumerate() {
+            els.push(nth("th", Some(tr), k, h, &[]));
+        }
+        let body = els.len() as u32;
+        els.push(nth("tbody", Some(t), 0, "", &[]));
+        for (r, row) in rows.iter().enumerate() {
+            let tr = els.len() as u32;
+            els.push(nth("tr", Some(body), r, "", &[]));
+            for (k, v) in row.iter().enumerate() {
+                els.push(nth("td", Some(tr), k, v, &[]));
+            }
+        }
+    };
+    // Two flat sections: a heading with a count, a search box, a table each.
+    els.push(nth("h3", Some(0), 0, "Metrics (2)", &[]));
+    els.push(nth(
+        "input",
+        Some(0),
+        0,
+        "",
+        &[("type", "search"), ("aria-label", "Search metrics")],
+    ));
+    table(
+        &mut els,
+        0,
+        ["Metric", "Value"],
+        &[["auc", "0.8"], ["loss", "0.3"]],
+    );
+    els.push(nth("h3", Some(0), 1, "Parameters (2)", &[]));
+    table(
+        &mut els,
+        1,
+        ["Parameter", "Value"],
+        &[["lr", "0.03"], ["depth", "5"]],
+    );
+    // A row of headings drawn as tabs names no list below it.
+    for (k, tab) in ["Journal", "Balances (monthly)"].into_iter().enumerate() {
+        let h = els.len() as u32;
+        els.push(nth("h3", Some(0), 2 + k, tab, &[]));
+        els.push(nth("a", Some(h), 0, tab, &[("href", "?r=x")]));
+    }
+    let ul = els.len() as u32;
+    els.push(nth("ul", Some(0), 0, "", &[]));
+    for (k, entry) in ["Open", "Close"].into_iter().enumerate() {
+        let li = els.len() as u32;
+        els.push(nth("li", Some(ul), k, entry, &[]));
+        els.push(nth("a", Some(li), 0, entry, &[("href", "?show=x")]));
+    }
+    // Nor does the page's title: it names the page.
+    els.push(nth("h1", Some(0), 0, "Expense tracker", &[]));
+    let ol = els.len() as u32;
+    els.push(nth("ol", Some(0), 0, "", &[]));
+    for (k, step) in ["Add a category", "Add an expense"].into_iter().enumerate() {
+        els.push(nth("li", Some(ol), k, step, &[]));
+    }
+    let o = objects(&snap(els));
+    assert!(!o.keys().any(|k| k.contains("expense_tracker[")), "{o:#?}");
+    assert_eq!(
+        o.get("main.metrics[0].metric"),
+        Some(&json!("auc")),
+        "{o:#?}"
+    );
+    assert_eq!(
+        o.get("main.parameters[1].parameter"),
+        Some(&json!("depth")),
+        "{o:#?}"
+    );
+    assert_eq!(o.get("main.items[0].name"), Some(&json!("Open")), "{o:#?}");
+    assert!(!o.keys().any(|k| k.contains("balances")), "{o:#?}");
+}
