@@ -252,11 +252,12 @@ pub fn find(page: &Page<'_>) -> Lists {
         {
             continue;
         }
-        let (name, named) = match list_name(page, c) {
-            (_, false) if !in_record[c] => headed_name(page, c, &lists.row_of)
-                .map_or_else(|| list_name(page, c), |n| (n, true)),
-            found => found,
-        };
+        let (mut name, mut named) = list_name(page, c);
+        if !named && !in_record[c] {
+            if let Some(headed) = headed_name(page, c, &lists.row_of) {
+                (name, named) = (headed, true);
+            }
+        }
         let ns = records_namespace(page, c, &rows);
         let item_names = item_names(page, c, &rows);
         // A sublist is keyed under the record holding it: `accounts[1].items`.
