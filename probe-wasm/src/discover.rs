@@ -148,6 +148,33 @@ pub fn analyze_with_reuse(
     (capture, reuse)
 }
 
+/// `name` with the numbers `label` holds between the words `name` was made of, before
+/// any bracket: "Apply heading level 2 formatting to lines" turns
+/// `apply_heading_level_formatting_to_lines` into `apply_heading_level_2_formatting_to_lines`.
+/// `name` itself when its words are not the label's in order.
+fn with_numbers(name: &str, label: &str) -> String {
+    // The label up to a bracket: what follows one is a count or a shortcut.
+    let full = slug(label.split(['(', '[']).next().unwrap_or(label));
+    let want: Vec<&str> = name.split('_').collect();
+    let mut out: Vec<&str> = Vec::new();
+    let mut k = 0;
+    for token in full.split('_') {
+        if k == want.len() {
+            break;
+        }
+        if token == want[k] {
+            k += 1;
+            out.push(token);
+        } else if k > 0 && !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) {
+            out.push(token);
+        }
+    }
+    if k < want.len() {
+        return name.to_owned();
+    }
+    out.join("_")
+}
+
 /// Gives every action a unique, stable name: the first claimant (most trusted source,
 /// a real control before an element the page only listens on, then document order)
 /// keeps the plain name, later ones are qualified by namespace, then numbered.
@@ -170,6 +197,22 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
         buckets[r].push(f);
     }
     found.extend(buckets.into_iter().flatten());
+    // Controls whose names differ only by the numbers their labels hold ("Apply heading
+    // level 1", "… level 2") are told apart by them: a name leaves numbers out so that a
+    // count does not rename its control, but here they are what the controls are. A
+    // number in brackets stays a count ("Replies (3)").
+    let mut shared: HashMap<String, usize> = HashMap::default();
+    for f in found.iter() {
+        *shared.entry(f.name.clone()).or_insert(0) += 1;
+    }
+    for f in found.iter_mut() {
+        if shared.get(&f.name).is_some_and(|n| *n > 1) {
+            if let Some(&b) = f.bound.first() {
+                let label = crate::page::control_label(&page.els[b]);
+                f.name = with_numbers(&f.name, &label);
+            }
+        }
+    }
     let mut taken: HashMap<String, usize> = builtins::NAMES
         .iter()
         .map(|n| ((*n).to_owned(), 0))

@@ -427,7 +427,9 @@ fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -
 /// Whether `b` is a visible button that sends something by its words: not a read, nor a
 /// toggle of the interface ("Hide", "Pin"), nor the opener of a menu or dialog (the
 /// dialog has its own), nor a column's name in a header row drawn without table
-/// markup (a sort). Only such a button makes the fields beside it a form.
+/// markup (a sort), nor a button of an editor's formatting toolbar (its label names a
+/// change of the text's form: `classify::formats_text`). Only such a button makes the
+/// fields beside it a form.
 fn sends(page: &Page<'_>, b: usize) -> bool {
     let e = &page.els[b];
     if !is_button(e)
@@ -437,13 +439,17 @@ fn sends(page: &Page<'_>, b: usize) -> bool {
     {
         return false;
     }
-    crate::classify::from_words(&control_label(e)).is_some_and(|w| {
+    let label = control_label(e);
+    crate::classify::from_words(&label).is_some_and(|w| {
         w.tier != nsp_protocol::Reversibility::Read
             && !matches!(
                 w.cue.as_str(),
                 "toggle" | "switch" | "turn" | "enable" | "disable" | "hide" | "pin" | "unpin"
             )
     })
+        // A formatting toolbar's button changes the selection's form in the editor
+        // beside it ("Apply bold formatting to selection"): it sends no field.
+        && !crate::classify::formats_text(page, b, &label)
 }
 
 /// The button that confirms dialog-held form `form` from outside it: in the same

@@ -890,11 +890,8 @@ fn headed_name(page: &Page<'_>, c: usize, row_of: &[Option<(usize, usize)>]) -> 
         Some(t) if page.els[c].tag == "tbody" && page.els[t].tag == "table" => t,
         _ => c,
     };
-    let h = (at.saturating_sub(12)..at)
-        .rev()
-        .find(|&h| page.heading(h))?;
-    if !page.parent[h].is_some_and(|p| p < at && at < page.end[p])
-        || page.els[h].tag == "h1"
+    let h = page.heading_before(at, 12)?;
+    if page.els[h].tag == "h1"
         || (h + 1..at).any(|j| row_of[j].is_some())
         // A run of headings with nothing between them is a row of tabs or links
         // (Fava's "Journal", "Changes (monthly)", "Balances (monthly)"), no title.

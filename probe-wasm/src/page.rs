@@ -346,6 +346,18 @@ impl<'a> Page<'a> {
         self.kind[i] & HEADING != 0
     }
 
+    /// The heading nearest before element `i`, among the `reach` records before it, when
+    /// its parent holds `i` too (a settings card's "Enable telemetry" above its switch, a
+    /// section's heading above its table) and it says something.
+    pub fn heading_before(&self, i: usize, reach: usize) -> Option<usize> {
+        let h = (i.saturating_sub(reach)..i)
+            .rev()
+            .find(|&h| self.heading(h))?;
+        (self.parent[h].is_some_and(|p| p < i && i < self.end[p])
+            && !self.els[h].text.trim().is_empty())
+        .then_some(h)
+    }
+
     /// The full selector of element `i` (records may continue their parent's): the
     /// chain of records up to one that starts afresh, joined into one string.
     pub fn selector(&self, i: usize) -> String {
@@ -977,7 +989,8 @@ pub fn field_label(page: &Page<'_>, e: &ElementRecord) -> String {
         .unwrap_or_default();
     let switch = matches!(e.role(), "switch" | "checkbox") || e.input_type() == "checkbox";
     if switch && says_state(&label) {
-        if let Some(h) = heading_before(page, e) {
+        let i = page.els.iter().position(|x| std::ptr::eq(x, e));
+        if let Some(h) = i.and_then(|i| page.heading_before(i, 60)) {
             return clip(page.els[h].text.trim(), 60);
         }
     }
@@ -991,18 +1004,6 @@ fn says_state(label: &str) -> bool {
         label.to_ascii_lowercase().as_str(),
         "on" | "off" | "enabled" | "disabled" | "yes" | "no" | "active" | "inactive"
     )
-}
-
-/// The heading nearest before field `e` in its container (a settings card's "Enable
-/// telemetry" above its switch): one whose parent holds the field, among the 60
-/// records before it.
-fn heading_before(page: &Page<'_>, e: &ElementRecord) -> Option<usize> {
-    let i = page.els.iter().position(|x| std::ptr::eq(x, e))?;
-    (i.saturating_sub(60)..i).rev().find(|&h| {
-        page.heading(h)
-            && page.parent[h].is_some_and(|p| p < i && i < page.end[p])
-            && !page.els[h].text.trim().is_empty()
-    })
 }
 
 /// The text of an ARIA checkbox, switch or radio drawn with other elements (a `div`

@@ -1075,3 +1075,71 @@ fn a_button_without_a_form_sends_the_fields_nearest_it_in_the_dom() {
     assert_eq!(params("send_message"), ["ask_a_question", "title"]);
     assert_eq!(params("add"), ["tag_name", "title"]);
 }
+
+#[test]
+fn an_editors_formatting_buttons_send_no_field_and_keep_their_numbers() {
+    // A form-less editor: a toolbar of formatting buttons, two told apart only by a
+    // number, above a text area, and the editor's "Save" below.
+    let mut els = vec![el("div", None, "", &[("class", "editor")])];
+    els.push(nth_el("div", 0, 0, "", &[("class", "toolbar")]));
+    for (n, label) in [
+        "Apply bold formatting to selection",
+        "Apply heading level 1 formatting to lines",
+        "Apply heading level 2 formatting to lines",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        els.push(nth_el(
+            "button",
+            1,
+            n,
+            "",
+            &[("type", "button"), ("aria-label", label)],
+        ));
+    }
+    els.push(nth_el(
+        "textarea",
+        0,
+        0,
+        "",
+        &[("aria-label", "Text"), ("value", "Hello")],
+    ));
+    els.push(nth_el("button", 0, 0, "Save", &[("type", "button")]));
+    // Numbers in brackets are counts, which name nothing.
+    let aside = els.len() as u32;
+    els.push(el("aside", None, "", &[]));
+    for (n, label) in ["Replies (3)", "Replies (5)"].into_iter().enumerate() {
+        els.push(nth_el("button", aside, n, label, &[("type", "button")]));
+    }
+    let c = analyze(&snap(els));
+    assert!(
+        !c.actions
+            .keys()
+            .any(|a| a.contains("replies_3") || a.contains("replies_5")),
+        "{:#?}",
+        c.actions.keys()
+    );
+    let params = |a: &str| -> Vec<String> {
+        let action = c
+            .actions
+            .get(a)
+            .unwrap_or_else(|| panic!("{a}: {:#?}", c.actions.keys()));
+        action.parameters.iter().map(|p| p.name.clone()).collect()
+    };
+    assert_eq!(params("save"), ["text"]);
+    assert!(params("apply_bold_formatting_to_selection").is_empty());
+    assert!(params("apply_heading_level_1_formatting_to_lines").is_empty());
+    assert!(params("apply_heading_level_2_formatting_to_lines").is_empty());
+}
+
+/// The `n`-th (0-based) `tag` under record `parent`: `tag:nth-of-type(n + 1)`.
+fn nth_el(tag: &str, parent: u32, n: usize, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    el_at(
+        tag,
+        Some(parent),
+        &format!("{tag}:nth-of-type({})", n + 1),
+        text,
+        attrs,
+    )
+}
