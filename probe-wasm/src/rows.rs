@@ -281,7 +281,7 @@ fn name_opens(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut V
         action.schema.description = format!(
             "Open one record of {} by its {}",
             list.path,
-            humanize(field).to_lowercase()
+            lower(&humanize(field))
         );
         action
             .explain
@@ -1207,7 +1207,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
         if group.at.is_some() {
             format!(
                 "Follow the {} link of one row of {} (chosen by {chosen_by})",
-                humanize(&group.label).to_lowercase(),
+                lower(&humanize(&group.label)),
                 list.path,
             )
         } else {
@@ -1299,18 +1299,18 @@ fn without_row_key(label: &str, key: Option<&str>) -> String {
     else {
         return label.to_owned();
     };
-    let lower = label.to_lowercase();
-    let k = key.to_lowercase();
-    if lower.len() != label.len() {
+    let lower_label = lower(label);
+    let k = lower(key);
+    if lower_label.len() != label.len() {
         return label.to_owned();
     }
     // As whole words only: "a" is no part of "Archive".
     let bounded = |at: usize| {
-        let before = lower[..at].chars().next_back();
-        let after = lower[at + k.len()..].chars().next();
+        let before = lower_label[..at].chars().next_back();
+        let after = lower_label[at + k.len()..].chars().next();
         !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
     };
-    let Some(at) = lower
+    let Some(at) = lower_label
         .match_indices(&k)
         .map(|(i, _)| i)
         .find(|&i| bounded(i))
@@ -1325,9 +1325,7 @@ fn without_row_key(label: &str, key: Option<&str>) -> String {
     // "More options for" the row: the word that led to its name goes with it.
     if words.len() > 1
         && words.last().is_some_and(|w| {
-            let w = w
-                .trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase();
+            let w = lower(w.trim_matches(|c: char| !c.is_alphanumeric()));
             matches!(
                 w.as_str(),
                 "for" | "of" | "to" | "on" | "in" | "from" | "about" | "with"
@@ -1369,6 +1367,12 @@ fn row_value(page: &Page<'_>, row: usize, key: &KeySpec, pname: &str) -> Option<
     }
 }
 
+/// `s` in lower case, a character at a time (`str::to_lowercase`'s own code, kilobytes
+/// of the wasm, adds only the Greek final sigma).
+fn lower(s: &str) -> String {
+    s.chars().flat_map(char::to_lowercase).collect()
+}
+
 #[cfg(test)]
 mod label_tests {
     use super::without_row_key;
@@ -1388,5 +1392,6 @@ mod label_tests {
             "More options"
         );
         assert_eq!(without_row_key("Log in to Acme", Some("Acme")), "Log in");
+        assert_eq!(without_row_key("Löschen ÄRGER", Some("ärger")), "Löschen");
     }
 }
