@@ -1878,3 +1878,42 @@ fn a_glyphs_title_names_its_action_and_a_titles_verb_opens_a_name() {
     assert_eq!(tier(&capture, "x"), tier(&untitled, "x"));
     assert_eq!(tier(&capture, "Metadata").0, W);
 }
+
+#[test]
+fn got_it_closes_a_tip() {
+    // MLflow's first visit to an experiment: a guidance popover over the page.
+    let c = page(
+        "http://127.0.0.1:1/#/experiments/1/overview",
+        "Overview - MLflow",
+        vec![
+            el(
+                "div",
+                None,
+                "Detect issues in your traces",
+                &[("role", "dialog"), ("aria-label", "Popover content")],
+            ),
+            el_at(
+                "p",
+                Some(0),
+                "p:nth-of-type(1)",
+                "Use this button to detect quality issues in your traces.",
+                &[],
+            ),
+            el_at(
+                "button",
+                Some(0),
+                "button:nth-of-type(1)",
+                "",
+                &[("type", "button"), ("aria-label", "Close guidance")],
+            ),
+            el_at(
+                "button",
+                Some(0),
+                "button:nth-of-type(2)",
+                "Got it",
+                &[("type", "button")],
+            ),
+        ],
+    );
+    assert_eq!(tier(&c, "Got it").0, R);
+}

@@ -404,7 +404,8 @@ pub(super) fn strongest_per_tier(found: &[Hit], prefer_first: bool) -> [Option<&
     best
 }
 
-/// "Cancel", "Close", "Dismiss", "Not now": buttons that back out of something.
+/// "Cancel", "Close", "Dismiss", "Not now": buttons that back out of something; and
+/// "Got it", which closes a tip or a notice having read it.
 pub fn is_dismiss(label: &str) -> bool {
     let w = words(label);
     matches!(
@@ -417,6 +418,8 @@ pub fn is_dismiss(label: &str) -> bool {
             | ["never", "mind"]
             | ["no", "take", "me", "back"]
             | ["go", "back"]
+            | ["got", "it"]
+            | ["ok", "got", "it"]
     )
 }
 
