@@ -161,9 +161,7 @@ fn kind_of(e: &nsp_protocol::snapshot::ElementRecord) -> Kind {
         Kind::Link
     } else if e.role() == "tab" {
         Kind::Tab
-    } else if (e.tag == "input" && e.input_type() == "checkbox")
-        || matches!(e.role(), "switch" | "checkbox")
-    {
+    } else if crate::page::is_switch(e) {
         Kind::Toggle
     } else if e.tag == "select" {
         Kind::Choice

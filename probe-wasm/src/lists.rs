@@ -83,7 +83,8 @@ pub struct Lists {
     /// Row containers of tables of labelled values ([`property_table`]), ascending:
     /// not lists.
     property_tables: Vec<usize>,
-    /// Checkboxes no record holds (a header's "select all" box), ascending.
+    /// Checkboxes and switches no record holds (a header's "select all" box),
+    /// ascending.
     pub free_boxes: Vec<usize>,
 }
 
@@ -330,10 +331,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             Some((l, n)) => Some((l, n, i)),
             None => page.parent[i].and_then(|p| lists.owner[p]),
         };
-        let e = &page.els[i];
-        if lists.owner[i].is_none()
-            && ((e.tag == "input" && e.input_type() == "checkbox") || e.role() == "checkbox")
-        {
+        if lists.owner[i].is_none() && crate::page::is_switch(&page.els[i]) {
             lists.free_boxes.push(i);
         }
     }

@@ -987,8 +987,7 @@ pub fn field_label(page: &Page<'_>, e: &ElementRecord) -> String {
         .find(|s| names_something(s))
         .map(|s| clip(s, 60))
         .unwrap_or_default();
-    let switch = matches!(e.role(), "switch" | "checkbox") || e.input_type() == "checkbox";
-    if switch && says_state(&label) {
+    if is_switch(e) && says_state(&label) {
         let i = page.els.iter().position(|x| std::ptr::eq(x, e));
         if let Some(h) = i.and_then(|i| page.heading_before(i, 60)) {
             return clip(page.els[h].text.trim(), 60);
@@ -1004,6 +1003,12 @@ fn says_state(label: &str) -> bool {
         label.to_ascii_lowercase().as_str(),
         "on" | "off" | "enabled" | "disabled" | "yes" | "no" | "active" | "inactive"
     )
+}
+
+/// A checkbox or a switch, native or drawn with ARIA roles: a box that holds an
+/// on/off state.
+pub fn is_switch(e: &ElementRecord) -> bool {
+    (e.tag == "input" && e.input_type() == "checkbox") || matches!(e.role(), "switch" | "checkbox")
 }
 
 /// The text of an ARIA checkbox, switch or radio drawn with other elements (a `div`

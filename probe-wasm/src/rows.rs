@@ -865,7 +865,7 @@ fn key_for(page: &Page<'_>, lists: &Lists, l: usize, row: usize) -> (KeySpec, St
 /// A checkbox or switch repeated on rows (a todo's "done" box): pressing it in a row
 /// flips that row.
 fn row_toggle(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
-    (e.tag == "input" && e.input_type() == "checkbox") || matches!(e.role(), "switch" | "checkbox")
+    crate::page::is_switch(e)
 }
 
 /// A row toggle's label: its own, else its first class when that names it ("toggle"),

@@ -58,6 +58,13 @@ const DANGEROUS_WORDS: &[&str] = &[
     "kill",
 ];
 
+/// Words of an action's name that take records out of a list, and that put them in:
+/// a refusal's suggested expression expects the list shorter, or longer.
+const REMOVING_WORDS: &[&str] = &[
+    "delete", "remove", "trash", "discard", "destroy", "erase", "purge",
+];
+const ADDING_WORDS: &[&str] = &["add", "create", "new", "post", "upload", "import", "insert"];
+
 /// What the gate allows.
 #[derive(Debug, Clone)]
 pub struct Decision {
@@ -1000,11 +1007,9 @@ pub fn suggest_expression(state: &SubstrateState, action: &str) -> String {
     if let Some(list) = suggested_list(state, action) {
         let words = action_words(action);
         let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
-        let op = if has(&[
-            "delete", "remove", "trash", "discard", "destroy", "erase", "purge",
-        ]) {
+        let op = if has(REMOVING_WORDS) {
             "<"
-        } else if has(&["add", "create", "new", "post", "upload", "import", "insert"]) {
+        } else if has(ADDING_WORDS) {
             ">"
         } else {
             "!="
