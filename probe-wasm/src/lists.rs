@@ -232,8 +232,16 @@ pub fn find(page: &Page<'_>) -> Lists {
                     && lists.row_of[*r].is_none()
             })
             .collect();
+        // A grid drawn in parts (pinned columns beside the others): one list per part,
+        // the first keyed and named as usual, the others adding their cells to the same
+        // records ([`grid_parts`]).
+        let mut twins: Vec<Vec<usize>> = Vec::new();
         if grid {
             rows = grid_rows(page, c, &lists.row_of);
+            if let Some(mut parts) = grid_parts(page, &rows) {
+                rows = parts.remove(0);
+                twins = parts;
+            }
         } else if !container && in_record[c] {
             // Inside a record, only list markup makes a list of its own ([`sublist`]):
             // keyed parts or frames of a row are that row's fields already.
@@ -296,7 +304,16 @@ pub fn find(page: &Page<'_>) -> Lists {
             }
             path = format!("{path}_{n}");
         }
-        let columns = table_columns(page, c);
+        let mut column_parts = if grid {
+            aria_columns(page, c)
+        } else {
+            vec![table_columns(page, c)]
+        };
+        if column_parts.len() != twins.len() + 1 {
+            column_parts = vec![column_parts.concat()];
+        }
+        let mut column_parts = column_parts.into_iter();
+        let columns = column_parts.next().unwrap_or_default();
         let key = row_key(page, &rows, &columns);
         let (state_classes, class_fields) = state_classes(page, &rows);
         let dropped_cells = constant_unnamed_cells(page, &rows, &columns);
@@ -311,7 +328,7 @@ pub fn find(page: &Page<'_>) -> Lists {
             lists.row_of[*r] = Some((list_idx, n));
         }
         lists.lists.push(List {
-            path,
+            path: path.clone(),
             declared: false,
             rows,
             key,
@@ -323,6 +340,25 @@ pub fn find(page: &Page<'_>) -> Lists {
             declared_total,
             unclaimed,
         });
+        for rows in twins {
+            let n = lists.lists.len();
+            for (k, r) in rows.iter().enumerate() {
+                lists.row_of[*r] = Some((n, k));
+            }
+            lists.lists.push(List {
+                path: path.clone(),
+                declared: false,
+                rows,
+                key: None,
+                state_classes: Vec::new(),
+                class_fields: Vec::new(),
+                columns: column_parts.next().unwrap_or_default(),
+                dropped_cells: Vec::new(),
+                item_names: None,
+                declared_total: None,
+                unclaimed: None,
+            });
+        }
     }
     // Ownership flows down the table: parents come before children.
     lists.owner = vec![None; page.els.len()];
@@ -475,7 +511,18 @@ pub fn records_namespace<'p>(page: &'p Page<'_>, c: usize, rows: &[usize]) -> Op
 /// none.
 fn declared_total(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<usize> {
     let count = |v: Option<&str>| v.and_then(|v| v.trim().parse::<usize>().ok());
+    // A grid counts its header rows among its rows (`aria-rowcount` is the whole
+    // table's): the last header row's index, else how many there are.
+    let (mut heads, mut last) = (0, None);
+    for d in page.descendants(c) {
+        if page.els[d].role() == "row" && header_row(page, d) {
+            heads += 1;
+            last = count(page.els[d].attr("aria-rowindex")).max(last);
+        }
+    }
+    let above = last.unwrap_or(heads);
     let total = count(page.els[c].attr("aria-rowcount"))
+        .map(|n| n.saturating_sub(above))
         .or_else(|| count(rows.first().and_then(|r| page.els[*r].attr("aria-setsize"))))?;
     (total > rows.len()).then_some(total)
 }
@@ -531,6 +578,34 @@ fn grid_rows(page: &Page<'_>, grid: usize, row_of: &[Option<(usize, usize)>]) ->
         d += 1;
     }
     rows
+}
+
+/// The rows of an ARIA grid drawn in parts side by side, one part per row group, in
+/// document order: a data grid draws the columns pinned to an edge in a row group of
+/// their own, so each row of the table is a row in every part, the parts' rows sharing
+/// their `aria-rowindex` in the same order (AG Grid). `None` unless every part's rows
+/// carry the first part's indexes, one for one.
+fn grid_parts(page: &Page<'_>, rows: &[usize]) -> Option<Vec<Vec<usize>>> {
+    let mut parts: Vec<Vec<usize>> = Vec::new();
+    for &r in rows {
+        match parts
+            .iter_mut()
+            .find(|p| page.parent[p[0]] == page.parent[r])
+        {
+            Some(p) => p.push(r),
+            None => parts.push(vec![r]),
+        }
+    }
+    let index = |r: &usize| page.els[*r].attr("aria-rowindex").map(str::trim);
+    let first = parts.first()?;
+    (parts.len() > 1
+        && first
+            .iter()
+            .all(|r| index(r).is_some_and(|v| !v.is_empty()))
+        && parts[1..].iter().all(|p| {
+            p.len() == first.len() && p.iter().zip(first).all(|(a, b)| index(a) == index(b))
+        }))
+    .then_some(parts)
 }
 
 /// A row whose cells are all column headers.
@@ -977,11 +1052,7 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
         page.parent[c].filter(|t| page.els[*t].tag == "table")
     };
     let Some(table) = table else {
-        return if aria_grid(&page.els[c]) {
-            aria_columns(page, c)
-        } else {
-            Vec::new()
-        };
+        return Vec::new();
     };
     let title = title_row(page, table);
     for r in page.descendants(table) {
@@ -995,20 +1066,7 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
                         .iter()
                         .all(|x| page.els[*x].tag == "th" || page.els[*x].text.trim().is_empty());
             if !cells.is_empty() && header {
-                let mut seen = HashMap::default();
-                return cells
-                    .iter()
-                    .enumerate()
-                    .map(|(n, x)| {
-                        let s = slug(&column_title(page, *x));
-                        let s = if s.is_empty() {
-                            format!("col{}", n + 1)
-                        } else {
-                            s
-                        };
-                        unique(&mut seen, s)
-                    })
-                    .collect();
+                return column_names(page, &cells, &mut HashMap::default(), &mut 0);
             }
             return Vec::new();
         }
@@ -1062,26 +1120,49 @@ fn title_row(page: &Page<'_>, table: usize) -> Option<usize> {
     .then_some(first)
 }
 
-/// Column names of an ARIA grid, from its first row of `columnheader`s.
-fn aria_columns(page: &Page<'_>, grid: usize) -> Vec<String> {
-    let Some(head) = page
+/// Column names of an ARIA grid, from its header row: the first row of
+/// `columnheader`s, or, when the last one that says something carries an
+/// `aria-rowindex`, every header row carrying that index (the rows of column groups sit
+/// above it), one part per row, in document order, as [`grid_parts`] splits the rows.
+fn aria_columns(page: &Page<'_>, grid: usize) -> Vec<Vec<String>> {
+    let heads: Vec<usize> = page
         .descendants(grid)
-        .find(|d| page.els[*d].role() == "row" && header_row(page, *d))
-    else {
-        return Vec::new();
-    };
-    let mut seen = HashMap::default();
-    page.children(head)
+        .filter(|d| page.els[*d].role() == "row" && header_row(page, *d))
+        .collect();
+    let index = |r: &usize| page.els[*r].attr("aria-rowindex");
+    let last = heads
         .iter()
-        .enumerate()
-        .map(|(n, x)| {
+        .rfind(|h| page.els[**h].visible && !page.els[**h].text.trim().is_empty());
+    let parts: Vec<usize> = match last.and_then(index) {
+        Some(at) => heads
+            .iter()
+            .copied()
+            .filter(|h| page.els[*h].visible && index(h) == Some(at))
+            .collect(),
+        None => heads.into_iter().take(1).collect(),
+    };
+    let (mut seen, mut n) = (HashMap::default(), 0);
+    parts
+        .into_iter()
+        .map(|head| column_names(page, page.children(head), &mut seen, &mut n))
+        .collect()
+}
+
+/// The names of the columns whose headers are `cells`, unique among those `seen`; a
+/// column whose header says nothing is `col<n>` (`n` counts the columns before).
+fn column_names(
+    page: &Page<'_>,
+    cells: &[usize],
+    seen: &mut HashMap<String, usize>,
+    n: &mut usize,
+) -> Vec<String> {
+    cells
+        .iter()
+        .map(|x| {
+            *n += 1;
             let s = slug(&column_title(page, *x));
-            let s = if s.is_empty() {
-                format!("col{}", n + 1)
-            } else {
-                s
-            };
-            unique(&mut seen, s)
+            let s = if s.is_empty() { format!("col{n}") } else { s };
+            unique(seen, s)
         })
         .collect()
 }
@@ -1246,11 +1327,21 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
         }
     }
     // No cell tells rows apart, but each row's own text does (a todo list's items,
-    // whose text is the item): the row itself is its key.
+    // whose text is the item): the row itself is its key; not a row of a grid's cells,
+    // whose text is all its cells' run together.
     let own: Vec<&str> = rows.iter().map(|r| page.els[*r].text.trim()).collect();
     let distinct: BTreeSet<&str> = own.iter().copied().collect();
     if rows.len() >= 2
         && distinct.len() == rows.len()
+        && page
+            .children(rows[0])
+            .iter()
+            .filter(|c| {
+                let e = &page.els[**c];
+                matches!(e.tag.as_str(), "td" | "th") || matches!(e.role(), "cell" | "gridcell")
+            })
+            .count()
+            < 2
         && own
             .iter()
             .all(|v| v.chars().any(char::is_alphanumeric) && v.len() <= 120)
@@ -1937,6 +2028,12 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
             .take_while(|&a| a != row)
             .last()
             .unwrap_or(i);
+        // A cell that says more than its field's label (a run's name beside its colour
+        // picker) has another value than the field's.
+        let said = |t: &str| t.chars().filter(|c| c.is_alphanumeric()).count();
+        if said(&page.els[cell].text) > said(&d.label) {
+            continue;
+        }
         if let Some(name) =
             column_name(page, &list.columns, row, cell).filter(|c| !c.starts_with("col"))
         {

@@ -563,6 +563,15 @@ pub fn stable_id(id: &str) -> bool {
     if digits >= 4 {
         return false;
     }
+    // A number between words is a library counting its instances (`ag-10-input`,
+    // `react-select-3-input`); a number at the end may be what it names
+    // (`address_line_2`).
+    let mut parts = id.split(['-', '_']).peekable();
+    while let Some(p) = parts.next() {
+        if parts.peek().is_some() && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+    }
     // A run of 8+ hex characters with a digit in it is a hash.
     let mut run = 0;
     let mut run_has_digit = false;
@@ -766,8 +775,10 @@ pub fn is_control(e: &ElementRecord) -> bool {
 }
 
 /// Elements that structure a page rather than act: landmarks and regions, panels,
-/// toolbars, the containers of tabs, menus and lists, and splitters (`role=separator`,
-/// which a person drags to resize panes; nothing an agent's click does).
+/// toolbars, the containers of tabs, menus and lists, splitters (`role=separator`,
+/// which a person drags to resize panes; nothing an agent's click does), and a grid's
+/// cells (a data grid listens for clicks on each to move its focus: a cell's text is
+/// data, its controls are inside it).
 pub fn is_structure(e: &ElementRecord) -> bool {
     matches!(
         e.role(),
@@ -800,6 +811,8 @@ pub fn is_structure(e: &ElementRecord) -> bool {
             | "treegrid"
             | "table"
             | "rowgroup"
+            | "gridcell"
+            | "cell"
             | "presentation"
             | "none"
     ) || (e.role().is_empty()
@@ -1338,10 +1351,25 @@ mod tests {
 
     #[test]
     fn generated_ids_are_not_stable() {
-        for good in ["inbox", "unread-count", "compose", "step2", "h1"] {
+        for good in [
+            "inbox",
+            "unread-count",
+            "compose",
+            "step2",
+            "h1",
+            "address_line_2",
+        ] {
             assert!(stable_id(good), "{good}");
         }
-        for bad in [":r1:", "ember1234", "a3f9c2e1b7", "id-1699999999", ""] {
+        for bad in [
+            ":r1:",
+            "ember1234",
+            "a3f9c2e1b7",
+            "id-1699999999",
+            "",
+            "ag-10-input",
+            "react-select-3-input",
+        ] {
             assert!(!stable_id(bad), "{bad}");
         }
     }

@@ -875,8 +875,13 @@ fn toggle_label(
     lists: &Lists,
     e: &nsp_protocol::snapshot::ElementRecord,
 ) -> String {
+    // A label that says the box's state ("Press Space to toggle row selection
+    // (unchecked)", AG Grid's) changes when it is pressed: no name.
     let own = crate::page::field_label(page, e);
-    if !own.is_empty() && own != "on" {
+    let stateful = own
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w.eq_ignore_ascii_case("checked") || w.eq_ignore_ascii_case("unchecked"));
+    if !own.is_empty() && own != "on" && !stateful {
         return own;
     }
     // Its first class, the component's own: the ones after it are a kit's utilities

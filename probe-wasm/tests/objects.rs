@@ -2936,3 +2936,237 @@ fn a_list_without_a_name_takes_the_heading_right_before_it() {
     assert_eq!(o.get("main.items[0].name"), Some(&json!("Open")), "{o:#?}");
     assert!(!o.keys().any(|k| k.contains("balances")), "{o:#?}");
 }
+
+/// A data grid with its first columns pinned (AG Grid's markup): the header and every
+/// row drawn twice, once in the pinned part and once in the rest, the two rows of one
+/// record sharing their `aria-rowindex`; a row of column groups above the headers.
+/// `center` gives the second part's rows' indexes.
+fn pinned_grid(center: [&str; 2]) -> PageSnapshot {
+    let mut els = vec![el("main", None, "", &[])];
+    let grid = els.len() as u32;
+    els.push(nth(
+        "div",
+        Some(0),
+        0,
+        "",
+        &[("role", "treegrid"), ("aria-rowcount", "4")],
+    ));
+    let head = els.len() as u32;
+    els.push(nth("div", Some(grid), 0, "", &[("role", "presentation")]));
+    let heads: [&[&str]; 2] = [&["", "Run Name", "Created"], &["Duration", "Source"]];
+    for (p, names) in heads.into_iter().enumerate() {
+        let part = els.len() as u32;
+        els.push(nth("div", Some(head), p, "", &[("role", "rowgroup")]));
+        let groups = els.len() as u32;
+        els.push(nth(
+            "div",
+            Some(part),
+            0,
+            "",
+            &[("role", "row"), ("aria-rowindex", "1")],
+        ));
+        for k in 0..names.len() {
+            els.push(nth("div", Some(groups), k, "", &[("role", "columnheader")]));
+        }
+        let row = els.len() as u32;
+        els.push(nth(
+            "div",
+            Some(part),
+            1,
+            &names.join(" "),
+            &[("role", "row"), ("aria-rowindex", "2")],
+        ));
+        for (k, name) in names.iter().enumerate() {
+            let h = els.len() as u32;
+            els.push(nth("div", Some(row), k, name, &[("role", "columnheader")]));
+            if name.is_empty() {
+                els.push(nth(
+                    "input",
+                    Some(h),
+                    0,
+                    "",
+                    &[
+                        ("type", "checkbox"),
+                        ("id", "ag-10-input"),
+                        ("aria-label", "Select all runs"),
+                        ("checked", "false"),
+                    ],
+                ));
+            }
+        }
+    }
+    let body = els.len() as u32;
+    els.push(nth("div", Some(grid), 1, "", &[("role", "presentation")]));
+    let runs = [
+        ("run-a", "1 hour ago", "41ms", "seed.py"),
+        ("run-b", "2 hours ago", "44ms", "train.py"),
+    ];
+    for p in 0..2 {
+        let part = els.len() as u32;
+        els.push(nth("div", Some(body), p, "", &[("role", "rowgroup")]));
+        for (n, (name, created, duration, source)) in runs.into_iter().enumerate() {
+            let index = if p == 0 {
+                (n + 3).to_string()
+            } else {
+                center[n].to_owned()
+            };
+            let row = els.len() as u32;
+            els.push(nth(
+                "div",
+                Some(part),
+                n,
+                "",
+                &[("role", "row"), ("aria-rowindex", &index)],
+            ));
+            let cell = |els: &mut Vec<ElementRecord>, k: usize, text: &str| {
+                let c = els.len() as u32;
+                els.push(nth("div", Some(row), k, text, &[("role", "gridcell")]));
+                c
+            };
+            if p == 0 {
+                let c = cell(&mut els, 0, "");
+                els.push(nth(
+                    "input",
+                    Some(c),
+                    0,
+                    "",
+                    &[
+                        ("type", "checkbox"),
+                        (
+                            "aria-label",
+                            "Press Space to toggle row selection (unchecked)",
+                        ),
+                        ("checked", "false"),
+                    ],
+                ));
+                let c = cell(&mut els, 1, name);
+                let href = format!("#/runs/{name}");
+                els.push(nth("a", Some(c), 0, name, &[("href", &href)]));
+                cell(&mut els, 2, created);
+            } else {
+                // The grid listens for clicks on its cells (to move its focus).
+                let c = cell(&mut els, 0, duration);
+                els[c as usize].clickable = true;
+                let c = cell(&mut els, 1, source);
+                els.push(nth("span", Some(c), 0, source, &[]));
+                els.push(nth(
+                    "button",
+                    Some(c),
+                    0,
+                    "",
+                    &[("type", "button"), ("aria-label", "Copy source")],
+                ));
+            }
+        }
+    }
+    snap(els)
+}
+
+#[test]
+fn a_grid_with_pinned_columns_gives_one_record_per_row() {
+    let c = analyze_snapshot(&pinned_grid(["3", "4"]), ProbeTier::WasmInPage);
+    let o = &c.objects;
+    for (n, (name, created, duration, source)) in [
+        ("run-a", "1 hour ago", "41ms", "seed.py"),
+        ("run-b", "2 hours ago", "44ms", "train.py"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for (field, value) in [
+            ("run_name", name),
+            ("created", created),
+            ("duration", duration),
+            ("source", source),
+        ] {
+            assert_eq!(
+                o.get(&format!("items[{n}].{field}")),
+                Some(&json!(value)),
+                "{o:#?}"
+            );
+        }
+    }
+    // Two records, not four; no column numbered for the empty row of column groups; the
+    // grid's row count holds its two header rows.
+    assert!(!o.keys().any(|k| k.starts_with("items[2]")), "{o:#?}");
+    assert!(!o.keys().any(|k| k.contains("col")), "{o:#?}");
+    assert!(!o.contains_key("items_total"), "{o:#?}");
+    // A cell the grid listens for clicks on is data, not an action.
+    assert!(
+        !c.actions.keys().any(|a| a.contains("ms")),
+        "{:#?}",
+        c.actions.keys()
+    );
+    // The rows' boxes select their row: their label says their state, and changes
+    // with it. The header's box is named by its label, not by the id the grid
+    // numbered.
+    assert!(c.actions.contains_key("select"), "{:#?}", c.actions.keys());
+    assert!(
+        !c.actions.keys().any(|a| a.contains("press_space")),
+        "{:#?}",
+        c.actions.keys()
+    );
+    assert_eq!(o.get("select_all_runs"), Some(&json!(false)), "{o:#?}");
+    // The second part's button picks a row of the same records.
+    let copy = &c.actions["copy_source"];
+    assert!(
+        copy.parameters
+            .iter()
+            .any(|p| p.description.contains("items[N]")),
+        "{copy:?}"
+    );
+
+    // Parts whose rows are not the same rows (rows pinned to the top, then the body's)
+    // stay records of their own.
+    let o = objects(&pinned_grid(["7", "8"]));
+    assert!(o.keys().any(|k| k.starts_with("items[3]")), "{o:#?}");
+}
+
+#[test]
+fn a_field_beside_a_cells_value_is_not_its_columns_value() {
+    let mut els = vec![el("table", None, "", &[])];
+    els.push(nth("thead", Some(0), 0, "", &[]));
+    els.push(nth("tr", Some(1), 0, "Run Name Amount", &[]));
+    els.push(nth("th", Some(2), 0, "Run Name", &[]));
+    els.push(nth("th", Some(2), 1, "Amount", &[]));
+    let tbody = els.len() as u32;
+    els.push(nth("tbody", Some(0), 0, "", &[]));
+    for (n, (name, colour, amount)) in [("run-a", "#3ba65e", "5"), ("run-b", "#445461", "7")]
+        .into_iter()
+        .enumerate()
+    {
+        let tr = els.len() as u32;
+        els.push(nth("tr", Some(tbody), n, "", &[]));
+        let td = els.len() as u32;
+        els.push(nth("td", Some(tr), 0, &format!("{colour}{name}"), &[]));
+        els.push(nth("span", Some(td), 0, colour, &[]));
+        let mut picker = nth(
+            "input",
+            Some(td),
+            0,
+            "",
+            &[("type", "color"), ("value", colour)],
+        );
+        picker.label = colour.into();
+        els.push(picker);
+        els.push(nth("a", Some(td), 0, name, &[("href", "#/run")]));
+        // A quantity field alone in its cell is its column's value.
+        let td = els.len() as u32;
+        els.push(nth("td", Some(tr), 1, "", &[]));
+        els.push(nth(
+            "input",
+            Some(td),
+            0,
+            "",
+            &[("type", "number"), ("value", amount)],
+        ));
+    }
+    let o = objects(&snap(els));
+    assert!(
+        !o.iter().any(
+            |(k, v)| k.ends_with(".run_name") && v.as_str().is_some_and(|v| v.starts_with('#'))
+        ),
+        "{o:#?}"
+    );
+    assert_eq!(o.get("rows[1].amount"), Some(&json!(7)), "{o:#?}");
+}
