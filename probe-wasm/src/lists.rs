@@ -610,11 +610,38 @@ fn grid_parts(page: &Page<'_>, rows: &[usize]) -> Option<Vec<Vec<usize>>> {
 
 /// A row whose cells are all column headers.
 fn header_row(page: &Page<'_>, row: usize) -> bool {
-    let cells = page.children(row);
+    let cells = row_cells_at(page, row);
     !cells.is_empty()
         && cells
             .iter()
             .all(|c| page.els[*c].role() == "columnheader" || page.els[*c].tag == "th")
+}
+
+/// Whether element `i` is a table's cell (`td`, `th`, or an ARIA cell or header).
+fn is_cell(page: &Page<'_>, i: usize) -> bool {
+    matches!(page.els[i].tag.as_str(), "td" | "th")
+        || matches!(
+            page.els[i].role(),
+            "gridcell" | "cell" | "columnheader" | "rowheader"
+        )
+}
+
+/// The cells of row `row`, in order: its children that are cells, and the cells inside
+/// its other children, as the accessibility tree owns them through the wrappers a grid
+/// draws its pinned and scrolling columns in (AG Grid's `role=presentation` parts).
+fn row_cells_at(page: &Page<'_>, row: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut d = row + 1;
+    while d < page.end[row] {
+        if is_cell(page, d) {
+            out.push(d);
+        } else if !matches!(page.els[d].role(), "row" | "grid" | "table" | "treegrid") {
+            d += 1;
+            continue;
+        }
+        d = page.end[d];
+    }
+    out
 }
 
 /// A header row drawn without table markup (`ol > li.head`, `tr.header` of `td`s): a
@@ -1144,7 +1171,7 @@ fn aria_columns(page: &Page<'_>, grid: usize) -> Vec<Vec<String>> {
     let (mut seen, mut n) = (HashMap::default(), 0);
     parts
         .into_iter()
-        .map(|head| column_names(page, page.children(head), &mut seen, &mut n))
+        .map(|head| column_names(page, &row_cells_at(page, head), &mut seen, &mut n))
         .collect()
 }
 
@@ -1410,36 +1437,18 @@ fn row_field_value(d: &ElementRecord) -> Option<Value> {
 /// position among the row's cells, so a leading cell that holds only a selection box
 /// (which is no text cell) shifts no value into its neighbour's column.
 fn column_name(page: &Page<'_>, columns: &[String], row: usize, cell: usize) -> Option<String> {
-    let is_cell = |i: usize| {
-        matches!(page.els[i].tag.as_str(), "td" | "th")
-            || matches!(
-                page.els[i].role(),
-                "gridcell" | "cell" | "columnheader" | "rowheader"
-            )
-    };
     if columns.is_empty() {
         return None;
     }
     // Text inside a cell that also holds a control (a value beside its copy button) is
     // the cell's when it is all the cell says.
     let said = |i: usize| page.els[i].text.trim();
-    let cell = std::iter::once(cell)
-        .chain(page.ancestors(cell))
-        .find(|a| page.parent[*a] == Some(row))
-        .filter(|c| *c == cell || said(*c) == said(cell))?;
-    if !is_cell(cell) {
-        return None;
-    }
-    let mut k = 0;
-    for &c in page.children(row) {
-        if c == cell {
-            return columns.get(k).cloned();
-        }
-        if is_cell(c) {
-            k += 1;
-        }
-    }
-    None
+    let cells = row_cells_at(page, row);
+    let k = cells
+        .iter()
+        .position(|&c| c <= cell && cell < page.end[c])
+        .filter(|&k| cells[k] == cell || said(cells[k]) == said(cell))?;
+    columns.get(k).cloned()
 }
 
 /// The name the row's record gives the cell holding element `el` (a table's column

@@ -3170,3 +3170,28 @@ fn a_field_beside_a_cells_value_is_not_its_columns_value() {
     );
     assert_eq!(o.get("rows[1].amount"), Some(&json!(7)), "{o:#?}");
 }
+
+#[test]
+fn a_grids_cells_inside_wrappers_are_its_rows_cells() {
+    // AG Grid 36: each row holds its pinned and scrolling cells in wrappers of its own.
+    let mut els = vec![el("main", None, "", &[])];
+    els.push(nth("div", Some(0), 0, "", &[("role", "grid")]));
+    let row = |els: &mut Vec<ElementRecord>, n: usize, role: &str, texts: [&str; 3]| {
+        let r = els.len() as u32;
+        els.push(nth("div", Some(1), n, "", &[("role", "row")]));
+        for (p, part) in [&texts[..2], &texts[2..]].into_iter().enumerate() {
+            let w = els.len() as u32;
+            els.push(nth("div", Some(r), p, "", &[("role", "presentation")]));
+            for (k, t) in part.iter().enumerate() {
+                els.push(nth("div", Some(w), k, t, &[("role", role)]));
+            }
+        }
+    };
+    row(&mut els, 0, "columnheader", ["Run", "Status", "Owner"]);
+    row(&mut els, 1, "gridcell", ["churn-a", "finished", "ana"]);
+    row(&mut els, 2, "gridcell", ["churn-b", "failed", "bo"]);
+    let o = objects(&snap(els));
+    assert_eq!(o.get("items[1].owner"), Some(&json!("bo")), "{o:#?}");
+    assert_eq!(o.get("items[0].run"), Some(&json!("churn-a")), "{o:#?}");
+    assert!(!o.keys().any(|k| k.starts_with("items[2]")), "{o:#?}");
+}

@@ -125,6 +125,13 @@ pub enum AppKind {
     /// form in its sidebar, a new-issue form laid out as a table, mail to the nosy list.
     /// Its sqlite database and the mail it sends (to a file) are the ground truth.
     Roundup,
+    /// AG Grid Community 36 from npm, unmodified (`fixtures/real/aggrid`): a grid whose
+    /// rows hold their cells in the wrappers of its pinned and scrolling parts. Its
+    /// sqlite database counts every press of a row's "Star".
+    AgGrid,
+    /// The same page on AG Grid Community 31, which draws each row twice: once among
+    /// the pinned columns, once among the rest.
+    AgGrid31,
 }
 
 impl AppKind {
@@ -142,6 +149,8 @@ impl AppKind {
             AppKind::IHateMoney => "ihatemoney",
             AppKind::Fava => "fava",
             AppKind::Roundup => "roundup",
+            AppKind::AgGrid => "aggrid",
+            AppKind::AgGrid31 => "aggrid31",
         }
     }
 
@@ -159,6 +168,8 @@ impl AppKind {
             "ihatemoney" => AppKind::IHateMoney,
             "fava" => AppKind::Fava,
             "roundup" => AppKind::Roundup,
+            "aggrid" => AppKind::AgGrid,
+            "aggrid31" => AppKind::AgGrid31,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -309,6 +320,22 @@ impl RealApp {
                     .arg(&db)
                     .arg(&bundle);
                 ready_path = "/api/tickets";
+            }
+            AppKind::AgGrid | AppKind::AgGrid31 => {
+                let package = if kind == AppKind::AgGrid {
+                    "ag-grid-community"
+                } else {
+                    "ag-grid-31"
+                };
+                let bundle = real_node_modules()?
+                    .join(package)
+                    .join("dist/ag-grid-community.min.js");
+                cmd = Command::new(&python);
+                cmd.arg(real.join("aggrid/server.py"))
+                    .arg(port.to_string())
+                    .arg(&db)
+                    .arg(&bundle);
+                ready_path = "/api/runs";
             }
             AppKind::Notebook => {
                 seed_notebook_root(&db)?;

@@ -391,6 +391,10 @@ pub const REAL_APPS_NPM: &[&str] = &[
     "esbuild@0.28.2",
     // TiddlyWiki 5's Node.js server.
     "tiddlywiki@5.4.0",
+    // AG Grid Community, the data grid, as it is today (one row element per row) and as
+    // version 31 draws pinned columns (every row twice); fixtures/real/aggrid.
+    "ag-grid-community@36.2.0",
+    "ag-grid-31@npm:ag-grid-community@31.3.4",
 ];
 
 /// Where the real apps are installed.
