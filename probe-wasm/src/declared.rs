@@ -10,8 +10,6 @@
 //!   `data-nsp-param="email_id=e1"` on a row: every action inside the row takes that
 //!   parameter, and the action is offered once for all rows.
 
-use std::collections::BTreeMap;
-
 use nsp_protocol::snapshot::DeclaredTool;
 use nsp_protocol::{ActionParameter, Reversibility};
 use serde_json::Value;
@@ -262,13 +260,19 @@ fn row_action(
     let e = &page.els[first];
     let (label, verdict) = classify_declared(page, first, declared);
 
-    // Parameter names in first-seen order, values per name in row order.
-    let mut names: Vec<String> = Vec::new();
-    let mut values: BTreeMap<String, FewValues> = BTreeMap::new();
-    let mut sources: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut seen_lists: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    // Per parameter, the first row declaring each value, in first-seen order.
-    let mut firsts: BTreeMap<String, Vec<(String, usize)>> = BTreeMap::new();
+    // Per parameter, in first-seen order: its values in row order, where agents find
+    // them (one source per list the rows are in), the lists seen, and the first row
+    // declaring each value. A vector, not maps by name: rows declare a few parameters,
+    // and each map type is kilobytes of wasm.
+    #[derive(Default)]
+    struct Param {
+        name: String,
+        values: FewValues,
+        sources: Vec<String>,
+        lists: Vec<usize>,
+        firsts: Vec<(String, usize)>,
+    }
+    let mut ps: Vec<Param> = Vec::new();
     for m in members {
         let Some(row) = page.row[*m] else { continue };
         let pairs = name_value_pairs(page.els[row].attr("data-nsp-param").unwrap_or(""));
@@ -277,46 +281,53 @@ fn row_action(
             if pname.is_empty() {
                 continue;
             }
-            if !names.contains(&pname) {
-                names.push(pname.clone());
-            }
-            // One source per list the rows are in ("inbox… or archived…").
+            let k = match ps.iter().position(|p| p.name == pname) {
+                Some(k) => k,
+                None => {
+                    ps.push(Param {
+                        name: pname,
+                        ..Param::default()
+                    });
+                    ps.len() - 1
+                }
+            };
+            let p = &mut ps[k];
             if let Some((l, _, _)) = lists.record_of(page, row) {
-                let seen = seen_lists.entry(pname.clone()).or_default();
-                if !seen.contains(&l) {
-                    seen.push(l);
+                if !p.lists.contains(&l) {
+                    p.lists.push(l);
                     if let Some(src) = value_source(page, lists, row, &value) {
-                        sources.entry(pname.clone()).or_default().push(src);
+                        p.sources.push(src);
                     }
                 }
             }
-            let first = firsts.entry(pname.clone()).or_default();
-            if first.len() <= FewValues::LIMIT && !first.iter().any(|(v, _)| *v == value) {
-                first.push((value.clone(), row));
+            if p.firsts.len() <= FewValues::LIMIT && !p.firsts.iter().any(|(v, _)| *v == value) {
+                p.firsts.push((value.clone(), row));
             }
-            values.entry(pname).or_default().push(&value);
+            p.values.push(&value);
         }
     }
-    let params: Vec<ActionParameter> = names
+    let params: Vec<ActionParameter> = ps
         .iter()
-        .map(|pname| {
-            let vals = values.get(pname);
+        .map(|p| {
             let described = e
                 .attr("data-nsp-param-description")
                 .map(|d| clip(d, MAX_DESCRIPTION_LEN));
-            let description = described.unwrap_or_else(|| match sources.get(pname) {
-                Some(src) => format!("{} from {}", humanize(pname), src.join(" or ")),
-                None => format!(
-                    "{} of the row to act on (each row declares its own)",
-                    humanize(pname)
-                ),
+            let description = described.unwrap_or_else(|| {
+                if p.sources.is_empty() {
+                    format!(
+                        "{} of the row to act on (each row declares its own)",
+                        humanize(&p.name)
+                    )
+                } else {
+                    format!("{} from {}", humanize(&p.name), p.sources.join(" or "))
+                }
             });
             ActionParameter {
-                name: pname.clone(),
+                name: p.name.clone(),
                 type_name: "string".into(),
                 required: true,
                 description,
-                allowed_values: vals.and_then(FewValues::allowed),
+                allowed_values: p.values.allowed(),
                 default_value: None,
                 secret: false,
             }
@@ -324,11 +335,10 @@ fn row_action(
         .collect();
     // The rows' cells in the order of the one parameter's allowed values (the
     // dispatcher's row is the declared row around the control).
-    let cells: Vec<Vec<String>> = match params.as_slice() {
-        [p] if p.allowed_values.is_some() => firsts
-            .get(&p.name)
-            .into_iter()
-            .flatten()
+    let cells: Vec<Vec<String>> = match (params.as_slice(), ps.first()) {
+        ([p], Some(first)) if p.allowed_values.is_some() => first
+            .firsts
+            .iter()
             .map(|(_, row)| crate::lists::row_cells(page, *row))
             .collect(),
         _ => Vec::new(),
