@@ -449,9 +449,22 @@
   /** @param {Target} el @returns {Target[]} */
   function groupOf(el) {
     const name = el.name;
-    if (!name) return [el];
+    if (!name) return el.type === "radio" ? unnamedRadios(el) : [el];
     const scope = /** @type {ParentNode} */ (el.form || el.getRootNode());
     return Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (scope.querySelectorAll(`input[type="${el.type}"]`))).filter((x) => x.name === name);
+  }
+
+  // A radio button with no `name` (a component's, which HTML leaves a group of its own)
+  // and the others with none in its nearest ancestor holding one, within its form: the
+  // probe's `page::radio_group` draws the same group from the records.
+  /** @param {Target} el @returns {Target[]} */
+  function unnamedRadios(el) {
+    for (let a = el.parentElement; a !== null; a = a.parentElement) {
+      const group = Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (a.querySelectorAll('input[type="radio"]:not([name]), input[type="radio"][name=""]')));
+      if (group.length > 1) return group;
+      if (a.localName === "form") break;
+    }
+    return [el];
   }
 
   // Waits a little, so handlers that run after the event (React batches, microtask

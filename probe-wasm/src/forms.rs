@@ -1048,12 +1048,26 @@ pub fn field_params(
     let mut order: Vec<String> = Vec::new();
     // Parameters named by what their field is, for want of anything naming them.
     let mut unnamed: Vec<String> = Vec::new();
+    // Radio buttons with no `name` in one group (`page::radio_group`): one parameter.
+    let mut radio_groups: Vec<(usize, String)> = Vec::new();
     for &i in fields {
         let e = &page.els[i];
         if !e.visible || e.disabled || (e.tag == "input" && e.input_type() == "file") {
             continue;
         }
-        let Some((mut name, by_role)) = param_name(page, e) else {
+        let group = crate::page::radio_group(page, i);
+        if let Some((_, name)) = group.and_then(|g| radio_groups.iter().find(|(c, _)| *c == g)) {
+            groups.entry(name.clone()).or_default().push(i);
+            continue;
+        }
+        let named = match group {
+            Some(g) => Some(
+                crate::page::radio_group_name(page, g)
+                    .map_or(("choice".to_owned(), true), |n| (n, false)),
+            ),
+            None => param_name(page, e),
+        };
+        let Some((mut name, by_role)) = named else {
             continue;
         };
         if by_role {
@@ -1065,6 +1079,9 @@ pub fn field_params(
                 n += 1;
             }
             unnamed.push(name.clone());
+        }
+        if let Some(g) = group {
+            radio_groups.push((g, name.clone()));
         }
         if !groups.contains_key(&name) {
             order.push(name.clone());
@@ -1079,8 +1096,12 @@ pub fn field_params(
         let secret = members.iter().any(|i| is_secret(&page.els[*i]));
         // A secret field's label may be where the page mirrors what is typed: it is
         // described by its name, which never comes from there (`param_name`).
+        // A group of radio buttons with no `name` is described by its own name, not
+        // by its first option's label.
         let label = if secret {
             String::new()
+        } else if crate::page::radio_group(page, members[0]).is_some() {
+            crate::text::humanize(&name)
         } else {
             field_label(page, first)
         };

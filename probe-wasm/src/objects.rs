@@ -460,19 +460,32 @@ fn field_value(
     let is_field_tag =
         matches!(e.tag.as_str(), "input" | "textarea" | "select") || crate::page::is_editable(e);
     let mut by_role = false;
-    let name = page
-        .name_of(e)
-        .filter(|n| crate::page::names_something(n))
-        .or_else(|| page.id_of(e).filter(|id| crate::page::names_something(id)))
-        .map(slug)
-        .filter(|s| !s.is_empty())
-        .or_else(|| Some(slug(&crate::page::field_label(page, e))).filter(|s| !s.is_empty()))
-        .or_else(|| {
-            by_role = is_field_tag;
-            is_field_tag.then(|| crate::page::role_name(e).to_owned())
+    // A radio button with no `name` is its group's (`page::radio_group`): the checked
+    // one says the group's value, under the group's name.
+    let group = crate::page::radio_group(page, i);
+    if group.is_some() && e.attr("checked") != Some("true") {
+        return;
+    }
+    let group_name = group.map(|g| {
+        crate::page::radio_group_name(page, g).unwrap_or_else(|| {
+            by_role = true;
+            "choice".to_owned()
         })
-        // A switch drawn as a button may be named by its text alone.
-        .or_else(|| Some(slug(&control_label(e))).filter(|s| !s.is_empty()));
+    });
+    let name = group_name.or_else(|| {
+        page.name_of(e)
+            .filter(|n| crate::page::names_something(n))
+            .or_else(|| page.id_of(e).filter(|id| crate::page::names_something(id)))
+            .map(slug)
+            .filter(|s| !s.is_empty())
+            .or_else(|| Some(slug(&crate::page::field_label(page, e))).filter(|s| !s.is_empty()))
+            .or_else(|| {
+                by_role = is_field_tag;
+                is_field_tag.then(|| crate::page::role_name(e).to_owned())
+            })
+            // A switch drawn as a button may be named by its text alone.
+            .or_else(|| Some(slug(&control_label(e))).filter(|s| !s.is_empty()))
+    });
     let Some(name) = name else { return };
     let mut key = page.key_under(ns, &name);
     // Fields named by their role alone are numbered as their parameters are (`text`,

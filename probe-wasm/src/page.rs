@@ -1059,6 +1059,69 @@ pub fn names_something(s: &str) -> bool {
         && t.bytes().any(|b| b.is_ascii_digit()))
 }
 
+/// The group of a radio button with no `name` (a component's radios, which HTML would
+/// leave each a group of its own): the nearest recorded ancestor, within its form,
+/// holding another radio button with no name. `None` for a named one or one alone.
+/// `dispatch.js`' `groupOf` finds the same group in the DOM.
+pub fn radio_group(page: &Page<'_>, i: usize) -> Option<usize> {
+    let unnamed = |d: usize| {
+        let x = &page.els[d];
+        x.tag == "input"
+            && x.input_type() == "radio"
+            && x.attr("name").is_none_or(|n| n.trim().is_empty())
+    };
+    if !unnamed(i) {
+        return None;
+    }
+    for a in page.ancestors(i) {
+        if page.descendants(a).any(|d| d != i && unnamed(d)) {
+            return Some(a);
+        }
+        if page.els[a].tag == "form" {
+            break;
+        }
+    }
+    None
+}
+
+/// What names a group of radio buttons with no `name` ([`radio_group`]): a hidden
+/// input in the group holding one of its values (the component's own field, Label
+/// Studio's `<input type=hidden name=sampling value="Sequential sampling">`), else the
+/// group's `aria-label`, else the words all its options' labels say.
+pub fn radio_group_name(page: &Page<'_>, g: usize) -> Option<String> {
+    let values: Vec<&str> = page
+        .descendants(g)
+        .filter(|d| page.els[*d].input_type() == "radio")
+        .filter_map(|d| page.els[d].attr("value"))
+        .collect();
+    page.descendants(g)
+        .find_map(|d| {
+            let x = &page.els[d];
+            (x.input_type() == "hidden" && x.attr("value").is_some_and(|v| values.contains(&v)))
+                .then(|| x.attr("name"))
+                .flatten()
+        })
+        .or_else(|| page.els[g].attr("aria-label"))
+        .filter(|n| names_something(n))
+        .map(slug)
+        .or_else(|| {
+            // The words every option's label says ("Line chart", "Area chart": `chart`).
+            let labels: Vec<Vec<String>> = page
+                .descendants(g)
+                .filter(|d| page.els[*d].input_type() == "radio")
+                .map(|d| crate::text::words(&field_label(page, &page.els[d])))
+                .collect();
+            let (first, rest) = labels.split_first()?;
+            let shared: Vec<&str> = first
+                .iter()
+                .filter(|w| rest.iter().all(|l| l.contains(w)))
+                .map(String::as_str)
+                .collect();
+            Some(slug(&shared.join(" ")))
+        })
+        .filter(|n| !n.is_empty())
+}
+
 /// What a field is, as a name for a field nothing else names: `text`, `number`,
 /// `date`, `choice`, `checked`… (its role, in the words of its type).
 pub fn role_name(e: &ElementRecord) -> &'static str {

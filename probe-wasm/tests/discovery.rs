@@ -1143,3 +1143,97 @@ fn nth_el(tag: &str, parent: u32, n: usize, text: &str, attrs: &[(&str, &str)]) 
         attrs,
     )
 }
+
+#[test]
+fn radio_buttons_without_a_name_are_one_parameter_named_by_their_group() {
+    // Three groups of radios a component draws without `name`s: one in a radiogroup
+    // with a label, one whose options share a word, one that mirrors its choice into a
+    // hidden input. HTML would make each radio a group of its own.
+    let mut els = vec![el("form", None, "", &[("aria-label", "Ticket")])];
+    type Radios<'a> = &'a [(&'a str, &'a str, bool)];
+    let groups: [(&[(&str, &str)], Radios); 3] = [
+        (
+            &[("role", "radiogroup"), ("aria-label", "Kind")],
+            &[
+                ("Hardware", "Hardware", true),
+                ("Software", "Software", false),
+            ],
+        ),
+        (
+            &[],
+            &[("line", "Line chart", false), ("area", "Area chart", true)],
+        ),
+        (
+            &[],
+            &[
+                ("Sequential sampling", "Sequential", true),
+                ("Uniform sampling", "Random", false),
+            ],
+        ),
+    ];
+    for (g, (attrs, radios)) in groups.into_iter().enumerate() {
+        let div = els.len() as u32;
+        els.push(nth_el("div", 0, g, "", attrs));
+        if g == 2 {
+            els.push(nth_el(
+                "input",
+                div,
+                0,
+                "",
+                &[
+                    ("type", "hidden"),
+                    ("name", "sampling"),
+                    ("value", "Sequential sampling"),
+                ],
+            ));
+        }
+        for (k, (value, label, checked)) in radios.iter().enumerate() {
+            let mut r = nth_el(
+                "input",
+                div,
+                k + 1,
+                "",
+                &[
+                    ("type", "radio"),
+                    ("value", value),
+                    ("checked", if *checked { "true" } else { "false" }),
+                ],
+            );
+            r.label = (*label).into();
+            els.push(r);
+        }
+    }
+    els.push(nth_el("button", 0, 0, "Save", &[("type", "submit")]));
+    let c = analyze(&snap(els));
+    let save = c
+        .actions
+        .iter()
+        .find(|(n, _)| n.starts_with("save"))
+        .map(|(_, a)| a)
+        .unwrap_or_else(|| panic!("{:#?}", c.actions.keys()));
+    assert_eq!(save.parameters.len(), 3, "{:#?}", save.parameters);
+    for (name, values, chosen) in [
+        ("kind", json!(["Hardware", "Software"]), "Hardware"),
+        ("chart", json!(["line", "area"]), "area"),
+        (
+            "sampling",
+            json!(["Sequential sampling", "Uniform sampling"]),
+            "Sequential sampling",
+        ),
+    ] {
+        let p = save
+            .parameters
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("{name}: {:#?}", save.parameters));
+        assert_eq!(p.allowed_values, values.as_array().cloned(), "{p:?}");
+        assert_eq!(p.default_value, Some(json!(chosen)), "{p:?}");
+        // The state says each group's choice under the same name, whichever is chosen.
+        let key = c
+            .objects
+            .keys()
+            .find(|k| k.ends_with(name))
+            .unwrap_or_else(|| panic!("{name}: {:#?}", c.objects));
+        assert_eq!(c.objects[key], json!(chosen), "{:#?}", c.objects);
+    }
+}

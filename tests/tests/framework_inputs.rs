@@ -1,7 +1,8 @@
 //! End to end on framework inputs: a real React app (react and react-dom from npm,
 //! bundled with esbuild at test time; `fixtures/real/react_form`) whose form has a
 //! controlled `<input>`, a contenteditable message body and a custom select
-//! (`role=listbox`). An agent fills the discovered form action through the real nspd,
+//! (`role=listbox`), and radio buttons React controls without a `name`, one group by
+//! their `role=radiogroup`. An agent fills the discovered form action through the real nspd,
 //! headless Chromium and the extension; the app's backend records what React posted,
 //! which is the ground truth: exactly the values the agent sent, exactly once. A value
 //! that is not one of the listbox's options is refused and nothing is posted.
@@ -103,6 +104,18 @@ async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_
         "{priority:#}"
     );
     assert_eq!(priority["default_value"], "Normal", "{priority:#}");
+    // The radio buttons without a name are one parameter, named by their group.
+    let kind = action["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "kind"))
+        .unwrap_or_else(|| panic!("one parameter for the radio group: {action:#}"))
+        .clone();
+    assert_eq!(
+        kind["allowed_values"],
+        json!(["Hardware", "Software"]),
+        "{kind:#}"
+    );
+    assert_eq!(kind["default_value"], "Hardware", "{kind:#}");
     let count_key = first["objects"]
         .as_object()
         .and_then(|o| o.keys().find(|k| k.ends_with("saved_count")).cloned())
@@ -136,7 +149,8 @@ async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_
         .act(&json!({
             "pid": pid,
             "action": name,
-            "parameters": {"subject": SUBJECT, "message": MESSAGE, "priority": PRIORITY},
+            "parameters": {"subject": SUBJECT, "message": MESSAGE, "priority": PRIORITY,
+                           "kind": "Software"},
             "verify_expression": verify,
         }))
         .await
@@ -147,6 +161,14 @@ async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_
         recorded(&app),
         [(SUBJECT.to_owned(), MESSAGE.to_owned(), PRIORITY.to_owned())],
         "the backend got exactly the typed values, once"
+    );
+    let raw = app
+        .query("select raw from tickets")
+        .expect("the tickets table");
+    let posted: Value = serde_json::from_str(raw[0][0].as_str().expect("raw")).expect("json");
+    assert_eq!(
+        posted["kind"], "Software",
+        "React's state has the radio chosen: {posted}"
     );
     // The listbox shows the choice the agent made.
     let after = state(&nspd, pid).await;
