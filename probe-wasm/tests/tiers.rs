@@ -1917,3 +1917,23 @@ fn got_it_closes_a_tip() {
     );
     assert_eq!(tier(&c, "Got it").0, R);
 }
+
+#[test]
+fn an_options_button_opens_its_options() {
+    // Label Studio's project card and data manager tab: a menu of options, opened.
+    let c = page(
+        "http://127.0.0.1:1/projects/",
+        "Projects | Label Studio",
+        vec![
+            el("main", None, "", &[]),
+            el_at(
+                "button",
+                Some(0),
+                "button:nth-of-type(1)",
+                "",
+                &[("type", "button"), ("aria-label", "Project options")],
+            ),
+        ],
+    );
+    assert_eq!(tier(&c, "Project options").0, R);
+}

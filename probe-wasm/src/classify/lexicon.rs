@@ -102,7 +102,7 @@ const WORDS: &[&str] = &[
         "refresh:r2,reload:r2,expand:r2,collapse:r2,go:r2,details:r2,more:r2,less:r2,menu:r2,",
         "help:r2,preview:r2,browse:r2,see:r2,download:r2,print:r2,export:r2,zoom:r2,",
         "close:r1,dismiss:r2,read:r2,get:r2,list:r2,fetch:r2,query:r2,lookup:r2,look:r2,",
-        "play:r2,copy:r2,today:r2,home:r2,settings:r2,preferences:r2,",
+        "play:r2,copy:r2,today:r2,home:r2,settings:r2,preferences:r2,options:r2,",
     ),
 ];
 
