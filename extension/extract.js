@@ -97,17 +97,23 @@
     "iframe", "frame",
   ]);
   const HIDE_CLASS = /hidden|hide|collaps|invisible|sr-only|d-none|closed/i;
+  // A class naming a table's row: a word holding "table" and ending in "row". Kept in
+  // step with `lists::table_row_class` in probe-wasm/src/lists.rs.
+  const TABLE_ROW_CLASS = /(?:^|\s)[\w-]*table[\w-]*row(?=\s|$)/i;
   // The two class tests, remembered per class attribute: a page repeats a few class
   // strings on every row. Bounded, and long strings are tested each time.
   const C_CLICKY = 1;
   const C_HIDE = 2;
+  // A table's row drawn with other elements than `tr` and named so by its class
+  // (`lsf-table-row`, Tailwind's `table-row`): a row, as a `tr` is (TABLE_ROW_CLASS).
+  const C_TROW = 4;
   /** @type {Map<string, number>} */
   const CLASS_BITS = new Map();
   /** @param {string} cls */
   function classBits(cls) {
     let b = CLASS_BITS.get(cls);
     if (b === undefined) {
-      b = (CLICKY_CLASS.test(cls) ? C_CLICKY : 0) | (HIDE_CLASS.test(cls) ? C_HIDE : 0);
+      b = (CLICKY_CLASS.test(cls) ? C_CLICKY : 0) | (HIDE_CLASS.test(cls) ? C_HIDE : 0) | (TABLE_ROW_CLASS.test(cls) ? C_TROW : 0);
       if (cls.length <= 100 && CLASS_BITS.size < 5000) CLASS_BITS.set(cls, b);
     }
     return b;
@@ -2041,10 +2047,12 @@
         clickable = true;
         record = true;
       }
+      const tableRow = (clsBits & C_TROW) !== 0 && (tag === "div" || tag === "span");
+      if (tableRow) record = true;
       const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
-      // classed leaf, or a paragraph (a record's or an article's text).
-      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || tag === "p") && first === null && (el.textContent || "").trim()) {
+      // classed or styled leaf, or a paragraph (a record's or an article's text).
+      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || style !== null || tag === "p") && first === null && (el.textContent || "").trim()) {
         record = true;
       }
       if (!record && CUE_TAGS.has(tag) && (tag === "p" || first === null)) {
@@ -2127,7 +2135,7 @@
         walk.ends.push(0);
       }
       let childFlags = flags & ~CLOSED_HERE;
-      if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
+      if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role)) || tableRow) childFlags |= ROW;
       if (tag === "td" || tag === "th") childFlags |= CELL;
       if (inert) childFlags |= INERT;
       if (ariaHidden) childFlags |= ARIA_HIDDEN;

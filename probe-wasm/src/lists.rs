@@ -221,6 +221,7 @@ pub fn find(page: &Page<'_>) -> Lists {
                     // filter fields with their shortcuts: `data-key="f t"`).
                     e.tag == "article"
                         || e.role() == "article"
+                        || e.classes().split_whitespace().any(table_row_class)
                         || (!is_field(e) && key_attrs(e).iter().any(|(a, _)| a != "id"))
                 };
                 // A bare item (no text, nothing recorded inside) is a divider.
@@ -908,6 +909,18 @@ fn is_row(e: &ElementRecord) -> bool {
             e.role(),
             "row" | "listitem" | "option" | "article" | "treeitem" | "menuitem"
         )
+        || e.classes().split_whitespace().any(table_row_class)
+}
+
+/// A class naming a table's row on an element that is no `tr` (`lsf-table-row`,
+/// Tailwind's `table-row`): a word holding "table" and ending in "row", any case. Kept
+/// in step with `TABLE_ROW_CLASS` in extension/extract.js.
+fn table_row_class(c: &str) -> bool {
+    let c = c.to_ascii_lowercase();
+    c.ends_with("row")
+        && c.contains("table")
+        && c.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// A list drawn with list markup inside a row of another list (`li > ol`: a tree's

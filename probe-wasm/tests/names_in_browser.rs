@@ -896,3 +896,49 @@ fn a_button_a_label_names_is_named_by_it() {
     );
     assert!(!objects.contains_key("on"), "{:#}", c["objects"]);
 }
+
+#[wasm_bindgen_test]
+fn a_table_of_divs_whose_classes_name_its_rows_gives_a_record_per_row() {
+    // Label Studio's data manager: no roles, no ids, no data keys; each row in a wrapper
+    // of its own, its cells' text in styled divs. A word in a class that only holds
+    // "table" and "row" with a variant prefix (`md:table-row`) names no row.
+    let row = |id: usize, text: &str| {
+        format!(
+            r#"<div class="lsf-table__row-wrapper" style="position: absolute; top: {}px">
+            <div class="lsf-table-row"><span class="lsf-table__cell"><input type="checkbox" aria-label="Select Task {id}"></span>
+            <div class="lsf-table__cell"><div style="width: 110px">{id}</div></div>
+            <div class="lsf-table__cell"><div style="width: 150px">{text}</div></div></div></div>"#,
+            40 * id
+        )
+    };
+    mount(&format!(
+        r#"<h1>Tasks</h1><div class="lsf-table" style="position: relative; height: 200px">{}{}{}</div>
+        <div class="md:table-row"><span>Not</span> <span>a row</span></div>
+        <div class="md:table-row"><span>Nor</span> <span>this</span></div>"#,
+        row(1, "The service was excellent and fast."),
+        row(2, "I waited an hour and nobody came."),
+        row(3, "Average food, friendly staff.")
+    ));
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    let texts: Vec<&Value> = objects
+        .iter()
+        .filter(|(k, _)| k.contains("[1]."))
+        .map(|(_, v)| v)
+        .collect();
+    assert!(
+        texts.contains(&&json!("I waited an hour and nobody came.")),
+        "the second task's text is its record's: {:#}",
+        c["objects"]
+    );
+    assert!(
+        objects.keys().any(|k| k.contains("[2].")),
+        "{:#}",
+        c["objects"]
+    );
+    assert!(
+        !objects.keys().any(|k| k.contains("[3].")),
+        "three records, none for the divs a variant class lays out: {:#}",
+        c["objects"]
+    );
+}
