@@ -151,6 +151,9 @@
   const ARIA_HIDDEN = 8;
   const CLOSED = 16;
   const CLOSED_HERE = 32;
+  // Inside a row a class names (TABLE_ROW_CLASS), whose cells' text sits in leaves
+  // styled inline rather than classed.
+  const CLASS_ROW = 64;
   // Attributes whose presence the record asks the DOM about (see note()).
   const ASK_LABELLEDBY = 1;
   const ASK_ARIA_DISABLED = 2;
@@ -2051,8 +2054,9 @@
       if (tableRow) record = true;
       const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
-      // classed or styled leaf, or a paragraph (a record's or an article's text).
-      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || style !== null || tag === "p") && first === null && (el.textContent || "").trim()) {
+      // classed leaf (in a row a class names, a styled one too), or a paragraph (a
+      // record's or an article's text).
+      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || tag === "p" || (style !== null && (flags & CLASS_ROW) !== 0)) && first === null && (el.textContent || "").trim()) {
         record = true;
       }
       if (!record && CUE_TAGS.has(tag) && (tag === "p" || first === null)) {
@@ -2135,7 +2139,8 @@
         walk.ends.push(0);
       }
       let childFlags = flags & ~CLOSED_HERE;
-      if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role)) || tableRow) childFlags |= ROW;
+      if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
+      if (tableRow) childFlags |= ROW | CLASS_ROW;
       if (tag === "td" || tag === "th") childFlags |= CELL;
       if (inert) childFlags |= INERT;
       if (ariaHidden) childFlags |= ARIA_HIDDEN;
