@@ -341,6 +341,16 @@ impl Nspd {
         self.request(Method::GET, path, None).await
     }
 
+    /// The tab's state as it is now (`GET /substrate/v1/state/{pid}?fresh=true`); an
+    /// error unless nspd answers 200.
+    pub async fn fresh_state(&self, pid: u64) -> Result<Value> {
+        let (status, body) = self
+            .get(&format!("/substrate/v1/state/{pid}?fresh=true"))
+            .await?;
+        anyhow::ensure!(status == StatusCode::OK, "state {pid}: {status} {body}");
+        Ok(body)
+    }
+
     pub async fn post(&self, path: &str, body: &Value) -> Result<(StatusCode, Value)> {
         self.request(Method::POST, path, Some(body)).await
     }

@@ -12,12 +12,7 @@ use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
 use serde_json::{json, Value};
 
 async fn state(nspd: &nsp_tests::Nspd, pid: u64) -> Value {
-    let (status, body) = nspd
-        .get(&format!("/substrate/v1/state/{pid}?fresh=true"))
-        .await
-        .expect("state");
-    assert_eq!(status, 200, "{body}");
-    body
+    nspd.fresh_state(pid).await.expect("state")
 }
 
 async fn star_the_second_run(kind: AppKind) {

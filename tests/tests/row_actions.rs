@@ -9,12 +9,7 @@ use nsp_tests::open_tab;
 use serde_json::{json, Value};
 
 async fn state(nspd: &nsp_tests::Nspd, pid: u64) -> Value {
-    let (status, body) = nspd
-        .get(&format!("/substrate/v1/state/{pid}?fresh=true"))
-        .await
-        .expect("state");
-    assert_eq!(status, 200, "{body}");
-    body
+    nspd.fresh_state(pid).await.expect("state")
 }
 
 /// The name of the one parameter of `action`, as the state gives it: an agent uses what
