@@ -1100,7 +1100,7 @@ pub fn field_params(
         // by its first option's label.
         let label = if secret {
             String::new()
-        } else if crate::page::radio_group(page, members[0]).is_some() {
+        } else if radio_groups.iter().any(|(_, n)| *n == name) {
             crate::text::humanize(&name)
         } else {
             field_label(page, first)

@@ -514,16 +514,18 @@ fn declared_total(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<usize> {
     let count = |v: Option<&str>| v.and_then(|v| v.trim().parse::<usize>().ok());
     // A grid counts its header rows among its rows (`aria-rowcount` is the whole
     // table's): the last header row's index, else how many there are.
-    let (mut heads, mut last) = (0, None);
-    for d in page.descendants(c) {
-        if page.els[d].role() == "row" && header_row(page, d) {
-            heads += 1;
-            last = count(page.els[d].attr("aria-rowindex")).max(last);
+    let above = || {
+        let (mut heads, mut last) = (0, None);
+        for d in page.descendants(c) {
+            if page.els[d].role() == "row" && header_row(page, d) {
+                heads += 1;
+                last = count(page.els[d].attr("aria-rowindex")).max(last);
+            }
         }
-    }
-    let above = last.unwrap_or(heads);
+        last.unwrap_or(heads)
+    };
     let total = count(page.els[c].attr("aria-rowcount"))
-        .map(|n| n.saturating_sub(above))
+        .map(|n| n.saturating_sub(above()))
         .or_else(|| count(rows.first().and_then(|r| page.els[*r].attr("aria-setsize"))))?;
     (total > rows.len()).then_some(total)
 }
@@ -1615,9 +1617,7 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
     };
     for i in own_descendants(page, row) {
         let e = &page.els[i];
-        let cell = matches!(e.tag.as_str(), "td" | "th")
-            || matches!(e.role(), "cell" | "gridcell" | "rowheader" | "columnheader")
-            || (page.children(i).is_empty() && !e.text.trim().is_empty());
+        let cell = is_cell(page, i) || (page.children(i).is_empty() && !e.text.trim().is_empty());
         if !cell || action_or_field(i) || unseen(i) {
             continue;
         }
