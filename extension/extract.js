@@ -2094,7 +2094,8 @@
       if ((flags & CLOSED_HERE) !== 0 && !(tag === "summary" && el.parentElement && firstSummary(el.parentElement) === el)) closed = true;
       // The attributes' hint of hiding (hintsHiding asks the same of the DOM).
       const hint = hidden || style !== null || (clsBits & C_HIDE) !== 0;
-      const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "");
+      // (A row a class names is checked as a `tr` is: its text is the model's to read.)
+      const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "" || tableRow);
       const hides = (inert ? INERT : 0) | (ariaHidden ? ARIA_HIDDEN : 0) | (closed ? CLOSED : 0);
       let vis;
       /** @type {boolean | null | undefined} what the children are told (see below) */
