@@ -562,10 +562,12 @@
     const fields = (explain && explain.parameters) || {};
     const role = el.getAttribute("role");
     const kind = FIELD_TAGS.has(el.localName) || role === "switch" || role === "checkbox" || role === "tablist" ? fieldKind(el) : null;
-    // An action bound to a switch, a choice list or a tab bar (`select_tab(tab)`) sets
-    // that control itself.
+    // An action bound to a switch, a choice list, a radio group or a tab bar
+    // (`select_tab(tab)`) sets that control itself. A radio group's action names its
+    // first option as the field of its value too: the option asked for is clicked, and
+    // nothing after it (clicking the action's own element would choose the first).
     const choice = params.checked !== undefined ? params.checked : params.value !== undefined ? params.value : kind === "tablist" ? params.tab : undefined;
-    if (kind && kind !== "text" && choice !== undefined && !fields.value) {
+    if (kind && kind !== "text" && choice !== undefined && (!fields.value || kind === "radio")) {
       trigger(el, () => fill(el, name, choice, guard));
       await settle();
       return true;

@@ -100,20 +100,28 @@
   // A class naming a table's row: a word holding "table" and ending in "row". Kept in
   // step with `lists::table_row_class` in probe-wasm/src/lists.rs.
   const TABLE_ROW_CLASS = /(?:^|\s)[\w-]*table[\w-]*row(?=\s|$)/i;
-  // The two class tests, remembered per class attribute: a page repeats a few class
+  // The same for a table's cell and head drawn without table markup: a word holding
+  // "table" and ending in "cell" (`lsf-table__cell`), or in "head" or "header"
+  // (`lsf-table-head`). Kept in step with `lists::table_class` in
+  // probe-wasm/src/lists.rs.
+  const TABLE_PART_CLASS = /(?:^|\s)[\w-]*table[\w-]*(?:cell|head|header)(?=\s|$)/i;
+  // The class tests, remembered per class attribute: a page repeats a few class
   // strings on every row. Bounded, and long strings are tested each time.
   const C_CLICKY = 1;
   const C_HIDE = 2;
   // A table's row drawn with other elements than `tr` and named so by its class
   // (`lsf-table-row`, Tailwind's `table-row`): a row, as a `tr` is (TABLE_ROW_CLASS).
   const C_TROW = 4;
+  // A table's cell or head so drawn (TABLE_PART_CLASS): recorded, so that the probe can
+  // name the rows' cells by the head's.
+  const C_TPART = 8;
   /** @type {Map<string, number>} */
   const CLASS_BITS = new Map();
   /** @param {string} cls */
   function classBits(cls) {
     let b = CLASS_BITS.get(cls);
     if (b === undefined) {
-      b = (CLICKY_CLASS.test(cls) ? C_CLICKY : 0) | (HIDE_CLASS.test(cls) ? C_HIDE : 0) | (TABLE_ROW_CLASS.test(cls) ? C_TROW : 0);
+      b = (CLICKY_CLASS.test(cls) ? C_CLICKY : 0) | (HIDE_CLASS.test(cls) ? C_HIDE : 0) | (TABLE_ROW_CLASS.test(cls) ? C_TROW : 0) | (TABLE_PART_CLASS.test(cls) ? C_TPART : 0);
       if (cls.length <= 100 && CLASS_BITS.size < 5000) CLASS_BITS.set(cls, b);
     }
     return b;
@@ -936,7 +944,13 @@
     const labels = el.labels;
     if (!labels || !labels.length) return "";
     const parts = [];
-    for (const label of labels) parts.push(labelWords(label, 0));
+    // A label drawn as an icon alone (a segmented control's options) is named by its
+    // aria-label, as the accessibility tree names the field it labels; words a person
+    // reads in it come first.
+    for (const label of labels) {
+      const words = labelWords(label, 0);
+      parts.push(words.trim() ? words : label.getAttribute("aria-label") || "");
+    }
     return norm(parts.join(" "), TEXT_LIMIT);
   }
 
@@ -2051,7 +2065,7 @@
         record = true;
       }
       const tableRow = (clsBits & C_TROW) !== 0 && (tag === "div" || tag === "span");
-      if (tableRow) record = true;
+      if (tableRow || ((clsBits & C_TPART) !== 0 && (tag === "div" || tag === "span"))) record = true;
       const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
       // classed leaf (in a row a class names, a styled one too), or a paragraph (a

@@ -310,8 +310,18 @@ fn toggle_or_choice(
         return None;
     }
     let label = field_label(page, e);
+    // Radio buttons with no `name` are one group by where they sit
+    // (`page::radio_group`), keyed apart from any name, and named by the group.
+    let unnamed = if is_radio {
+        crate::page::radio_group(page, i)
+    } else {
+        None
+    };
+    let group = match &unnamed {
+        Some(g) => format!("\u{1}{}", g.members[0]),
+        None => e.attr("name").unwrap_or("").to_owned(),
+    };
     if is_radio {
-        let group = e.attr("name").unwrap_or("").to_owned();
         if let Some(&idx) = radios.get(&group).filter(|_| !group.is_empty()) {
             // Another option of a group already offered: add its value.
             let value = Value::String(e.attr("value").unwrap_or("on").to_owned());
@@ -322,7 +332,9 @@ fn toggle_or_choice(
             return None;
         }
     }
-    let base = if is_radio {
+    let base = if let Some(g) = &unnamed {
+        crate::page::radio_group_name(page, g).unwrap_or_else(|| slug(&label))
+    } else if is_radio {
         slug(e.attr("name").unwrap_or(&label))
     } else {
         slug(&label)
@@ -376,6 +388,9 @@ fn toggle_or_choice(
     };
     let description = if is_checkbox {
         format!("Switch \"{}\" on or off", clip(&label, 100))
+    } else if unnamed.is_some() {
+        // A group is described by its own name, not by its first option's label.
+        format!("Choose \"{}\"", crate::text::humanize(&base))
     } else {
         format!("Choose \"{}\"", clip(&label, 100))
     };
@@ -389,7 +404,7 @@ fn toggle_or_choice(
             .explain
             .parameters
             .insert("value".into(), page.selector(i));
-        radios.insert(e.attr("name").unwrap_or("").to_owned(), found.len());
+        radios.insert(group, found.len());
     }
     action.bind(page, i);
     Some(action)

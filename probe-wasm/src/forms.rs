@@ -1056,11 +1056,14 @@ pub fn field_params(
             continue;
         }
         let group = crate::page::radio_group(page, i);
-        if let Some((_, name)) = group.and_then(|g| radio_groups.iter().find(|(c, _)| *c == g)) {
+        if let Some((_, name)) = group
+            .as_ref()
+            .and_then(|g| radio_groups.iter().find(|(c, _)| *c == g.members[0]))
+        {
             groups.entry(name.clone()).or_default().push(i);
             continue;
         }
-        let named = match group {
+        let named = match &group {
             Some(g) => Some(
                 crate::page::radio_group_name(page, g)
                     .map_or(("choice".to_owned(), true), |n| (n, false)),
@@ -1081,7 +1084,7 @@ pub fn field_params(
             unnamed.push(name.clone());
         }
         if let Some(g) = group {
-            radio_groups.push((g, name.clone()));
+            radio_groups.push((g.members[0], name.clone()));
         }
         if !groups.contains_key(&name) {
             order.push(name.clone());

@@ -190,8 +190,13 @@ pub fn find(page: &Page<'_>) -> Lists {
     // Whether each element is a record's row or inside one, as the rows are found:
     // parents come first, so an element's answer is final when the loop reaches it.
     let mut in_record = vec![false; page.els.len()];
+    // The heads of tables drawn without table markup, found with their rows
+    // ([`drawn_table_columns`]): they name columns, and hold no list of their own.
+    let mut heads: Vec<usize> = Vec::new();
     for c in 0..page.els.len() {
-        in_record[c] = lists.row_of[c].is_some() || page.parent[c].is_some_and(|p| in_record[p]);
+        in_record[c] = lists.row_of[c].is_some()
+            || heads.contains(&c)
+            || page.parent[c].is_some_and(|p| in_record[p]);
         if page.declared_scope[c] || !page.els[c].visible {
             continue;
         }
@@ -307,8 +312,12 @@ pub fn find(page: &Page<'_>) -> Lists {
         }
         let mut column_parts = if grid {
             aria_columns(page, c)
-        } else {
+        } else if container {
             vec![table_columns(page, c)]
+        } else {
+            let (head, columns) = drawn_table_columns(page, c, &rows).unzip();
+            heads.extend(head);
+            vec![columns.unwrap_or_default()]
         };
         if column_parts.len() != twins.len() + 1 {
             column_parts = vec![column_parts.concat()];
@@ -620,13 +629,14 @@ fn header_row(page: &Page<'_>, row: usize) -> bool {
             .all(|c| page.els[*c].role() == "columnheader" || page.els[*c].tag == "th")
 }
 
-/// Whether element `i` is a table's cell (`td`, `th`, or an ARIA cell or header).
+/// Whether element `i` is a table's cell (`td`, `th`, an ARIA cell or header, or a
+/// `div` or `span` whose class names it one: [`table_cell_class`]).
 fn is_cell(page: &Page<'_>, i: usize) -> bool {
-    matches!(page.els[i].tag.as_str(), "td" | "th")
-        || matches!(
-            page.els[i].role(),
-            "gridcell" | "cell" | "columnheader" | "rowheader"
-        )
+    let e = &page.els[i];
+    matches!(e.tag.as_str(), "td" | "th")
+        || matches!(e.role(), "gridcell" | "cell" | "columnheader" | "rowheader")
+        || (matches!(e.tag.as_str(), "div" | "span")
+            && e.classes().split_whitespace().any(table_cell_class))
 }
 
 /// The cells of row `row`, in order: its children that are cells, and the cells inside
@@ -719,12 +729,29 @@ fn heads_class(c: &str) -> bool {
         || (last.len() == c.len() && c.len() <= 16 && (ends(c, "header") || ends(c, "head")))
 }
 
-/// Whether element `idx` sits in a [`drawn_header_row`] (its nearest row is one).
+/// Whether element `idx` sits in a [`drawn_header_row`] (its nearest row is one), or
+/// in a cell of a table's head drawn without table markup ([`drawn_table_columns`]:
+/// a class cell inside an element whose class says it heads a table).
 pub fn in_drawn_header(page: &Page<'_>, idx: usize) -> bool {
-    page.ancestors(idx)
+    if page
+        .ancestors(idx)
         .take(8)
         .find(|a| is_row(&page.els[*a]))
         .is_some_and(|r| drawn_header_row(page, r))
+    {
+        return true;
+    }
+    let mut up = page.ancestors(idx).take(8);
+    up.by_ref().any(|a| {
+        let e = &page.els[a];
+        matches!(e.tag.as_str(), "div" | "span")
+            && e.classes().split_whitespace().any(table_cell_class)
+    }) && up.any(|a| {
+        page.els[a]
+            .classes()
+            .split_whitespace()
+            .any(table_head_class)
+    })
 }
 
 /// Records drawn as repeated frames outside list markup: siblings of one tag and one
@@ -918,11 +945,32 @@ fn is_row(e: &ElementRecord) -> bool {
 /// Tailwind's `table-row`): a word holding "table" and ending in "row", any case. Kept
 /// in step with `TABLE_ROW_CLASS` in extension/extract.js.
 fn table_row_class(c: &str) -> bool {
-    let c = c.to_ascii_lowercase();
-    c.ends_with("row")
-        && c.contains("table")
-        && c.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    table_class(c, "row")
+}
+
+/// A class naming a table's cell on an element that is no `td` (`lsf-table__cell`).
+fn table_cell_class(c: &str) -> bool {
+    table_class(c, "cell")
+}
+
+/// A class naming the head of a table drawn without table markup (`lsf-table-head`,
+/// `data-table-header`).
+fn table_head_class(c: &str) -> bool {
+    table_class(c, "head") || table_class(c, "header")
+}
+
+/// A class word of letters, digits, `_` and `-` that holds "table" and ends in `tail`,
+/// any case (a variant's `md:table-cell` is a layout rule, not a part). Kept in step
+/// with `TABLE_ROW_CLASS` and `TABLE_PART_CLASS` in extension/extract.js.
+fn table_class(c: &str, tail: &str) -> bool {
+    let b = c.as_bytes();
+    b.len() >= tail.len() + 5
+        && b[b.len() - tail.len()..].eq_ignore_ascii_case(tail.as_bytes())
+        && b[..b.len() - tail.len()]
+            .windows(5)
+            .any(|w| w.eq_ignore_ascii_case(b"table"))
+        && b.iter()
+            .all(|x| x.is_ascii_alphanumeric() || *x == b'_' || *x == b'-')
 }
 
 /// A list drawn with list markup inside a row of another list (`li > ol`: a tree's
@@ -1114,6 +1162,42 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
         }
     }
     Vec::new()
+}
+
+/// Column names of rows drawn as a table without table markup (`div.lsf-table-row`s of
+/// `div.lsf-table__cell`s), from the head drawn before them: the last element before
+/// the first row, among the rows' container's children, or else the container's
+/// previous sibling, whose class says it heads a table ([`table_head_class`]:
+/// `lsf-table-head`), with two or more cells ([`row_cells_at`]) and no more than the
+/// first row holds. Its cells name the rows' cells by their place, as a `thead`'s do.
+/// Returns the head too: it is no list of its own.
+fn drawn_table_columns(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<(usize, Vec<String>)> {
+    let first = *rows.first()?;
+    let heads = |h: &usize| {
+        let e = &page.els[*h];
+        e.visible && e.classes().split_whitespace().any(table_head_class)
+    };
+    let head = page
+        .children(c)
+        .iter()
+        .copied()
+        .take_while(|k| *k < first)
+        .filter(heads)
+        .last()
+        .or_else(|| {
+            let p = page.parent[c]?;
+            page.children(p)
+                .iter()
+                .copied()
+                .take_while(|k| *k < c)
+                .last()
+                .filter(heads)
+        })?;
+    let cells = row_cells_at(page, head);
+    (cells.len() >= 2 && cells.len() <= row_cells_at(page, first).len()).then(|| {
+        let columns = column_names(page, &cells, &mut HashMap::default(), &mut 0);
+        (head, columns)
+    })
 }
 
 /// What a column header calls its column: the label of the one control it holds (its

@@ -467,7 +467,7 @@ fn field_value(
         return;
     }
     let group_name = group.map(|g| {
-        crate::page::radio_group_name(page, g).unwrap_or_else(|| {
+        crate::page::radio_group_name(page, &g).unwrap_or_else(|| {
             by_role = true;
             "choice".to_owned()
         })

@@ -1059,11 +1059,22 @@ pub fn names_something(s: &str) -> bool {
         && t.bytes().any(|b| b.is_ascii_digit()))
 }
 
+/// A group of radio buttons with no `name` ([`radio_group`]): the recorded element
+/// holding them, and its members in document order (the first is the group's
+/// identity).
+pub struct RadioGroup {
+    pub holder: usize,
+    pub members: Vec<usize>,
+}
+
 /// The group of a radio button with no `name` (a component's radios, which HTML would
-/// leave each a group of its own): the nearest recorded ancestor, within its form,
-/// holding another radio button with no name. `None` for a named one or one alone.
-/// `dispatch.js`' `groupOf` finds the same group in the DOM.
-pub fn radio_group(page: &Page<'_>, i: usize) -> Option<usize> {
+/// leave each a group of its own): the radios with no name under the nearest element,
+/// within its form, that holds another. `dispatch.js`' `unnamedRadios` finds it in the
+/// DOM; here the nearest recorded ancestor holding another is found first, and the
+/// elements between it and the radios, which the snapshot does not record, are read
+/// from their selectors: a toolbar holding two segmented controls is two groups.
+/// `None` for a named radio button or one alone.
+pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
     let unnamed = |d: usize| {
         let x = &page.els[d];
         x.tag == "input"
@@ -1074,42 +1085,74 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<usize> {
         return None;
     }
     for a in page.ancestors(i) {
-        if page.descendants(a).any(|d| d != i && unnamed(d)) {
-            return Some(a);
+        let others: Vec<usize> = page
+            .descendants(a)
+            .filter(|d| *d != i && unnamed(*d))
+            .collect();
+        if others.is_empty() {
+            if page.els[a].tag == "form" {
+                break;
+            }
+            continue;
         }
-        if page.els[a].tag == "form" {
-            break;
-        }
+        // The nearest DOM ancestor holding another: the most selector steps shared.
+        let own = page.selector(i);
+        let shared = |o: usize| {
+            own.split(" > ")
+                .zip(page.selector(o).split(" > "))
+                .take_while(|(x, y)| x == y)
+                .count()
+        };
+        let steps: Vec<usize> = others.iter().map(|o| shared(*o)).collect();
+        let most = steps.iter().copied().max().unwrap_or(0);
+        let mut members: Vec<usize> = others
+            .iter()
+            .zip(&steps)
+            .filter(|(_, n)| **n == most)
+            .map(|(o, _)| *o)
+            .collect();
+        members.push(i);
+        members.sort_unstable();
+        return Some(RadioGroup { holder: a, members });
     }
     None
 }
 
 /// What names a group of radio buttons with no `name` ([`radio_group`]): a hidden
-/// input in the group holding one of its values (the component's own field, Label
-/// Studio's `<input type=hidden name=sampling value="Sequential sampling">`), else the
-/// group's `aria-label`, else the words all its options' labels say.
-pub fn radio_group_name(page: &Page<'_>, g: usize) -> Option<String> {
-    let values: Vec<&str> = page
-        .descendants(g)
-        .filter(|d| page.els[*d].input_type() == "radio")
-        .filter_map(|d| page.els[d].attr("value"))
+/// input in the group's holder holding one of its values (the component's own field,
+/// Label Studio's `<input type=hidden name=sampling value="Sequential sampling">`),
+/// else the holder's `aria-label` when the group is all the radios it holds, else the
+/// words all its options' labels say.
+pub fn radio_group_name(page: &Page<'_>, g: &RadioGroup) -> Option<String> {
+    let values: Vec<&str> = g
+        .members
+        .iter()
+        .filter_map(|d| page.els[*d].attr("value"))
         .collect();
-    page.descendants(g)
+    let radios = page
+        .descendants(g.holder)
+        .filter(|d| page.els[*d].input_type() == "radio")
+        .count();
+    page.descendants(g.holder)
         .find_map(|d| {
             let x = &page.els[d];
             (x.input_type() == "hidden" && x.attr("value").is_some_and(|v| values.contains(&v)))
                 .then(|| x.attr("name"))
                 .flatten()
         })
-        .or_else(|| page.els[g].attr("aria-label"))
+        .or_else(|| {
+            (radios == g.members.len())
+                .then(|| page.els[g.holder].attr("aria-label"))
+                .flatten()
+        })
         .filter(|n| names_something(n))
         .map(slug)
         .or_else(|| {
             // The words every option's label says ("Line chart", "Area chart": `chart`).
-            let labels: Vec<Vec<String>> = page
-                .descendants(g)
-                .filter(|d| page.els[*d].input_type() == "radio")
-                .map(|d| crate::text::words(&field_label(page, &page.els[d])))
+            let labels: Vec<Vec<String>> = g
+                .members
+                .iter()
+                .map(|d| crate::text::words(&field_label(page, &page.els[*d])))
                 .collect();
             let (first, rest) = labels.split_first()?;
             let shared: Vec<&str> = first

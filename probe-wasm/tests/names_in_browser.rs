@@ -954,3 +954,142 @@ fn a_table_of_divs_whose_classes_name_its_rows_gives_a_record_per_row() {
         c["objects"]
     );
 }
+
+#[wasm_bindgen_test]
+fn a_table_of_divs_is_named_by_the_head_drawn_above_its_rows() {
+    // Label Studio's data manager: the head is a `div.lsf-table-head` of cells by class
+    // (`lsf-table__cell`), the first one a "select all" box, one an icon alone, one a
+    // column's sort button; the rows' cells carry the same class. Each cell names the
+    // row's cell in its place; the head is no list of its own (its cells carry keys).
+    let head = |id: &str, inner: &str| {
+        format!(
+            r#"<span class="lsf-table-head__draggable"><span data-id="tasks:{id}" class="lsf-table__cell lsf-th">{inner}</span></span>"#
+        )
+    };
+    let row = |id: usize, count: usize, text: &str| {
+        format!(
+            r#"<div class="lsf-table__row-wrapper"><div class="lsf-table-row">
+            <span class="lsf-table__cell"><input type="checkbox" aria-label="Select Task {id}"></span>
+            <div class="lsf-table__cell"><div style="width: 110px">{id}</div></div>
+            <div class="lsf-table__cell"><div style="width: 60px">{count}</div></div>
+            <div class="lsf-table__cell"><div style="width: 150px">{text}</div></div></div></div>"#
+        )
+    };
+    mount(&format!(
+        r#"<h1>Tasks</h1><div class="lsf-table" style="position: relative">
+        <div class="lsf-table-head"><span class="lsf-table-head__draggable"><div class="lsf-table__cell lsf-th"><input type="checkbox" aria-label="Select all rows"></div></span>
+        {}{}{}</div>{}{}{}</div>"#,
+        head("id", "ID"),
+        head(
+            "total",
+            r#"<svg width="12" height="12"><circle r="5" cx="6" cy="6"></circle></svg>"#
+        ),
+        head(
+            "text",
+            r#"<button type="button" id="sort-text">Text</button>"#
+        ),
+        row(1, 3, "The service was excellent and fast."),
+        row(2, 5, "I waited an hour and nobody came."),
+        row(3, 7, "Average food, friendly staff.")
+    ));
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    let field = |n: usize, name: &str| {
+        objects
+            .iter()
+            .find(|(k, _)| k.ends_with(&format!("[{n}].{name}")))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(
+        field(1, "text"),
+        Some(json!("I waited an hour and nobody came.")),
+        "the head's \"Text\" names the rows' text cells: {:#}",
+        c["objects"]
+    );
+    assert!(
+        field(2, "id").is_some_and(|v| v == json!(3) || v == json!("3")),
+        "{:#}",
+        c["objects"]
+    );
+    assert!(
+        !objects.keys().any(|k| k.contains(".text_")),
+        "no cell falls back to its kind: {:#}",
+        c["objects"]
+    );
+    assert!(
+        !objects
+            .values()
+            .any(|v| v.as_str().is_some_and(|s| s.starts_with("tasks:"))),
+        "the head's cells are no records: {:#}",
+        c["objects"]
+    );
+    let (name, sort) = action_on(&c, "sort-text").expect("the column's button is offered");
+    assert_eq!(
+        sort["reversibility"], "read",
+        "{name}: a head's button saying its column sorts it: {sort:#}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn radio_buttons_drawn_as_icons_are_named_by_their_labels_and_grouped_where_they_sit() {
+    // Label Studio's toolbar: two segmented controls of unnamed radios side by side in
+    // one toolbar, each option an icon in a `<label aria-label>`. Each control is a
+    // group of its own (as the dispatcher finds it in the DOM), named by the words its
+    // options' labels share.
+    let option = |label: &str, value: &str, checked: bool| {
+        format!(
+            r#"<div><label aria-label="{label}"><input type="radio" value="{value}"{}><svg width="16" height="16"><rect width="16" height="16"></rect></svg></label></div>"#,
+            if checked { " checked" } else { "" }
+        )
+    };
+    mount(&format!(
+        r#"<div id="toolbar"><div class="group">{}{}</div><div class="group">{}{}</div></div>"#,
+        option("Comfortable density", "comfortable", true),
+        option("Compact density", "compact", false),
+        option("List view", "list", true),
+        option("Grid view", "grid", false)
+    ));
+    // The component keeps one option of each control checked, as its state does.
+    eval(
+        "document.getElementById('toolbar').addEventListener('change', (e) => { \
+         for (const r of e.target.closest('.group').querySelectorAll('input')) r.checked = r === e.target; })",
+    );
+    let c = capture();
+    assert_eq!(c["objects"]["density"], "comfortable", "{:#}", c["objects"]);
+    assert_eq!(c["objects"]["view"], "list", "{:#}", c["objects"]);
+    let values = |a: &str| {
+        c["actions"][a]["parameters"][0]["allowed_values"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        values("set_density"),
+        vec![json!("comfortable"), json!("compact")],
+        "{:#}",
+        c["actions"]
+    );
+    assert_eq!(values("set_view"), vec![json!("list"), json!("grid")]);
+    let out = run("set_density", r#"{"value": "compact"}"#, &c).await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    let checked = eval_string(
+        "Array.from(document.querySelectorAll('#toolbar input:checked'), (r) => r.value).join(',')",
+    );
+    assert_eq!(
+        checked, "compact,list",
+        "the option chosen, the other group left as it was: {out:#}"
+    );
+    // A named group outside a form is chosen the same way: the option asked for, and
+    // nothing clicked after it (its first option is the action's element).
+    mount(
+        r#"<div id="theme"><label><input type="radio" name="theme" value="light" checked> Light theme</label>
+        <label><input type="radio" name="theme" value="dark"> Dark theme</label></div>"#,
+    );
+    let c = capture();
+    let out = run("set_theme", r#"{"value": "dark"}"#, &c).await;
+    assert!(out.get("error").is_none(), "{out:#} {:#}", c["actions"]);
+    assert_eq!(
+        eval_string("document.querySelector('#theme input:checked').value"),
+        "dark"
+    );
+}
