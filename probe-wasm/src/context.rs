@@ -251,9 +251,11 @@ pub fn local(page: &Page<'_>, facts: &PageFacts, idx: usize, label: &str) -> Loc
         .map(|(_, phrase)| *phrase);
     let confirmation_page =
         lone_write_form && (facts.question.is_some() || !facts.warnings.is_empty()) && facts.back;
+    // A native radio button holds its checked state as `role=radio` does with
+    // `aria-checked`: choosing another option of its group puts it back.
     let toggle_state = e.has("aria-pressed")
         || e.has("aria-checked")
-        || (e.tag == "input" && e.input_type() == "checkbox")
+        || (e.tag == "input" && matches!(e.input_type().as_ref(), "checkbox" | "radio"))
         || e.role() == "switch";
     let inverse = words(label).first().and_then(|v| facts.inverse_of(v));
     Local {

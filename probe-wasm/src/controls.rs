@@ -347,7 +347,32 @@ fn toggle_or_choice(
     } else {
         Kind::Choice
     };
+    // A radio group is chosen by any of its options: what each option says is
+    // evidence of what choosing does, and the stricter reading wins ("Delete my
+    // account" beside "Keep my account").
+    let options: Vec<String> = if is_radio {
+        let members = match &unnamed {
+            Some(g) => g.members.clone(),
+            None => (0..page.els.len())
+                .filter(|&o| {
+                    let x = &page.els[o];
+                    x.tag == "input"
+                        && x.input_type() == "radio"
+                        && page.form[o] == page.form[i]
+                        && x.attr("name") == e.attr("name")
+                })
+                .collect(),
+        };
+        members
+            .into_iter()
+            .filter(|&o| o != i)
+            .map(|o| field_label(page, &page.els[o]))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut ev = Evidence::on_page(kind, &label, page, i);
+    ev.shown.extend(options.iter().map(String::as_str));
     ev.danger = is_danger_class(e.classes());
     let verdict = classify(&ev);
     let param = if is_checkbox {

@@ -22,7 +22,9 @@
 //! - a form of switches alone (no button, posting as they change) is its switches;
 //! - a column header the page listens for clicks on sorts the table, and so does a
 //!   header row drawn as a list's row;
-//! - a group of buttons whose class says which are on toggles.
+//! - a group of buttons whose class says which are on toggles;
+//! - a radio group outside a form is a choice that can be made back, unless one of its
+//!   options' words says otherwise.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -1936,4 +1938,74 @@ fn an_options_button_opens_its_options() {
         ],
     );
     assert_eq!(tier(&c, "Project options").0, R);
+}
+
+#[test]
+fn a_radio_group_outside_a_form_is_a_choice_that_can_be_made_back() {
+    // A toolbar's segmented control (Label Studio's density, Fava's chart): a native
+    // radio button holds its checked state as `role=radio` does, and choosing another
+    // option puts it back; a radio's label with a write verb still decides.
+    let radio = |parent: u32, n: u32, value: &str, label: &str, checked: bool| {
+        let mut e = el_at(
+            "input",
+            Some(parent),
+            &format!("div:nth-of-type({n}) > label:nth-of-type(1) > input:nth-of-type(1)"),
+            "",
+            &[("type", "radio"), ("value", value)],
+        );
+        if checked {
+            e.attrs.insert("checked".into(), "true".into());
+        }
+        e.label = label.into();
+        e
+    };
+    let c = page(
+        "http://127.0.0.1:1/projects/1/data",
+        "Data | Demo",
+        vec![
+            el("main", None, "", &[]),
+            el_at(
+                "div",
+                Some(0),
+                "div:nth-of-type(1)",
+                "",
+                &[("id", "toolbar")],
+            ),
+            radio(1, 1, "comfortable", "Comfortable density", true),
+            radio(1, 2, "compact", "Compact density", false),
+        ],
+    );
+    let set = |c: &PageCapture| {
+        c.actions
+            .iter()
+            .find(|(n, _)| n.starts_with("set_"))
+            .map(|(n, a)| (n.clone(), a.clone()))
+            .unwrap_or_else(|| panic!("no choice in {:?}", c.actions.keys()))
+    };
+    let (name, a) = set(&c);
+    assert_eq!(name, "set_density", "{:?}", c.actions.keys());
+    assert_eq!(a.reversibility, W);
+    assert!(a.confidence >= 0.9, "{a:?}");
+    let c = page(
+        "http://127.0.0.1:1/account",
+        "Account | Demo",
+        vec![
+            el("main", None, "", &[]),
+            el_at(
+                "div",
+                Some(0),
+                "div:nth-of-type(1)",
+                "",
+                &[("id", "danger")],
+            ),
+            radio(1, 1, "keep", "Keep my account", true),
+            radio(1, 2, "delete", "Delete my account", false),
+        ],
+    );
+    let (_, a) = set(&c);
+    assert_ne!(
+        (a.reversibility, a.confidence >= 0.8),
+        (W, true),
+        "a choice whose first option's words delete is no confident reversible write: {a:?}"
+    );
 }

@@ -5,7 +5,9 @@
 //! their `role=radiogroup`. An agent fills the discovered form action through the real nspd,
 //! headless Chromium and the extension; the app's backend records what React posted,
 //! which is the ground truth: exactly the values the agent sent, exactly once. A value
-//! that is not one of the listbox's options is refused and nothing is posted.
+//! that is not one of the listbox's options is refused and nothing is posted. The
+//! toolbar's radio groups outside the form (one without names, one named) are each one
+//! action, and choosing saves exactly the option chosen, once.
 //!
 //! Only the listbox needed work in dispatch.js (clicking the option); the native value
 //! setter and the contenteditable path were there, and this test is what shows that
@@ -178,4 +180,103 @@ async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_
         .and_then(|ps| ps.iter().find(|p| p["name"] == "priority"))
         .expect("priority");
     assert_eq!(priority["default_value"], PRIORITY, "{priority:#}");
+}
+
+/// The view settings the backend recorded, in order: (name, value).
+fn prefs(app: &RealApp) -> Vec<(String, String)> {
+    app.query("select name, value from prefs order by id")
+        .expect("the prefs table")
+        .into_iter()
+        .map(|r| {
+            let s = |i: usize| r[i].as_str().unwrap_or("<null>").to_owned();
+            (s(0), s(1))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn react_view_settings_outside_the_form_are_chosen_once_each() {
+    // The toolbar's two radio groups, outside the form: React's segmented control
+    // without names, its options icons in `<label aria-label>`s, and a native group
+    // named `theme`. Each is one action offering its options, confident enough to run
+    // without a person, and choosing saves exactly the option chosen, once: the
+    // dispatcher clicks that option and nothing after it (clicking the action's own
+    // element, the group's first option, would choose it back and save again).
+    let app = RealApp::start(AppKind::ReactForm, RealAppOptions::default()).expect("the app");
+    let url = app.url("/");
+    let nspd = Nspd::launch(&NspdOptions {
+        url: url.clone(),
+        headless: true,
+    })
+    .expect("nspd");
+    let pid = nspd
+        .wait_for_app(TAB_TIMEOUT, |a| {
+            a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&url)
+        })
+        .await
+        .expect("the form's tab is active")
+        .pid;
+    let deadline = Instant::now() + SETTLE_TIMEOUT;
+    let first = loop {
+        let s = state(&nspd, pid).await;
+        if s["actions"]["set_density"].is_object() && s["actions"]["set_theme"].is_object() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no set_density and set_theme: {:#}",
+            s["actions"]
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    };
+    for (action, values) in [
+        ("set_density", json!(["comfortable", "compact"])),
+        ("set_theme", json!(["light", "dark"])),
+    ] {
+        let a = &first["actions"][action];
+        assert_eq!(a["parameters"][0]["allowed_values"], values, "{a:#}");
+        assert_eq!(a["reversibility"], "reversible_write", "{a:#}");
+        assert!(a["confidence"].as_f64() >= Some(0.8), "{a:#}");
+    }
+    assert_eq!(
+        first["objects"]["density"], "comfortable",
+        "{:#}",
+        first["objects"]
+    );
+    assert!(prefs(&app).is_empty());
+
+    for (action, name, value) in [
+        ("set_density", "density", "compact"),
+        ("set_theme", "theme", "dark"),
+    ] {
+        let (status, resp) = nspd
+            .act(&json!({
+                "pid": pid,
+                "action": action,
+                "parameters": {"value": value},
+            }))
+            .await
+            .expect("act");
+        assert_eq!(status, 200, "{action}({value}): {resp}");
+        // React's state shows the option chosen (a click after it, on the group's
+        // first option, would have chosen that one back before the action answered),
+        // and the backend has it.
+        let want = (name.to_owned(), value.to_owned());
+        let deadline = Instant::now() + SETTLE_TIMEOUT;
+        loop {
+            let s = state(&nspd, pid).await;
+            if s["objects"][name] == value && prefs(&app).contains(&want) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{action}({value}): the page shows {:#}, the backend has {:?}",
+                s["objects"],
+                prefs(&app)
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let saved: Vec<_> = prefs(&app).into_iter().filter(|(n, _)| n == name).collect();
+        assert_eq!(saved, [want], "{action}: the backend's {name} changes");
+    }
 }

@@ -62,12 +62,17 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         );
     } else {
         // Later words of the opening verb's own tier are usually its object ("Delete
-        // Buy milk"): the verb has said it already. Words of another tier still count,
-        // and make the reading mixed ("Undo send").
+        // Buy milk"): the verb has said it already, and so are a write verb's later
+        // words of a read ("Save settings", "Add filter": what it writes). Stricter
+        // words still count, and make the reading mixed ("Undo send").
         let opening = label_hits.iter().find(|h| h.first).map(|h| h.tier);
         for h in label_hits
             .iter()
-            .filter(|h| h.first || Some(h.tier) != opening)
+            .filter(|h| {
+                h.first
+                    || !(Some(h.tier) == opening
+                        || h.tier == Read && opening.is_some_and(|o| o != Read))
+            })
             // A switch's label names the state it sets ("Read", "Viewed", "Search
             // panel"), not a verb it runs: whatever it shows, checking it changes what
             // the page keeps, which toggle_state weighs. Only stricter words count, and
