@@ -350,27 +350,22 @@ fn toggle_or_choice(
     // A radio group is chosen by any of its options: what each option says is
     // evidence of what choosing does, and the stricter reading wins ("Delete my
     // account" beside "Keep my account").
-    let options: Vec<String> = if is_radio {
-        let members = match &unnamed {
-            Some(g) => g.members.clone(),
-            None => (0..page.els.len())
-                .filter(|&o| {
-                    let x = &page.els[o];
-                    x.tag == "input"
-                        && x.input_type() == "radio"
-                        && page.form[o] == page.form[i]
-                        && x.attr("name") == e.attr("name")
-                })
-                .collect(),
+    let mut options: Vec<String> = Vec::new();
+    for o in 0..if is_radio { page.els.len() } else { 0 } {
+        let x = &page.els[o];
+        let member = match &unnamed {
+            Some(g) => g.members.contains(&o),
+            None => {
+                x.tag == "input"
+                    && x.input_type() == "radio"
+                    && page.form[o] == page.form[i]
+                    && x.attr("name") == e.attr("name")
+            }
         };
-        members
-            .into_iter()
-            .filter(|&o| o != i)
-            .map(|o| field_label(page, &page.els[o]))
-            .collect()
-    } else {
-        Vec::new()
-    };
+        if member && o != i {
+            options.push(field_label(page, x));
+        }
+    }
     let mut ev = Evidence::on_page(kind, &label, page, i);
     ev.shown.extend(options.iter().map(String::as_str));
     ev.danger = is_danger_class(e.classes());

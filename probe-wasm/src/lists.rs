@@ -741,17 +741,17 @@ pub fn in_drawn_header(page: &Page<'_>, idx: usize) -> bool {
     {
         return true;
     }
-    let mut up = page.ancestors(idx).take(8);
-    up.by_ref().any(|a| {
+    let mut in_cell = false;
+    for a in page.ancestors(idx).take(8) {
         let e = &page.els[a];
-        matches!(e.tag.as_str(), "div" | "span")
-            && e.classes().split_whitespace().any(table_cell_class)
-    }) && up.any(|a| {
-        page.els[a]
-            .classes()
-            .split_whitespace()
-            .any(table_head_class)
-    })
+        let mut classes = e.classes().split_whitespace();
+        if in_cell && classes.any(table_head_class) {
+            return true;
+        }
+        in_cell |= matches!(e.tag.as_str(), "div" | "span")
+            && e.classes().split_whitespace().any(table_cell_class);
+    }
+    false
 }
 
 /// Records drawn as repeated frames outside list markup: siblings of one tag and one
@@ -962,15 +962,34 @@ fn table_head_class(c: &str) -> bool {
 /// A class word of letters, digits, `_` and `-` that holds "table" and ends in `tail`,
 /// any case (a variant's `md:table-cell` is a layout rule, not a part). Kept in step
 /// with `TABLE_ROW_CLASS` and `TABLE_PART_CLASS` in extension/extract.js.
+#[inline(never)]
 fn table_class(c: &str, tail: &str) -> bool {
-    let b = c.as_bytes();
-    b.len() >= tail.len() + 5
-        && b[b.len() - tail.len()..].eq_ignore_ascii_case(tail.as_bytes())
-        && b[..b.len() - tail.len()]
-            .windows(5)
-            .any(|w| w.eq_ignore_ascii_case(b"table"))
-        && b.iter()
-            .all(|x| x.is_ascii_alphanumeric() || *x == b'_' || *x == b'-')
+    let (b, t) = (c.as_bytes(), tail.as_bytes());
+    if b.len() < t.len() + 5 {
+        return false;
+    }
+    let at = b.len() - t.len();
+    // "table" before the tail, any case: a match so far of `seen` letters.
+    let mut seen = 0;
+    let mut table = false;
+    for (k, &x) in b.iter().enumerate() {
+        if !(x.is_ascii_alphanumeric() || x == b'_' || x == b'-')
+            || (k >= at && x.to_ascii_lowercase() != t[k - at])
+        {
+            return false;
+        }
+        let x = x.to_ascii_lowercase();
+        seen = if k < at && x == b"table"[seen] {
+            seen + 1
+        } else {
+            usize::from(x == b't')
+        };
+        table |= seen == 5;
+        if seen == 5 {
+            seen = 0;
+        }
+    }
+    table
 }
 
 /// A list drawn with list markup inside a row of another list (`li > ol`: a tree's
@@ -1173,26 +1192,30 @@ fn table_columns(page: &Page<'_>, c: usize) -> Vec<String> {
 /// Returns the head too: it is no list of its own.
 fn drawn_table_columns(page: &Page<'_>, c: usize, rows: &[usize]) -> Option<(usize, Vec<String>)> {
     let first = *rows.first()?;
-    let heads = |h: &usize| {
-        let e = &page.els[*h];
+    let heads = |h: usize| {
+        let e = &page.els[h];
         e.visible && e.classes().split_whitespace().any(table_head_class)
     };
-    let head = page
-        .children(c)
-        .iter()
-        .copied()
-        .take_while(|k| *k < first)
-        .filter(heads)
-        .last()
-        .or_else(|| {
-            let p = page.parent[c]?;
-            page.children(p)
-                .iter()
-                .copied()
-                .take_while(|k| *k < c)
-                .last()
-                .filter(heads)
-        })?;
+    let mut head = None;
+    for &k in page.children(c) {
+        if k >= first {
+            break;
+        }
+        if heads(k) {
+            head = Some(k);
+        }
+    }
+    if head.is_none() {
+        let mut before = None;
+        for &k in page.children(page.parent[c]?) {
+            if k >= c {
+                break;
+            }
+            before = Some(k);
+        }
+        head = before.filter(|k| heads(*k));
+    }
+    let head = head?;
     let cells = row_cells_at(page, head);
     (cells.len() >= 2 && cells.len() <= row_cells_at(page, first).len()).then(|| {
         let columns = column_names(page, &cells, &mut HashMap::default(), &mut 0);
@@ -2430,5 +2453,35 @@ fn typed_as(e: &ElementRecord, raw: &str) -> Value {
         Some("number") => crate::text::parse_number(raw.trim()).unwrap_or(Value::Null),
         Some("boolean") => Value::Bool(matches!(raw.trim(), "true" | "1" | "yes" | "on")),
         _ => declared_value(raw),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{table_cell_class, table_head_class, table_row_class};
+
+    #[test]
+    fn table_classes_hold_table_and_end_in_their_part() {
+        for (class, row, cell, head) in [
+            ("lsf-table-row", true, false, false),
+            ("TableRow", true, false, false),
+            ("table-row", true, false, false),
+            ("lsf-table__cell", false, true, false),
+            ("ttable-cell", false, true, false),
+            ("tablecell", false, true, false),
+            ("lsf-table-head", false, false, true),
+            ("data-table-header", false, false, true),
+            ("md:table-row", false, false, false),
+            ("table", false, false, false),
+            ("row", false, false, false),
+            ("tabl-row", false, false, false),
+            ("cell-table", false, false, false),
+            ("lsf-table-head__extra", false, false, false),
+            ("täble-row", false, false, false),
+        ] {
+            assert_eq!(table_row_class(class), row, "{class}");
+            assert_eq!(table_cell_class(class), cell, "{class}");
+            assert_eq!(table_head_class(class), head, "{class}");
+        }
     }
 }

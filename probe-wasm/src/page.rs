@@ -1084,33 +1084,31 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
     if !unnamed(i) {
         return None;
     }
+    let own = page.selector(i);
     for a in page.ancestors(i) {
-        let others: Vec<usize> = page
-            .descendants(a)
-            .filter(|d| *d != i && unnamed(*d))
-            .collect();
-        if others.is_empty() {
+        // The nearest DOM ancestor holding another: the most selector steps shared.
+        let mut most = 0;
+        let mut members: Vec<usize> = Vec::new();
+        for d in page.descendants(a).filter(|d| *d != i && unnamed(*d)) {
+            let shared = own
+                .split(" > ")
+                .zip(page.selector(d).split(" > "))
+                .take_while(|(x, y)| x == y)
+                .count();
+            if shared > most {
+                most = shared;
+                members.clear();
+            }
+            if shared == most {
+                members.push(d);
+            }
+        }
+        if members.is_empty() {
             if page.els[a].tag == "form" {
                 break;
             }
             continue;
         }
-        // The nearest DOM ancestor holding another: the most selector steps shared.
-        let own = page.selector(i);
-        let shared = |o: usize| {
-            own.split(" > ")
-                .zip(page.selector(o).split(" > "))
-                .take_while(|(x, y)| x == y)
-                .count()
-        };
-        let steps: Vec<usize> = others.iter().map(|o| shared(*o)).collect();
-        let most = steps.iter().copied().max().unwrap_or(0);
-        let mut members: Vec<usize> = others
-            .iter()
-            .zip(&steps)
-            .filter(|(_, n)| **n == most)
-            .map(|(o, _)| *o)
-            .collect();
         members.push(i);
         members.sort_unstable();
         return Some(RadioGroup { holder: a, members });
