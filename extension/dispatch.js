@@ -590,6 +590,7 @@
     filling.sort((a, b) => (a[2].compareDocumentPosition(b[2]) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     for (const [pname, value, field] of filling) {
       await leaveSuggestions(field);
+      await enable(field, pname, guard);
       fill(field, pname, value, guard);
       await settle();
     }
@@ -624,6 +625,23 @@
     }
     await settle();
     return true;
+  }
+
+  // A disabled field a box enables (NspExtract.enablerOf: "Allow updating this column")
+  // is filled as a person fills it: the box is ticked first, as a click, and the field
+  // must then be enabled. A disabled field nothing enables is left to fill(), whose
+  // checks refuse it.
+  /** @param {Target} field @param {string} pname @param {(t: Target) => void} guard */
+  async function enable(field, pname, guard) {
+    if (!isDisabled(field)) return;
+    const box = /** @type {Target | null} */ (NspExtract.enablerOf(field));
+    if (!box) return;
+    const on = box.localName === "input" ? /** @type {HTMLInputElement} */ (box).checked : box.getAttribute("aria-checked") === "true";
+    if (!on) {
+      click(box, () => guard(box));
+      await settle();
+    }
+    if (isDisabled(field)) fail("bad_parameters", `${pname}: the field stays disabled after ticking the box that enables it.`);
   }
 
   // A focused combobox's open suggestions may cover the fields below it (the capture

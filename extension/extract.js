@@ -2390,6 +2390,11 @@
       const disabled = inert || ((ask & ASK_ARIA_DISABLED) !== 0 && el.getAttribute("aria-disabled") === "true") ||
         ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));
       if (disabled) recFlags |= F_DISABLED;
+      const enabler = disabled && field && !inert ? enablerOf(el) : null;
+      if (enabler !== null) {
+        if (attrs === null) attrs = {};
+        attrs.enabled_by = explainLabel(/** @type {PageElement} */ (enabler)) || "its box";
+      }
       if (clickable) recFlags |= F_CLICKABLE;
       /** @type {ElementRecord} */
       const rec = /** @type {ElementRecord} */ ([tag, parentIdx, where, recFlags, text]);
@@ -2614,6 +2619,28 @@
     }
   }
 
+  // The box that enables a disabled field ("Allow updating this column" beside each of
+  // a record's fields): a checkbox or switch of the field's own form that names the
+  // field by its id, in `aria-controls` or in another attribute whose value is the id
+  // or `#id` (`data-target-element="id_name"`). The extraction marks such a field with
+  // the box's label (`enabled_by`), so the probe offers it and says which box filling
+  // it ticks; the dispatcher ticks the box before filling it, and refuses the value if
+  // the field stays disabled. A field outside a form has none.
+  /** @param {Element} el @returns {HTMLElement | null} */
+  function enablerOf(el) {
+    const id = el.id;
+    const form = /** @type {HTMLInputElement} */ (el).form;
+    if (!id || !form) return null;
+    for (const box of form.querySelectorAll('input[type="checkbox"], [role="switch"], [role="checkbox"]')) {
+      for (const a of Array.from(box.attributes)) {
+        if (a.name === "id" || a.name === "name" || a.name === "value") continue;
+        const v = a.value.trim();
+        if (v === id || v === "#" + id || (a.name === "aria-controls" && v.split(/\s+/).includes(id))) return /** @type {HTMLElement} */ (box);
+      }
+    }
+    return null;
+  }
+
   // A field whose type attribute was password (content.js, from a mutation's old value).
   /** @param {Node} el */
   function rememberPassword(el) {
@@ -2622,5 +2649,6 @@
 
   globalThis.NspExtract = {
     Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox,
+    enablerOf,
   };
 })();

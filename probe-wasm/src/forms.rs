@@ -1052,7 +1052,11 @@ pub fn field_params(
     let mut radio_groups: Vec<(usize, String)> = Vec::new();
     for &i in fields {
         let e = &page.els[i];
-        if !e.visible || e.disabled || (e.tag == "input" && e.input_type() == "file") {
+        // A disabled field a box enables (the extraction's `enabled_by`: "Allow
+        // updating this column") is a parameter: the dispatcher ticks the box first.
+        let enabled = e.attr("enabled_by").is_some();
+        if !e.visible || (e.disabled && !enabled) || (e.tag == "input" && e.input_type() == "file")
+        {
             continue;
         }
         let group = crate::page::radio_group(page, i);
@@ -1250,6 +1254,14 @@ pub fn field_params(
                 None => clip(&format!("{label}: {hint}"), 160),
             }
         });
+        // A field a box enables says so: giving it a value ticks that box too.
+        let description = match first.attr("enabled_by") {
+            Some(by) => clip(
+                &format!("{description}; filling it first ticks \"{}\"", clip(by, 60)),
+                240,
+            ),
+            None => description,
+        };
         targets.insert(name.clone(), page.selector(members[0]));
         params.push(ActionParameter {
             name,

@@ -1093,3 +1093,57 @@ async fn radio_buttons_drawn_as_icons_are_named_by_their_labels_and_grouped_wher
         "dark"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_disabled_field_its_box_enables_is_filled_after_ticking_the_box() {
+    // sqlite-web's row editor: every column's field is disabled until the box before it
+    // ("Allow updating this column.") is ticked, which names the field by its id in a
+    // data attribute; the page's script enables the field. The field is a parameter,
+    // and filling it ticks its box first; a field no box names stays out.
+    let column = |col: &str, value: &str| {
+        format!(
+            r#"<div class="form-group"><label for="id_{col}">{col}</label>
+            <input class="chk-enable-column" data-target-element="id_{col}" type="checkbox" name="chk_{col}" aria-label="Allow updating this column.">
+            <textarea disabled id="id_{col}" name="{col}">{value}</textarea></div>"#
+        )
+    };
+    mount(&format!(
+        r#"<h1>Edit row</h1><form id="edit" action="/customers/update/1/" method="post">{}{}
+        <label>note <input disabled id="id_note" name="note" value="fixed"></label>
+        <button type="submit" id="update">Update</button></form>"#,
+        column("name", "Ann Lee"),
+        column("city", "Oslo")
+    ));
+    eval(
+        "for (const box of document.querySelectorAll('.chk-enable-column')) \
+           box.addEventListener('change', () => { document.getElementById(box.dataset.targetElement).disabled = !box.checked; }); \
+         document.getElementById('edit').addEventListener('submit', (e) => { e.preventDefault(); \
+           globalThis.__sent = JSON.stringify(Object.fromEntries(new FormData(e.target))); })",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "update").expect("the form's action");
+    let params = param_names(&action);
+    assert!(
+        params.contains(&"name") && params.contains(&"city"),
+        "{name}: {params:?}"
+    );
+    assert!(!params.contains(&"note"), "{name}: {params:?}");
+    let described = action["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "name"))
+        .and_then(|p| p["description"].as_str())
+        .unwrap_or_default();
+    assert!(
+        described.contains("ticks \"Allow updating this column.\""),
+        "the parameter says which box filling it ticks: {described}"
+    );
+    let out = run(&name, r#"{"name": "Ann Bell"}"#, &c).await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    let sent: Value =
+        serde_json::from_str(&eval_string("globalThis.__sent || '{}'")).expect("sent");
+    assert_eq!(
+        sent,
+        json!({"chk_name": "on", "name": "Ann Bell"}),
+        "the box ticked, the field filled, the other column left out"
+    );
+}

@@ -110,8 +110,10 @@ pub struct ElementRecord {
     /// class, method, action, required, placeholder, autocomplete, value for non-secret
     /// fields, `value_filled` ("true"/"false") for secret ones — never their length;
     /// snapshots recorded before carry `value_length`, which the probe reads only as
-    /// filled or not — `checked`, `options`, `option_labels`, and `seen_text`, a
-    /// control's text as a sighted person sees it, only when it differs from `text`).
+    /// filled or not — `checked`, `options`, `option_labels`, `seen_text`, a
+    /// control's text as a sighted person sees it, only when it differs from `text`,
+    /// and `enabled_by`, on a disabled field a box of its form enables, that box's
+    /// label).
     #[serde(rename = "a", skip_serializing_if = "Attrs::is_empty")]
     pub attrs: Attrs,
     /// Rendered (checkVisibility, inside a visible frame). Absent means visible.

@@ -132,6 +132,10 @@ pub enum AppKind {
     /// The same page on AG Grid Community 31, which draws each row twice: once among
     /// the pinned columns, once among the rest.
     AgGrid31,
+    /// sqlite-web 0.8, a Flask browser and editor for a SQLite file: a row's fields are
+    /// disabled until the box before each is ticked, a row's delete and a table's drop
+    /// are confirmation pages. The database file is the ground truth.
+    SqliteWeb,
 }
 
 impl AppKind {
@@ -151,6 +155,7 @@ impl AppKind {
             AppKind::Roundup => "roundup",
             AppKind::AgGrid => "aggrid",
             AppKind::AgGrid31 => "aggrid31",
+            AppKind::SqliteWeb => "sqlite-web",
         }
     }
 
@@ -170,6 +175,7 @@ impl AppKind {
             "roundup" => AppKind::Roundup,
             "aggrid" => AppKind::AgGrid,
             "aggrid31" => AppKind::AgGrid31,
+            "sqlite-web" => AppKind::SqliteWeb,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -261,6 +267,39 @@ impl RealApp {
                     .env("NSP_REAL_DB", &db)
                     .env("NSP_AUTOLOGIN", if opts.autologin { "1" } else { "0" });
                 ready_path = "/admin/login/";
+            }
+            AppKind::SqliteWeb => {
+                let seed = "import sqlite3, sys\n\
+                     c = sqlite3.connect(sys.argv[1])\n\
+                     c.execute('create table customers(id integer primary key, name text not null, email text, city text)')\n\
+                     c.executemany('insert into customers(name, email, city) values (?, ?, ?)', [\n\
+                     ('Ann Lee', 'ann@example.com', 'Oslo'), ('Bo Chen', 'bo@example.com', 'Lyon'),\n\
+                     ('Cy Diaz', 'cy@example.com', 'Quito')])\n\
+                     c.execute('create table orders(id integer primary key, customer_id integer, total real)')\n\
+                     c.execute('insert into orders(customer_id, total) values (1, 19.99)')\n\
+                     c.commit()";
+                let out = Command::new(&python).args(["-c", seed]).arg(&db).output()?;
+                if !out.status.success() {
+                    bail!(
+                        "seeding sqlite-web's db: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+                cmd = Command::new(&python);
+                // (Its `python -m sqlite_web` is broken in 0.8.2: the console script's
+                // entry point, called as the script calls it.)
+                cmd.args([
+                    "-c",
+                    "import sys\nfrom sqlite_web.sqlite_web import main\nsys.exit(main())",
+                    "-x",
+                    "-q",
+                    "-H",
+                    "127.0.0.1",
+                    "-p",
+                ])
+                .arg(port.to_string())
+                .arg(&db);
+                ready_path = "/";
             }
             AppKind::FlaskAdmin => {
                 cmd = Command::new(&python);

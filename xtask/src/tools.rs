@@ -381,6 +381,9 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // Roundup: a server-rendered issue tracker that mails its nosy lists (sqlite; the
     // mail goes to a file); fixtures/real/roundup.
     "roundup==2.6.0",
+    // sqlite-web: a Flask browser and editor for a SQLite file (fields enabled by a box,
+    // confirmation pages for deletes and drops).
+    "sqlite-web==0.8.2",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
