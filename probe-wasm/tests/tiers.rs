@@ -1959,22 +1959,16 @@ fn a_radio_group_outside_a_form_is_a_choice_that_can_be_made_back() {
         e.label = label.into();
         e
     };
-    let c = page(
-        "http://127.0.0.1:1/projects/1/data",
-        "Data | Demo",
-        vec![
+    let group = |id: &str, options: [(&str, &str, bool); 2]| {
+        let mut els = vec![
             el("main", None, "", &[]),
-            el_at(
-                "div",
-                Some(0),
-                "div:nth-of-type(1)",
-                "",
-                &[("id", "toolbar")],
-            ),
-            radio(1, 1, "comfortable", "Comfortable density", true),
-            radio(1, 2, "compact", "Compact density", false),
-        ],
-    );
+            el_at("div", Some(0), "div:nth-of-type(1)", "", &[("id", id)]),
+        ];
+        for (n, (value, label, checked)) in options.into_iter().enumerate() {
+            els.push(radio(1, n as u32 + 1, value, label, checked));
+        }
+        page("http://127.0.0.1:1/settings", "Settings | Demo", els)
+    };
     let set = |c: &PageCapture| {
         c.actions
             .iter()
@@ -1982,24 +1976,22 @@ fn a_radio_group_outside_a_form_is_a_choice_that_can_be_made_back() {
             .map(|(n, a)| (n.clone(), a.clone()))
             .unwrap_or_else(|| panic!("no choice in {:?}", c.actions.keys()))
     };
+    let c = group(
+        "toolbar",
+        [
+            ("comfortable", "Comfortable density", true),
+            ("compact", "Compact density", false),
+        ],
+    );
     let (name, a) = set(&c);
     assert_eq!(name, "set_density", "{:?}", c.actions.keys());
     assert_eq!(a.reversibility, W);
     assert!(a.confidence >= 0.9, "{a:?}");
-    let c = page(
-        "http://127.0.0.1:1/account",
-        "Account | Demo",
-        vec![
-            el("main", None, "", &[]),
-            el_at(
-                "div",
-                Some(0),
-                "div:nth-of-type(1)",
-                "",
-                &[("id", "danger")],
-            ),
-            radio(1, 1, "keep", "Keep my account", true),
-            radio(1, 2, "delete", "Delete my account", false),
+    let c = group(
+        "danger",
+        [
+            ("keep", "Keep my account", true),
+            ("delete", "Delete my account", false),
         ],
     );
     let (_, a) = set(&c);

@@ -63,8 +63,8 @@ fn recorded(app: &RealApp) -> Vec<(String, String, String)> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_was_typed() {
+/// The React app, and nspd with a headless browser on its page: the page's tab.
+async fn launch() -> (RealApp, Nspd, u64) {
     let app = RealApp::start(AppKind::ReactForm, RealAppOptions::default()).expect("the app");
     let url = app.url("/");
     let nspd = Nspd::launch(&NspdOptions {
@@ -79,6 +79,12 @@ async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_
         .await
         .expect("the form's tab is active")
         .pid;
+    (app, nspd, pid)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn react_controlled_input_contenteditable_and_listbox_submit_exactly_what_was_typed() {
+    let (app, nspd, pid) = launch().await;
 
     // The probe offers one form action with the three fields as parameters, the
     // listbox's options as the allowed values of its parameter.
@@ -202,20 +208,7 @@ async fn react_view_settings_outside_the_form_are_chosen_once_each() {
     // without a person, and choosing saves exactly the option chosen, once: the
     // dispatcher clicks that option and nothing after it (clicking the action's own
     // element, the group's first option, would choose it back and save again).
-    let app = RealApp::start(AppKind::ReactForm, RealAppOptions::default()).expect("the app");
-    let url = app.url("/");
-    let nspd = Nspd::launch(&NspdOptions {
-        url: url.clone(),
-        headless: true,
-    })
-    .expect("nspd");
-    let pid = nspd
-        .wait_for_app(TAB_TIMEOUT, |a| {
-            a.probe_status == ProbeStatus::Active && a.current_url.as_deref() == Some(&url)
-        })
-        .await
-        .expect("the form's tab is active")
-        .pid;
+    let (app, nspd, pid) = launch().await;
     let deadline = Instant::now() + SETTLE_TIMEOUT;
     let first = loop {
         let s = state(&nspd, pid).await;
