@@ -590,7 +590,7 @@
     filling.sort((a, b) => (a[2].compareDocumentPosition(b[2]) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
     for (const [pname, value, field] of filling) {
       await leaveSuggestions(field);
-      await enable(field, pname, guard);
+      await enable(field, pname, guard, filling);
       fill(field, pname, value, guard);
       await settle();
     }
@@ -631,11 +631,20 @@
   // is filled as a person fills it: the box is ticked first, as a click, and the field
   // must then be enabled. A disabled field nothing enables is left to fill(), whose
   // checks refuse it.
-  /** @param {Target} field @param {string} pname @param {(t: Target) => void} guard */
-  async function enable(field, pname, guard) {
+  // A box the agent asked to leave unticked while giving the field a value is a
+  // contradiction: refused, nothing filled after it.
+  /**
+   * @param {Target} field @param {string} pname @param {(t: Target) => void} guard
+   * @param {[string, unknown, Target][]} filling
+   */
+  async function enable(field, pname, guard, filling) {
     if (!isDisabled(field)) return;
     const box = /** @type {Target | null} */ (NspExtract.enablerOf(field));
     if (!box) return;
+    const asked = filling.find((f) => f[2] === box);
+    if (asked && !(asked[1] === true || asked[1] === "true" || asked[1] === 1 || asked[1] === "on")) {
+      fail("bad_parameters", `${pname}: its field is enabled by ${asked[0]}, which was asked to stay off.`);
+    }
     const on = box.localName === "input" ? /** @type {HTMLInputElement} */ (box).checked : box.getAttribute("aria-checked") === "true";
     if (!on) {
       click(box, () => guard(box));

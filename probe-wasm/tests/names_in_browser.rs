@@ -1137,6 +1137,14 @@ async fn a_disabled_field_its_box_enables_is_filled_after_ticking_the_box() {
         described.contains("ticks \"Allow updating this column.\""),
         "the parameter says which box filling it ticks: {described}"
     );
+    // Its box asked to stay off while the field gets a value: refused, nothing sent.
+    let out = run(&name, r#"{"chk_name": false, "name": "Ann Bell"}"#, &c).await;
+    assert!(
+        out.to_string().contains("bad_parameters"),
+        "a box asked off cannot enable its field: {out:#}"
+    );
+    assert_eq!(eval_string("String(globalThis.__sent)"), "undefined");
+    let c = capture();
     let out = run(&name, r#"{"name": "Ann Bell"}"#, &c).await;
     assert!(out.get("error").is_none(), "{out:#}");
     let sent: Value =
