@@ -390,8 +390,14 @@
         return;
       }
       case "radio": {
+        // By its value, or by what its label says where the probe offers labels (the
+        // values name nothing: Streamlit's "0", "1"); a value that picks two options
+        // (one's label another's value) picks none.
         const group = groupOf(el);
-        const pick = group.find((r) => r.value === String(value));
+        const want = String(value);
+        const picks = group.filter((r) => r.value === want || norm(NspExtract.explainLabel(r)) === norm(want));
+        const pick = picks.length === 1 ? picks[0] : null;
+        if (picks.length > 1) fail("bad_parameters", `${name}: ${shown(value)} names more than one option.`);
         if (!pick) fail("bad_parameters", `${name}: ${shown(value)} is not one of ${JSON.stringify(group.map((r) => r.value))}.`);
         if (!pick.checked) click(pick, () => guard(pick));
         return;

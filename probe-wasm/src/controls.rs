@@ -323,10 +323,13 @@ fn toggle_or_choice(
     };
     if is_radio {
         if let Some(&idx) = radios.get(&group).filter(|_| !group.is_empty()) {
-            // Another option of a group already offered: add its value.
-            let value = Value::String(e.attr("value").unwrap_or("on").to_owned());
-            if let Some(p) = found[idx].schema.parameters.first_mut() {
-                p.allowed_values.get_or_insert_with(Vec::new).push(value);
+            // Another option of a group already offered: add its value (a group found
+            // by where it sits offered them all at once).
+            if unnamed.is_none() {
+                let value = Value::String(e.attr("value").unwrap_or("on").to_owned());
+                if let Some(p) = found[idx].schema.parameters.first_mut() {
+                    p.allowed_values.get_or_insert_with(Vec::new).push(value);
+                }
             }
             found[idx].bind(page, i);
             return None;
@@ -383,7 +386,12 @@ fn toggle_or_choice(
             secret: is_secret(e),
         }
     } else {
-        let allowed: Vec<Value> = if is_radio {
+        let allowed: Vec<Value> = if let Some(g) = &unnamed {
+            crate::page::radio_choices(page, &g.members)
+                .into_iter()
+                .map(Value::String)
+                .collect()
+        } else if is_radio {
             vec![Value::String(e.attr("value").unwrap_or("on").to_owned())]
         } else {
             crate::page::select_choices(e)

@@ -1122,14 +1122,22 @@ pub fn field_params(
             .map(|d| clip(d, 160));
         let (type_name, allowed, default, hint): (&str, Option<Vec<Value>>, Option<Value>, String) =
             if is_input && kind == "radio" {
-                let values: Vec<Value> = members
-                    .iter()
-                    .map(|i| Value::String(page.els[*i].attr("value").unwrap_or("on").to_owned()))
-                    .collect();
+                // A group a framework drew (no name, or a generated one) offers what
+                // its options say where its values name nothing; a named group its
+                // values, which the page named.
+                let choices = if radio_groups.iter().any(|(_, n)| *n == name) {
+                    crate::page::radio_choices(page, members)
+                } else {
+                    members
+                        .iter()
+                        .map(|i| page.els[*i].attr("value").unwrap_or("on").to_owned())
+                        .collect()
+                };
                 let checked = members
                     .iter()
-                    .find(|i| page.els[**i].attr("checked") == Some("true"))
-                    .map(|i| Value::String(page.els[*i].attr("value").unwrap_or("on").to_owned()));
+                    .position(|i| page.els[*i].attr("checked") == Some("true"))
+                    .map(|k| Value::String(choices[k].clone()));
+                let values: Vec<Value> = choices.into_iter().map(Value::String).collect();
                 (
                     "string",
                     Some(values),

@@ -315,9 +315,12 @@ pub fn find(page: &Page<'_>) -> Lists {
         } else if container {
             vec![table_columns(page, c)]
         } else {
-            let (head, columns) = drawn_table_columns(page, c, &rows).unzip();
-            heads.extend(head);
-            vec![columns.unwrap_or_default()]
+            let mut columns = Vec::new();
+            if let Some((head, names)) = drawn_table_columns(page, c, &rows) {
+                heads.push(head);
+                columns = names;
+            }
+            vec![columns]
         };
         if column_parts.len() != twins.len() + 1 {
             column_parts = vec![column_parts.concat()];
@@ -684,15 +687,7 @@ pub fn drawn_header_row(page: &Page<'_>, r: usize) -> bool {
     if data || crate::text::words(&e.text).len() >= 24 {
         return false;
     }
-    let rows_like = |c: usize| {
-        page.children(c)
-            .iter()
-            .filter(|x| {
-                let x = &page.els[**x];
-                x.visible && x.tag == e.tag && is_row(x)
-            })
-            .count()
-    };
+    let rows_like = |c: usize| rows_of_tag(page, c, &e.tag);
     let Some(p) = page.parent[r] else {
         return false;
     };
@@ -711,6 +706,17 @@ pub fn drawn_header_row(page: &Page<'_>, r: usize) -> bool {
         && page.parent[next] == page.parent[p]
         && is_list_container(&page.els[next])
         && rows_like(next) >= 1
+}
+
+/// How many of `c`'s children are visible rows of tag `tag`.
+#[inline(never)]
+fn rows_of_tag(page: &Page<'_>, c: usize, tag: &str) -> usize {
+    let mut n = 0;
+    for &x in page.children(c) {
+        let x = &page.els[x];
+        n += usize::from(x.visible && x.tag == tag && is_row(x));
+    }
+    n
 }
 
 /// A class word that says its element heads what follows: `head`, `header`,
@@ -1765,17 +1771,20 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> (Vec<String>, Vec<String>) 
             *counts.entry(c.to_owned()).or_insert(0) += 1;
         }
     }
-    let mut varying: Vec<String> = counts
-        .into_iter()
+    // Sorted as `(&str, usize)` pairs, a type the lexicon sorts too: the wasm holds a
+    // sort's code once per type.
+    let mut sorted: Vec<(&str, usize)> = counts
+        .iter()
         .filter(|(c, n)| {
-            *n < rows.len()
+            **n < rows.len()
                 && c.len() <= 24
                 && c.chars().all(|ch| ch.is_ascii_alphabetic() || ch == '-')
                 && !is_position_class(c)
         })
-        .map(|(c, _)| c)
+        .map(|(c, n)| (c.as_str(), *n))
         .collect();
-    varying.sort_unstable();
+    sorted.sort_unstable();
+    let varying: Vec<String> = sorted.into_iter().map(|(c, _)| c.to_owned()).collect();
     let families = class_families(page, rows, &varying);
     let mut out: Vec<String> = varying
         .into_iter()

@@ -466,8 +466,8 @@ fn field_value(
     if group.is_some() && e.attr("checked") != Some("true") {
         return;
     }
-    let group_name = group.map(|g| {
-        crate::page::radio_group_name(page, &g).unwrap_or_else(|| {
+    let group_name = group.as_ref().map(|g| {
+        crate::page::radio_group_name(page, g).unwrap_or_else(|| {
             by_role = true;
             "choice".to_owned()
         })
@@ -502,10 +502,19 @@ fn field_value(
         ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),
         ("input", "radio") => {
             if e.attr("checked") == Some("true") && radio_done.insert(key.clone(), 1).is_none() {
-                out.put(
-                    key,
-                    Value::String(clip(e.attr("value").unwrap_or("on"), MAX_VALUE_LEN)),
-                );
+                // As its parameter offers it (`page::radio_choices`): a label where the
+                // values name nothing.
+                let value = match &group {
+                    Some(g) => {
+                        let k = g.members.iter().position(|m| *m == i).unwrap_or(0);
+                        crate::page::radio_choices(page, &g.members)
+                            .into_iter()
+                            .nth(k)
+                            .unwrap_or_default()
+                    }
+                    None => e.attr("value").unwrap_or("on").to_owned(),
+                };
+                out.put(key, Value::String(clip(&value, MAX_VALUE_LEN)));
             }
         }
         ("input", "file") => {}

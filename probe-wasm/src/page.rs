@@ -1073,13 +1073,19 @@ pub struct RadioGroup {
 /// DOM; here the nearest recorded ancestor holding another is found first, and the
 /// elements between it and the radios, which the snapshot does not record, are read
 /// from their selectors: a toolbar holding two segmented controls is two groups.
-/// `None` for a named radio button or one alone.
+/// A group named by a framework's generated name (React Aria's
+/// `react-aria7101175195-:r7:`, Streamlit's radios) is its radios of that name, found
+/// and named the same way: the name says nothing to a model. `None` for a radio
+/// button with a name that names something, or one alone.
 pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
+    let name = |d: usize| page.els[d].attr("name").map(str::trim).unwrap_or("");
+    let own_name = name(i);
+    if !own_name.is_empty() && stable_id(own_name) {
+        return None;
+    }
     let unnamed = |d: usize| {
         let x = &page.els[d];
-        x.tag == "input"
-            && x.input_type() == "radio"
-            && x.attr("name").is_none_or(|n| n.trim().is_empty())
+        x.tag == "input" && x.input_type() == "radio" && name(d) == own_name
     };
     if !unnamed(i) {
         return None;
@@ -1114,6 +1120,32 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
         return Some(RadioGroup { holder: a, members });
     }
     None
+}
+
+/// What each of a group of radio buttons [`radio_group`] found (`members`, in order)
+/// offers as its value:
+/// its `value`, unless the values name nothing or repeat (Streamlit's "0", "1", "2"
+/// for "Standard", "Express", "Overnight"; options with no value, all "on"), then what
+/// each option's label says, when every label says something of its own. The
+/// dispatcher takes either, and refuses one that picks two options.
+pub fn radio_choices(page: &Page<'_>, members: &[usize]) -> Vec<String> {
+    let mut values = Vec::new();
+    let mut labels = Vec::new();
+    let (mut values_name, mut values_ok, mut labels_ok) = (false, true, true);
+    for &m in members {
+        let value = page.els[m].attr("value").unwrap_or("on").to_owned();
+        let label = field_label(page, &page.els[m]);
+        values_name |= names_something(&value) && stable_id(&value);
+        values_ok &= !value.trim().is_empty() && !values.contains(&value);
+        labels_ok &= !label.trim().is_empty() && !labels.contains(&label);
+        values.push(value);
+        labels.push(label);
+    }
+    if (values_ok && values_name) || !labels_ok {
+        values
+    } else {
+        labels
+    }
 }
 
 /// What names a group of radio buttons with no `name` ([`radio_group`]): a hidden

@@ -1155,3 +1155,59 @@ async fn a_disabled_field_its_box_enables_is_filled_after_ticking_the_box() {
         "the box ticked, the field filled, the other column left out"
     );
 }
+
+#[wasm_bindgen_test]
+async fn radio_buttons_named_by_a_framework_are_named_by_their_group_and_offer_their_labels() {
+    // Streamlit's `st.radio`: a `role=radiogroup` labelled "Delivery speed" around
+    // radios whose `name` React Aria generated and whose values are their positions.
+    // The group is named by its label, offers what the options say, and the dispatcher
+    // picks the option by it; a value that is one option's value and another's label
+    // picks none.
+    let option = |n: usize, label: &str, checked: bool| {
+        format!(
+            r#"<label><input type="radio" name="react-aria7101175195-:r7:" value="{n}"{}><div><p>{label}</p></div></label>"#,
+            if checked { " checked" } else { "" }
+        )
+    };
+    mount(&format!(
+        r#"<h1>Shipping</h1><div id="speed" role="radiogroup" aria-label="Delivery speed">{}{}{}</div>
+        <div id="odd" role="radiogroup" aria-label="Odd group">
+        <label><input type="radio" name="odd-:r9:" value="1" checked> 2</label>
+        <label><input type="radio" name="odd-:r9:" value="2"> 1</label></div>"#,
+        option(0, "Standard", true),
+        option(1, "Express", false),
+        option(2, "Overnight", false)
+    ));
+    let c = capture();
+    assert_eq!(
+        c["objects"]["delivery_speed"], "Standard",
+        "{:#}",
+        c["objects"]
+    );
+    assert_eq!(
+        c["actions"]["set_delivery_speed"]["parameters"][0]["allowed_values"],
+        json!(["Standard", "Express", "Overnight"]),
+        "{:#}",
+        c["actions"]
+    );
+    let out = run("set_delivery_speed", r#"{"value": "Express"}"#, &c).await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(
+        eval_string("document.querySelector('#speed input:checked').value"),
+        "1"
+    );
+    let odd = c["actions"]
+        .as_object()
+        .and_then(|a| a.keys().find(|k| k.contains("odd")).cloned())
+        .unwrap_or_else(|| panic!("{:#}", c["actions"]));
+    let out = run(&odd, r#"{"value": "1"}"#, &c).await;
+    assert!(
+        out.to_string().contains("bad_parameters"),
+        "\"1\" is one option's value and the other's label: {out:#}"
+    );
+    assert_eq!(
+        eval_string("document.querySelector('#odd input:checked').value"),
+        "1",
+        "nothing clicked"
+    );
+}

@@ -134,23 +134,37 @@ fn unpack(groups: &'static [&'static str], out: &mut Vec<Entry>) {
     }
 }
 
-/// The word lexicon sorted by word, built once: classification runs for every control.
-fn word_table() -> &'static [Entry] {
-    static TABLE: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
+/// The word lexicon, and where each word is in it, by word: built once (classification
+/// runs for every control).
+struct Words {
+    entries: Vec<Entry>,
+    /// `(word, position in entries)`, sorted: the type the phrases' `starts` are sorted
+    /// as, so that the wasm holds one sort's code for both.
+    by_word: Vec<(&'static str, usize)>,
+}
+
+fn word_table() -> &'static Words {
+    static TABLE: std::sync::OnceLock<Words> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut table = Vec::new();
-        unpack(WORDS, &mut table);
-        table.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        table
+        let mut entries = Vec::new();
+        unpack(WORDS, &mut entries);
+        let mut by_word: Vec<(&'static str, usize)> =
+            entries.iter().enumerate().map(|(i, e)| (e.0, i)).collect();
+        by_word.sort_unstable();
+        Words { entries, by_word }
     })
 }
 
 fn lookup(word: &str) -> Option<(Reversibility, Strength)> {
     let table = word_table();
     table
-        .binary_search_by(|(w, _, _)| (*w).cmp(word))
+        .by_word
+        .binary_search_by(|(w, _)| (*w).cmp(word))
         .ok()
-        .map(|i| (table[i].1, table[i].2))
+        .map(|k| {
+            let e = &table.entries[table.by_word[k].1];
+            (e.1, e.2)
+        })
 }
 
 /// One phrase of the lexicon, with its words.
