@@ -599,8 +599,23 @@
       await enable(field, pname, guard, filling);
       fill(field, pname, value, guard);
       await settle();
+      await chooseTyped(field, value, guard);
     }
     if (filling.length) await leaveSuggestions(el);
+    // A combobox that keeps no typed text (its value is one of its options) and did
+    // not take the value given: refused before anything is sent. Asked once the field
+    // is left, as a person leaves it for the button (such a field puts its option back
+    // then).
+    for (const [pname, value, field] of filling) {
+      if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field)) continue;
+      if (field.ownerDocument.activeElement === field) {
+        field.blur();
+        await settle();
+      }
+      if (norm(String(field.value)) !== norm(value)) {
+        fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(value)} (it shows ${JSON.stringify(String(field.value).slice(0, 80))}); give one of the options it offers.`);
+      }
+    }
     if (form && (el === form || isSubmit(el))) {
       if (!form.checkValidity()) {
         const bad = Array.from(/** @type {HTMLCollectionOf<HTMLInputElement>} */ (/** @type {unknown} */ (form.elements))).find((f) => f.willValidate && !f.checkValidity());
@@ -657,6 +672,29 @@
       await settle();
     }
     if (isDisabled(field)) fail("bad_parameters", `${pname}: the field stays disabled after ticking the box that enables it.`);
+  }
+
+  // A combobox whose typed text filters its options (React Aria's, Streamlit's select
+  // box) takes a value when the option saying it is chosen, as a person chooses it:
+  // after the text is typed, the option of its listbox (`aria-controls`, `aria-owns`)
+  // whose text is the value is clicked. Suggestions of a field that keeps what is typed
+  // are left alone when none says the value.
+  /** @param {Target} field @param {unknown} value @param {(t: Target) => void} guard */
+  async function chooseTyped(field, value, guard) {
+    if (field.getAttribute("role") !== "combobox" || typeof value !== "string") return;
+    const doc = field.ownerDocument;
+    const ids = `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/).filter(Boolean);
+    const want = norm(value);
+    for (const id of ids) {
+      const list = doc.getElementById(id);
+      if (!list || list.getAttribute("role") !== "listbox") continue;
+      const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => norm(o.textContent) === want));
+      if (option && option.getAttribute("aria-selected") !== "true") {
+        click(option, () => guard(option));
+        await settle();
+      }
+      return;
+    }
   }
 
   // A focused combobox's open suggestions may cover the fields below it (the capture

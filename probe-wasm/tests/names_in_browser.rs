@@ -1211,3 +1211,49 @@ async fn radio_buttons_named_by_a_framework_are_named_by_their_group_and_offer_t
         "nothing clicked"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_combobox_that_keeps_no_typed_text_is_given_the_option_saying_the_value() {
+    // React Aria's combobox (Streamlit's select box): typing filters its listbox, a
+    // click on an option chooses it, and leaving the field puts back the option chosen.
+    // The dispatcher clicks the option that says the value; a value no option says is
+    // refused before the form is sent.
+    mount(
+        r#"<form id="ship" method="post" action="/ship"><label for="size">Box size</label>
+        <input id="size" name="size" role="combobox" aria-autocomplete="list" aria-controls="sizes" value="Small">
+        <div id="sizes" role="listbox" aria-label="Box size"></div>
+        <button type="submit">Save settings</button></form>"#,
+    );
+    eval(
+        "(() => { const input = document.getElementById('size'), list = document.getElementById('sizes'); \
+           let chosen = 'Small'; \
+           const show = () => { list.innerHTML = ''; for (const o of ['Small', 'Medium', 'Large']) { \
+             if (!o.toLowerCase().startsWith(input.value.toLowerCase())) continue; \
+             const d = document.createElement('div'); d.setAttribute('role', 'option'); d.textContent = o; \
+             d.setAttribute('aria-selected', String(o === chosen)); \
+             d.addEventListener('click', () => { chosen = o; input.value = o; list.innerHTML = ''; }); list.append(d); } }; \
+           input.addEventListener('input', show); \
+           input.addEventListener('blur', () => setTimeout(() => { input.value = chosen; list.innerHTML = ''; }, 0)); \
+           document.getElementById('ship').addEventListener('submit', (e) => { e.preventDefault(); \
+             globalThis.__shipped = (globalThis.__shipped || []).concat(input.value); }); })()",
+    );
+    let c = capture();
+    let (name, _) = action_on(&c, "ship")
+        .or_else(|| {
+            c["actions"]
+                .as_object()
+                .and_then(|a| a.iter().find(|(n, _)| n.starts_with("save")))
+                .map(|(n, a)| (n.clone(), a.clone()))
+        })
+        .unwrap_or_else(|| panic!("{:#}", c["actions"]));
+    let out = run(&name, r#"{"size": "Huge"}"#, &c).await;
+    assert!(
+        out.to_string().contains("did not take"),
+        "no option says it: refused: {out:#}"
+    );
+    assert_eq!(eval_string("String(globalThis.__shipped)"), "undefined");
+    let c = capture();
+    let out = run(&name, r#"{"size": "Large"}"#, &c).await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__shipped)"), "Large");
+}
