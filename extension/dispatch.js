@@ -361,6 +361,12 @@
     return "text";
   }
 
+  // Whether a box's parameter value asks for it on.
+  /** @param {unknown} value */
+  function isOn(value) {
+    return value === true || value === "true" || value === 1 || value === "on";
+  }
+
   // `guard(target)`: the checks to run right before an event goes to `target`.
   /**
    * @param {Target} el
@@ -384,7 +390,7 @@
           }
           return;
         }
-        const want = value === true || value === "true" || value === 1 || value === "on";
+        const want = isOn(value);
         const now = kind === "checkbox" ? el.checked : el.getAttribute("aria-checked") === "true";
         if (now !== want) click(el, () => guard(el));
         return;
@@ -663,14 +669,12 @@
     const box = /** @type {Target | null} */ (NspExtract.enablerOf(field));
     if (!box) return;
     const asked = filling.find((f) => f[2] === box);
-    if (asked && !(asked[1] === true || asked[1] === "true" || asked[1] === 1 || asked[1] === "on")) {
+    if (asked && !isOn(asked[1])) {
       fail("bad_parameters", `${pname}: its field is enabled by ${asked[0]}, which was asked to stay off.`);
     }
-    const on = box.localName === "input" ? /** @type {HTMLInputElement} */ (box).checked : box.getAttribute("aria-checked") === "true";
-    if (!on) {
-      click(box, () => guard(box));
-      await settle();
-    }
+    // Ticked as the box's own parameter is set: a click only when it is off.
+    fill(box, pname, true, guard);
+    await settle();
     if (isDisabled(field)) fail("bad_parameters", `${pname}: the field stays disabled after ticking the box that enables it.`);
   }
 

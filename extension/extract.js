@@ -2064,8 +2064,9 @@
         clickable = true;
         record = true;
       }
-      const tableRow = (clsBits & C_TROW) !== 0 && (tag === "div" || tag === "span");
-      if (tableRow || ((clsBits & C_TPART) !== 0 && (tag === "div" || tag === "span"))) record = true;
+      const drawnTable = (clsBits & (C_TROW | C_TPART)) !== 0 && (tag === "div" || tag === "span");
+      const tableRow = drawnTable && (clsBits & C_TROW) !== 0;
+      if (drawnTable) record = true;
       const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
       // classed leaf (in a row a class names, a styled one too), or a paragraph (a

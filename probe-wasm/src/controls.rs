@@ -353,21 +353,29 @@ fn toggle_or_choice(
     // A radio group is chosen by any of its options: what each option says is
     // evidence of what choosing does, and the stricter reading wins ("Delete my
     // account" beside "Keep my account").
+    // (A group found by where it sits has its members; a named one's are the radios of
+    // its name in its form.)
     let mut options: Vec<String> = Vec::new();
-    for o in 0..if is_radio { page.els.len() } else { 0 } {
-        let x = &page.els[o];
-        let member = match &unnamed {
-            Some(g) => g.members.contains(&o),
-            None => {
-                x.tag == "input"
+    let mut add = |o: usize| {
+        if o != i {
+            options.push(field_label(page, &page.els[o]));
+        }
+    };
+    match &unnamed {
+        Some(g) => g.members.iter().for_each(|&o| add(o)),
+        None if is_radio => {
+            for o in 0..page.els.len() {
+                let x = &page.els[o];
+                if x.tag == "input"
                     && x.input_type() == "radio"
                     && page.form[o] == page.form[i]
                     && x.attr("name") == e.attr("name")
+                {
+                    add(o);
+                }
             }
-        };
-        if member && o != i {
-            options.push(field_label(page, x));
         }
+        None => {}
     }
     let mut ev = Evidence::on_page(kind, &label, page, i);
     ev.shown.extend(options.iter().map(String::as_str));

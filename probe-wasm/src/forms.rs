@@ -1101,13 +1101,16 @@ pub fn field_params(
         let kind = first.input_type();
         let is_input = first.tag == "input";
         let secret = members.iter().any(|i| is_secret(&page.els[*i]));
+        // A group of radio buttons `page::radio_group` found (no name, or a generated
+        // one).
+        let found_group = radio_groups.iter().any(|(_, n)| *n == name);
         // A secret field's label may be where the page mirrors what is typed: it is
         // described by its name, which never comes from there (`param_name`).
         // A group of radio buttons with no `name` is described by its own name, not
         // by its first option's label.
         let label = if secret {
             String::new()
-        } else if radio_groups.iter().any(|(_, n)| *n == name) {
+        } else if found_group {
             crate::text::humanize(&name)
         } else {
             field_label(page, first)
@@ -1125,7 +1128,7 @@ pub fn field_params(
                 // A group a framework drew (no name, or a generated one) offers what
                 // its options say where its values name nothing; a named group its
                 // values, which the page named.
-                let choices = if radio_groups.iter().any(|(_, n)| *n == name) {
+                let choices = if found_group {
                     crate::page::radio_choices(page, members)
                 } else {
                     members

@@ -1059,7 +1059,7 @@ pub fn names_something(s: &str) -> bool {
         && t.bytes().any(|b| b.is_ascii_digit()))
 }
 
-/// A group of radio buttons with no `name` ([`radio_group`]): the recorded element
+/// A group of radio buttons with no `name`, or a generated one ([`radio_group`]): the recorded element
 /// holding them, and its members in document order (the first is the group's
 /// identity).
 pub struct RadioGroup {
@@ -1083,11 +1083,11 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
     if !own_name.is_empty() && stable_id(own_name) {
         return None;
     }
-    let unnamed = |d: usize| {
+    let same = |d: usize| {
         let x = &page.els[d];
         x.tag == "input" && x.input_type() == "radio" && name(d) == own_name
     };
-    if !unnamed(i) {
+    if !same(i) {
         return None;
     }
     let own = page.selector(i);
@@ -1095,7 +1095,7 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
         // The nearest DOM ancestor holding another: the most selector steps shared.
         let mut most = 0;
         let mut members: Vec<usize> = Vec::new();
-        for d in page.descendants(a).filter(|d| *d != i && unnamed(*d)) {
+        for d in page.descendants(a).filter(|d| *d != i && same(*d)) {
             let shared = own
                 .split(" > ")
                 .zip(page.selector(d).split(" > "))
@@ -1148,7 +1148,7 @@ pub fn radio_choices(page: &Page<'_>, members: &[usize]) -> Vec<String> {
     }
 }
 
-/// What names a group of radio buttons with no `name` ([`radio_group`]): a hidden
+/// What names a group of radio buttons [`radio_group`] found: a hidden
 /// input in the group's holder holding one of its values (the component's own field,
 /// Label Studio's `<input type=hidden name=sampling value="Sequential sampling">`),
 /// else the holder's `aria-label` when the group is all the radios it holds, else the
