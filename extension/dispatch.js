@@ -382,10 +382,22 @@
       case "checkbox":
       case "aria-checkbox": {
         if (Array.isArray(value)) {
-          // A group of checkboxes sharing a name: check exactly the listed values.
+          // A group of checkboxes sharing a name: check exactly the listed boxes, each
+          // named by its value or by what its label says (the probe offers labels
+          // where the values name nothing). An item naming no box, or two, is refused
+          // before any box is clicked: a bulk action must not run on another set.
           const group = groupOf(el);
+          /** @type {Set<Target>} */
+          const picked = new Set();
+          for (const item of value) {
+            const want = String(item);
+            const picks = group.filter((b) => b.value === want || norm(NspExtract.explainLabel(b)) === norm(want));
+            if (picks.length > 1) fail("bad_parameters", `${name}: ${shown(item)} names more than one box.`);
+            if (picks.length === 0) fail("bad_parameters", `${name}: ${shown(item)} is not one of ${JSON.stringify(group.map((b) => b.value))}.`);
+            picked.add(picks[0]);
+          }
           for (const box of group) {
-            const want = value.map(String).includes(/** @type {string} */ (box.value));
+            const want = picked.has(box);
             if (box.checked !== want) click(box, () => guard(box));
           }
           return;
@@ -463,7 +475,27 @@
     const name = el.name;
     if (!name) return el.type === "radio" ? unnamedRadios(el) : [el];
     const scope = /** @type {ParentNode} */ (el.form || el.getRootNode());
-    return Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (scope.querySelectorAll(`input[type="${el.type}"]`))).filter((x) => x.name === name);
+    const named = Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (scope.querySelectorAll(`input[type="${el.type}"]`))).filter((x) => x.name === name && x.form === el.form);
+    return el.type === "radio" && named.length === 1 ? loneRadios(el) : named;
+  }
+
+  // A radio button whose name no other radio of its form has (Gradio's `radio-1`,
+  // `radio-2` for one `gr.Radio`) and the other such radios in its nearest ancestor
+  // holding one, within its form: the probe's `page::radio_group` draws the same group.
+  /** @param {Target} el @returns {Target[]} */
+  function loneRadios(el) {
+    const scope = /** @type {ParentNode} */ (el.form || el.getRootNode());
+    /** @type {Map<string, number>} */
+    const count = new Map();
+    const radios = Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (scope.querySelectorAll('input[type="radio"]'))).filter((x) => x.form === el.form);
+    for (const r of radios) count.set(r.name, (count.get(r.name) || 0) + 1);
+    const lone = (/** @type {HTMLInputElement} */ r) => r.name !== "" && r.form === el.form && count.get(r.name) === 1;
+    for (let a = el.parentElement; a !== null; a = a.parentElement) {
+      const group = Array.from(/** @type {NodeListOf<HTMLInputElement>} */ (a.querySelectorAll('input[type="radio"]'))).filter(lone);
+      if (group.length > 1) return group;
+      if (a.localName === "form") break;
+    }
+    return [el];
   }
 
   // A radio button with no `name` (a component's, which HTML leaves a group of its own)
@@ -692,8 +724,12 @@
     for (const id of ids) {
       const list = doc.getElementById(id);
       if (!list || list.getAttribute("role") !== "listbox") continue;
-      const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => norm(o.textContent) === want));
+      // By what the option says to a person: its label (Gradio's options hold a hidden
+      // check mark before their text), else its text.
+      const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want));
       if (option && option.getAttribute("aria-selected") !== "true") {
+        // A person waits for the list to stop moving in (Gradio's fades up).
+        await still();
         click(option, () => guard(option));
         await settle();
       }

@@ -2396,6 +2396,13 @@
         if (attrs === null) attrs = {};
         attrs.enabled_by = explainLabel(/** @type {PageElement} */ (enabler)) || "its box";
       }
+      if (tag === "fieldset") {
+        const caption = fieldsetCaption(el);
+        if (caption) {
+          if (attrs === null) attrs = {};
+          attrs.caption = caption;
+        }
+      }
       if (clickable) recFlags |= F_CLICKABLE;
       /** @type {ElementRecord} */
       const rec = /** @type {ElementRecord} */ ([tag, parentIdx, where, recFlags, text]);
@@ -2627,6 +2634,31 @@
   // the box's label (`enabled_by`), so the probe offers it and says which box filling
   // it ticks; the dispatcher ticks the box before filling it, and refuses the value if
   // the field stays disabled. A field outside a form has none.
+  // What a fieldset without a <legend> shows as its caption: the first words inside it
+  // before its first field, button or label (Gradio draws its radio and checkbox groups'
+  // names as a <span> there). The probe names a group of radios drawn without a shared
+  // name by it (`page::radio_group_name`). "" when it has a legend, which is recorded
+  // itself, or no such words.
+  /** @param {Element} fieldset @returns {string} */
+  function fieldsetCaption(fieldset) {
+    const walker = fieldset.ownerDocument.createTreeWalker(fieldset, 5 /* SHOW_ELEMENT | SHOW_TEXT */, {
+      // What is never text (a script, an icon's SVG) is passed over whole.
+      acceptNode: (n) => (n.nodeType === 1 && SKIP.has(/** @type {Element} */ (n).localName) ? 2 /* FILTER_REJECT */ : 1),
+    });
+    for (let n = walker.nextNode(), seen = 0; n !== null && seen < 40; n = walker.nextNode(), seen++) {
+      if (n.nodeType === 1) {
+        const tag = /** @type {Element} */ (n).localName;
+        if (tag === "legend" || tag === "label" || tag === "button" || FIELD_TAGS.has(tag)) return "";
+        continue;
+      }
+      const words = norm(n.nodeValue || "", 80);
+      // Words the page hides are no caption a person reads.
+      const parent = n.parentElement;
+      if (words && parent && (typeof parent.checkVisibility !== "function" || parent.checkVisibility(OPAQUE))) return words;
+    }
+    return "";
+  }
+
   /** @param {Element} el @returns {HTMLElement | null} */
   function enablerOf(el) {
     const id = el.id;

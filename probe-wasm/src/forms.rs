@@ -450,6 +450,9 @@ fn sends(page: &Page<'_>, b: usize) -> bool {
         // A formatting toolbar's button changes the selection's form in the editor
         // beside it ("Apply bold formatting to selection"): it sends no field.
         && !crate::classify::formats_text(page, b, &label)
+        // Nor does a field's own reset ("Reset to default value" in a slider's box):
+        // the field stays a parameter of the form around it.
+        && !crate::classify::clears_field(page, b, &label)
 }
 
 /// The button that confirms dialog-held form `form` from outside it: in the same
@@ -1129,7 +1132,7 @@ pub fn field_params(
                 // its options say where its values name nothing; a named group its
                 // values, which the page named.
                 let choices = if found_group {
-                    crate::page::radio_choices(page, members)
+                    crate::page::group_choices(page, members)
                 } else {
                     members
                         .iter()
@@ -1148,9 +1151,23 @@ pub fn field_params(
                     "one of the allowed values".into(),
                 )
             } else if is_input && kind == "checkbox" && members.len() > 1 {
-                let values: Vec<Value> = members
-                    .iter()
-                    .map(|i| Value::String(page.els[*i].attr("value").unwrap_or("on").to_owned()))
+                // Boxes sharing a name take the list of those to tick: their values,
+                // or what their labels say where the values name nothing (I Hate
+                // Money's "payed for" boxes are the members' ids, labelled by their
+                // names), unless every label starts alike (Django's row boxes, "Select
+                // this object for an action - Dentist"): a row's box is chosen by its
+                // row's own action, and a list's labels would repeat those words on
+                // every row.
+                let choices = crate::page::group_choices(page, members);
+                let first = choices.first().and_then(|c| c.split_whitespace().next());
+                let alike = choices.iter().all(|c| c.split_whitespace().next() == first);
+                let values: Vec<Value> = choices
+                    .into_iter()
+                    .zip(members)
+                    .map(|(c, i)| {
+                        let value = page.els[*i].attr("value").unwrap_or("on");
+                        Value::String(if alike { value.to_owned() } else { c })
+                    })
                     .collect();
                 (
                     "array",

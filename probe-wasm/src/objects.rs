@@ -502,12 +502,12 @@ fn field_value(
         ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),
         ("input", "radio") => {
             if e.attr("checked") == Some("true") && radio_done.insert(key.clone(), 1).is_none() {
-                // As its parameter offers it (`page::radio_choices`): a label where the
+                // As its parameter offers it (`page::group_choices`): a label where the
                 // values name nothing.
                 let value = match &group {
                     Some(g) => {
                         let k = g.members.iter().position(|m| *m == i).unwrap_or(0);
-                        crate::page::radio_choices(page, &g.members)
+                        crate::page::group_choices(page, &g.members)
                             .into_iter()
                             .nth(k)
                             .unwrap_or_default()

@@ -1075,17 +1075,27 @@ pub struct RadioGroup {
 /// from their selectors: a toolbar holding two segmented controls is two groups.
 /// A group named by a framework's generated name (React Aria's
 /// `react-aria7101175195-:r7:`, Streamlit's radios) is its radios of that name, found
-/// and named the same way: the name says nothing to a model. `None` for a radio
-/// button with a name that names something, or one alone.
+/// and named the same way: the name says nothing to a model. So are radios each
+/// with a name no other radio of its form has (Gradio's `radio-1`, `radio-2` for one
+/// `gr.Radio`: HTML leaves each a group of its own, which no person could clear, and
+/// the component's script makes them one): the lone-named radios under the nearest
+/// element holding another. `None` for a radio button with a name that names
+/// something and other radios share, or one alone.
 pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
     let name = |d: usize| page.els[d].attr("name").map(str::trim).unwrap_or("");
     let own_name = name(i);
-    if !own_name.is_empty() && stable_id(own_name) {
+    let by_lone = !own_name.is_empty() && stable_id(own_name);
+    if by_lone && !lone_radio(page, i) {
         return None;
     }
     let same = |d: usize| {
-        let x = &page.els[d];
-        x.tag == "input" && x.input_type() == "radio" && name(d) == own_name
+        page.els[d].tag == "input"
+            && page.els[d].input_type() == "radio"
+            && if by_lone {
+                page.form[d] == page.form[i] && stable_id(name(d)) && lone_radio(page, d)
+            } else {
+                name(d) == own_name
+            }
     };
     if !same(i) {
         return None;
@@ -1122,13 +1132,37 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
     None
 }
 
-/// What each of a group of radio buttons [`radio_group`] found (`members`, in order)
-/// offers as its value:
+/// Whether radio button `d` has a name no other radio of its form (or, outside any
+/// form, of the page) has.
+#[inline(never)]
+fn lone_radio(page: &Page<'_>, d: usize) -> bool {
+    let Some(n) = page.els[d]
+        .attr("name")
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    else {
+        return false;
+    };
+    for (o, x) in page.els.iter().enumerate() {
+        if o != d
+            && x.tag == "input"
+            && page.form[o] == page.form[d]
+            && x.attr("name").map(str::trim) == Some(n)
+            && x.input_type() == "radio"
+        {
+            return false;
+        }
+    }
+    true
+}
+
+/// What each of a group of radio buttons [`radio_group`] found, or of checkboxes
+/// sharing a name (`members`, in order), offers as its value:
 /// its `value`, unless the values name nothing or repeat (Streamlit's "0", "1", "2"
 /// for "Standard", "Express", "Overnight"; options with no value, all "on"), then what
 /// each option's label says, when every label says something of its own. The
 /// dispatcher takes either, and refuses one that picks two options.
-pub fn radio_choices(page: &Page<'_>, members: &[usize]) -> Vec<String> {
+pub fn group_choices(page: &Page<'_>, members: &[usize]) -> Vec<String> {
     let mut values = Vec::new();
     let mut labels = Vec::new();
     let (mut values_name, mut values_ok, mut labels_ok) = (false, true, true);
@@ -1152,6 +1186,7 @@ pub fn radio_choices(page: &Page<'_>, members: &[usize]) -> Vec<String> {
 /// input in the group's holder holding one of its values (the component's own field,
 /// Label Studio's `<input type=hidden name=sampling value="Sequential sampling">`),
 /// else the holder's `aria-label` when the group is all the radios it holds, else the
+/// caption of a `<fieldset>` holding the group alone ([`fieldset_caption`]), else the
 /// words all its options' labels say.
 pub fn radio_group_name(page: &Page<'_>, g: &RadioGroup) -> Option<String> {
     let values: Vec<&str> = g
@@ -1175,6 +1210,7 @@ pub fn radio_group_name(page: &Page<'_>, g: &RadioGroup) -> Option<String> {
                 .then(|| page.els[g.holder].attr("aria-label"))
                 .flatten()
         })
+        .or_else(|| fieldset_caption(page, g, radios))
         .filter(|n| names_something(n))
         .map(slug)
         .or_else(|| {
@@ -1193,6 +1229,42 @@ pub fn radio_group_name(page: &Page<'_>, g: &RadioGroup) -> Option<String> {
             Some(slug(&shared.join(" ")))
         })
         .filter(|n| !n.is_empty())
+}
+
+/// The caption of the `<fieldset>` holding a radio group [`radio_group`] found and no
+/// other radios (`radios`: how many its holder holds): its `<legend>`, or the words it
+/// shows before its first field (`caption`, from the extraction: Gradio's "Delivery").
+fn fieldset_caption<'p>(page: &'p Page<'_>, g: &RadioGroup, radios: usize) -> Option<&'p str> {
+    if radios != g.members.len() {
+        return None;
+    }
+    let mut f = g.holder;
+    for _ in 0..2 {
+        if page.els[f].tag == "fieldset" {
+            break;
+        }
+        f = page.parent[f]?;
+    }
+    let fieldset = &page.els[f];
+    if fieldset.tag != "fieldset" {
+        return None;
+    }
+    // Above the holder, the fieldset holds no other radios.
+    if f != g.holder
+        && page
+            .descendants(f)
+            .filter(|d| page.els[*d].input_type() == "radio")
+            .count()
+            != radios
+    {
+        return None;
+    }
+    for d in page.descendants(f) {
+        if page.els[d].tag == "legend" && page.parent[d] == Some(f) {
+            return Some(page.els[d].text.trim()).filter(|c| !c.is_empty());
+        }
+    }
+    fieldset.attr("caption").map(str::trim)
 }
 
 /// What a field is, as a name for a field nothing else names: `text`, `number`,

@@ -1257,3 +1257,115 @@ async fn a_combobox_that_keeps_no_typed_text_is_given_the_option_saying_the_valu
     assert!(out.get("error").is_none(), "{out:#}");
     assert_eq!(eval_string("String(globalThis.__shipped)"), "Large");
 }
+
+#[wasm_bindgen_test]
+async fn a_form_drawn_by_gradio_is_one_form_with_its_group_slider_and_dropdown() {
+    // Gradio's blocks: no <form>; a `gr.Radio` is radios each with a name of its own
+    // (`radio-1`, `radio-2`) in a <fieldset> whose caption is a <span>, its script
+    // keeping one checked; a `gr.Slider` is a number box, a "Reset to default value"
+    // button and a range input named `cowbell`; a `gr.Dropdown` is a combobox whose
+    // options fade in on focus and hold a hidden check mark before their text. Beside
+    // them, boxes sharing a name valued by ids and labelled by names (I Hate Money's
+    // "For whom?"). The radios are one choice named by the caption; the reset is the
+    // slider's own and no form of its own, so "Place order" takes the quantity; the
+    // boxes are chosen by their labels, and a list with a name no box has is refused
+    // before anything is clicked.
+    mount(
+        r#"<style>#sizes { transition: opacity 80ms; opacity: 0; } #sizes.open { opacity: 1; }</style>
+        <main><div class="column">
+        <div class="block"><span>Size</span><input id="size" role="combobox" aria-label="Size" aria-controls="sizes" aria-expanded="false" value="Medium">
+          <ul id="sizes" role="listbox" hidden></ul></div>
+        <div class="block"><div class="head"><label for="range_0"><span>Quantity</span></label>
+          <div class="tab-like"><input data-testid="number-input" type="number" aria-label="number input for Quantity" min="1" max="10" value="1">
+          <button data-testid="reset-button" aria-label="Reset to default value">↺</button></div></div>
+          <div><input id="range_0" type="range" name="cowbell" aria-label="range slider for Quantity" min="1" max="10" value="1"></div></div>
+        <fieldset class="block"><span>Delivery</span><div class="wrap">
+          <label><input type="radio" name="radio-1" value="Pickup" checked> <span>Pickup</span></label>
+          <label><input type="radio" name="radio-2" value="Delivery"> <span>Delivery</span></label></div></fieldset>
+        <fieldset class="block"><span>For whom?</span>
+          <label><input type="checkbox" name="owers" value="1" checked> <span>Ana</span></label>
+          <label><input type="checkbox" name="owers" value="2" checked> <span>Ben</span></label>
+          <label><input type="checkbox" name="owers" value="3" checked> <span>Cy</span></label></fieldset>
+        <div class="row"><button id="place">Place order</button></div>
+        </div></main>"#,
+    );
+    eval(
+        "(() => { const q = (s) => document.querySelector(s), all = (s) => Array.from(document.querySelectorAll(s)); \
+           const radios = all('input[type=radio]'); \
+           for (const r of radios) r.addEventListener('change', () => { for (const o of radios) if (o !== r) o.checked = false; }); \
+           const size = q('#size'), list = q('#sizes'); \
+           size.addEventListener('focus', () => { list.innerHTML = ''; list.hidden = false; \
+             for (const o of ['Small', 'Medium', 'Large']) { const li = document.createElement('li'); li.setAttribute('role', 'option'); \
+               li.setAttribute('aria-label', o); li.setAttribute('aria-selected', String(o === size.value)); \
+               li.innerHTML = '<span hidden>✓</span> ' + o; \
+               li.addEventListener('click', () => { size.value = o; size.dataset.chosen = o; list.hidden = true; list.classList.remove('open'); }); list.append(li); } \
+             requestAnimationFrame(() => list.classList.add('open')); }); \
+           size.addEventListener('blur', () => { size.value = size.dataset.chosen || 'Medium'; list.hidden = true; list.classList.remove('open'); }); \
+           q('[data-testid=number-input]').addEventListener('input', () => { q('#range_0').value = q('[data-testid=number-input]').value; }); \
+           q('[data-testid=reset-button]').addEventListener('click', () => { q('[data-testid=number-input]').value = '1'; q('#range_0').value = '1'; }); \
+           q('#place').addEventListener('click', () => { globalThis.__orders = (globalThis.__orders || []).concat([{ \
+             size: size.value, qty: q('[data-testid=number-input]').value, delivery: radios.filter((r) => r.checked).map((r) => r.value), \
+             owers: all('input[name=owers]:checked').map((b) => b.value) }]); }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "place").expect("the order's action");
+    let params = param_names(&action);
+    assert!(
+        params.contains(&"qty") || params.iter().any(|p| p.contains("quantity")),
+        "the slider's reset makes no form of its own: {name}: {params:?}"
+    );
+    let param = |n: &str| {
+        action["parameters"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["name"] == n).cloned())
+            .unwrap_or_else(|| panic!("{n} in {params:?}"))
+    };
+    assert_eq!(
+        param("delivery")["allowed_values"],
+        json!(["Pickup", "Delivery"])
+    );
+    assert_eq!(param("owers")["type_name"], "array");
+    assert_eq!(
+        param("owers")["allowed_values"],
+        json!(["Ana", "Ben", "Cy"])
+    );
+    let reset = &c["actions"]["reset_to_default_value"];
+    assert_eq!(reset["reversibility"], "reversible_write", "{reset:#}");
+    assert!(
+        reset["parameters"].as_array().is_some_and(|p| p.is_empty()),
+        "{reset:#}"
+    );
+    assert_eq!(c["objects"]["delivery"], "Pickup", "{:#}", c["objects"]);
+
+    // A name no box has: refused, no box clicked, nothing placed.
+    let out = run(&name, r#"{"owers": ["Ben", "Dan"]}"#, &c).await;
+    assert!(out.to_string().contains("bad_parameters"), "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__orders)"), "undefined");
+    assert_eq!(
+        eval_string("Array.from(document.querySelectorAll('input[name=owers]:checked')).map((b) => b.value).join()"),
+        "1,2,3"
+    );
+
+    let qty = if params.contains(&"qty") {
+        "qty"
+    } else {
+        "number_input_for_quantity"
+    };
+    let out = run(
+        &name,
+        &format!(
+            r#"{{"size": "Large", "{qty}": 4, "delivery": "Delivery", "owers": ["Ben", "Cy"]}}"#
+        ),
+        &c,
+    )
+    .await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    let orders: Value =
+        serde_json::from_str(&eval_string("JSON.stringify(globalThis.__orders || [])"))
+            .expect("orders");
+    assert_eq!(
+        orders,
+        json!([{"size": "Large", "qty": "4", "delivery": ["Delivery"], "owers": ["2", "3"]}]),
+        "{out:#}"
+    );
+}

@@ -1761,8 +1761,12 @@ fn a_link_with_a_data_method_sends_a_request_and_is_no_read() {
     let c = page_with(Some("post"));
     let (name, a) = action(&c, "Clone & Edit");
     assert_eq!(name, "clone_edit", "{a:#?}");
-    assert_ne!(a.reversibility, R, "{a:#?}");
+    // A clone is a copy the app makes, deleted like any other (as a duplicate is).
+    assert_eq!(a.reversibility, W, "{a:#?}");
     assert!(a.description.contains("POST"), "{a:#?}");
+    for label in ["Clone", "Clone project", "Duplicate"] {
+        assert_eq!(tier(&one_button(label), label).0, W, "{label}");
+    }
     // The same link without the attribute navigates: a read, as before.
     let c = page_with(None);
     let (name, a) = action(&c, "Clone & Edit");

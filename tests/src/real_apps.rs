@@ -136,6 +136,11 @@ pub enum AppKind {
     /// disabled until the box before each is ticked, a row's delete and a table's drop
     /// are confirmation pages. The database file is the ground truth.
     SqliteWeb,
+    /// Gradio 6, the Python framework most machine-learning demos are drawn with
+    /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
+    /// own, a slider with its own reset button, a dropdown whose options open on focus.
+    /// Its sqlite table of orders is the ground truth.
+    Gradio,
 }
 
 impl AppKind {
@@ -156,6 +161,7 @@ impl AppKind {
             AppKind::AgGrid => "aggrid",
             AppKind::AgGrid31 => "aggrid31",
             AppKind::SqliteWeb => "sqlite-web",
+            AppKind::Gradio => "gradio",
         }
     }
 
@@ -176,6 +182,7 @@ impl AppKind {
             "aggrid" => AppKind::AgGrid,
             "aggrid31" => AppKind::AgGrid31,
             "sqlite-web" => AppKind::SqliteWeb,
+            "gradio" => AppKind::Gradio,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -299,6 +306,14 @@ impl RealApp {
                 ])
                 .arg(port.to_string())
                 .arg(&db);
+                ready_path = "/";
+            }
+            AppKind::Gradio => {
+                cmd = Command::new(&python);
+                cmd.arg(real.join("gradio_app.py"))
+                    .arg(port.to_string())
+                    .arg(&db)
+                    .env("GRADIO_ANALYTICS_ENABLED", "False");
                 ready_path = "/";
             }
             AppKind::FlaskAdmin => {

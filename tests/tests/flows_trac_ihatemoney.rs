@@ -221,7 +221,9 @@ async fn ihatemoney_participant_bill_edit_and_delete() {
         .await
         .unwrap_or_else(log);
     // The payer select's options are ids ("1", "2"); the state offers the names a
-    // person reads, and the dispatcher picks the option by its text.
+    // person reads, and the dispatcher picks the option by its text. So for the "For
+    // whom?" boxes (all ticked, each valued by a person's id): the state offers the
+    // names their labels say, and the boxes not listed are cleared.
     agent
         .run_or_person(
             Step::new("add a bill", &["submit"], Tier::ReversibleWrite)
@@ -230,6 +232,7 @@ async fn ihatemoney_participant_bill_edit_and_delete() {
                 .param(&["what"], "Plants")
                 .record(&["payer"], "Georg")
                 .param(&["amount"], "36")
+                .param(&["payed", "for"], serde_json::json!(["Amina", "Bruno"]))
                 .verify(Verify::Expr(
                     "len(bill_table) > len(prev.bill_table)".into(),
                 )),
@@ -239,6 +242,7 @@ async fn ihatemoney_participant_bill_edit_and_delete() {
              const payer = form.querySelector('#payer');\
              payer.value = Array.from(payer.options).find((o) => o.textContent.trim() === 'Georg').value;\
              form.querySelector('#amount').value = '36';\
+             for (const box of form.querySelectorAll('input[name=payed_for]')) box.checked = ['Amina', 'Bruno'].includes(box.labels[0].textContent.trim());\
              form.querySelector('#submit').click();",
         )
         .await
@@ -302,6 +306,11 @@ async fn ihatemoney_participant_bill_edit_and_delete() {
         &app,
         "select what, amount, payer_id, date from bill order by id",
     ));
+    truth.extend(rows(
+        &app,
+        "select p.name from billowers o join person p on p.id = o.person_id \
+         join bill b on b.id = o.bill_id where b.what = 'Plants' order by p.id",
+    ));
     agent.finish(
         truth,
         vec![
@@ -322,6 +331,8 @@ async fn ihatemoney_participant_bill_edit_and_delete() {
                 "2026-03-05".into(),
             ],
             vec!["Plants".into(), 36.0.into(), 2.into(), "2026-03-10".into()],
+            vec!["Amina".into()],
+            vec!["Bruno".into()],
         ],
     );
 }

@@ -298,8 +298,35 @@ impl<'a> Explainer<'_, 'a> {
                 if path.target() == Target::Object {
                     self.out.push_str(", and no key under it changed");
                 }
+                if matches!(value, Val::Missing) {
+                    self.keys_ending_in(path);
+                }
                 false
             }
+        }
+    }
+
+    /// For a path that names no key: the keys of the state that end in it ("result"
+    /// for `form.result`), at most three, so the one meant can be written next time.
+    fn keys_ending_in(&mut self, path: &Path) {
+        let Some(state) = self.ev.state(Scope::Current) else {
+            return;
+        };
+        let key = path.key();
+        let mut found: Vec<&str> = Vec::new();
+        for k in state.objects.keys() {
+            let Some(head) = k.strip_suffix(key) else {
+                continue;
+            };
+            if head.ends_with('.') || head.ends_with(']') {
+                found.push(k);
+                if found.len() == 3 {
+                    break;
+                }
+            }
+        }
+        if !found.is_empty() {
+            let _ = write!(self.out, " (keys that end in it: {})", found.join(", "));
         }
     }
 

@@ -334,6 +334,8 @@ fn changed_and_exists_see_whole_subtrees() {
         expect!["true | inbox.emails changed: inbox.emails[0].is_read changed from false to true"],
     );
     check("changed(inbox.emails[1])", expect!["false | changed(inbox.emails[1]) is false: inbox.emails[1] is null (no such key) before and after, and no key under it changed"]);
+    // A key written without its namespace: the keys that end in it are named.
+    check("changed(subject)", expect!["false | changed(subject) is false: subject is null (no such key) before and after, and no key under it changed (keys that end in it: compose.subject, inbox.emails[0].subject, inbox.emails[1].subject)"]);
     check(
         "changed(compose)",
         expect![[r#"true | compose changed: compose.draft_id was added ("d-17")"#]],

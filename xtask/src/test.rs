@@ -154,5 +154,59 @@ pub fn check_js(root: &Path) -> Result<()> {
             .current_dir(root)
             .args(["--project", "xtask/js/tsconfig.json", "--pretty", "false"]),
     )
-    .context("the extension's JavaScript does not type-check: fix what tsc reports above (JSDoc types; globals in xtask/js/extension-globals.d.ts)")
+    .context("the extension's JavaScript does not type-check: fix what tsc reports above (JSDoc types; globals in xtask/js/extension-globals.d.ts)")?;
+    for dir in ["extension", "extension/worker"] {
+        for entry in std::fs::read_dir(root.join(dir))? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "js") {
+                let text = std::fs::read_to_string(&path)?;
+                if let Some((name, line)) = duplicate_function(&text) {
+                    anyhow::bail!(
+                        "{}:{line}: a second `function {name}` in the same scope replaces the first \
+                         everywhere in it (JavaScript hoists both; tsc does not object): rename one",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first function declared twice at the same indentation in one file, with the
+/// line of the second: in the extension's one-scope-per-file scripts, the same scope.
+/// (A second `captionOf` once replaced the field-caption one and renamed fields.)
+fn duplicate_function(text: &str) -> Option<(String, usize)> {
+    let mut seen = std::collections::HashSet::new();
+    for (n, line) in text.lines().enumerate() {
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        let body = body.strip_prefix("async ").unwrap_or(body);
+        let Some(rest) = body.strip_prefix("function ") else {
+            continue;
+        };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        if !name.is_empty() && !seen.insert((indent, name.clone())) {
+            return Some((name, n + 1));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::duplicate_function;
+
+    #[test]
+    fn a_function_declared_twice_in_one_scope_is_found() {
+        let twice = "(() => {\n  function a() {}\n  function b() {\n    function a() {}\n  }\n  async function a() {}\n})();\n";
+        assert_eq!(duplicate_function(twice), Some(("a".to_owned(), 6)));
+        assert_eq!(
+            duplicate_function("  function a() {}\n  function ab() {}\n"),
+            None
+        );
+    }
 }

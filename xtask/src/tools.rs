@@ -384,6 +384,9 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // sqlite-web: a Flask browser and editor for a SQLite file (fields enabled by a box,
     // confirmation pages for deletes and drops).
     "sqlite-web==0.8.2",
+    // Gradio: the framework of most machine-learning demos (Svelte widgets, no <form>);
+    // fixtures/real/gradio_app.py.
+    "gradio==6.31.0",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an

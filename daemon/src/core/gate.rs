@@ -904,16 +904,24 @@ fn check_parameters(
                     return Err(invalid_parameters(
                         name,
                         &format!(
-                            "takes {:?} as a {}, not {}",
+                            "takes {:?} as {}, not {}",
                             p.name,
-                            p.type_name,
+                            with_article(&p.type_name),
                             json_type(v)
                         ),
                         &p.name,
                     ));
                 }
                 if let Some(allowed) = &p.allowed_values {
-                    if !allowed.contains(v)
+                    // A list's allowed values are its items' (a group of checkboxes
+                    // sharing a name, a multiple select): each item must be one.
+                    let held = match v {
+                        Value::Array(items) if p.type_name == "array" => {
+                            items.iter().all(|item| allowed.contains(item))
+                        }
+                        v => allowed.contains(v),
+                    };
+                    if !held
                         && (secret.contains(&p.name) || crate::core::audit::secret_by_name(&p.name))
                     {
                         // Neither the value nor the page's list of secrets is echoed.
@@ -926,7 +934,7 @@ fn check_parameters(
                             &p.name,
                         ));
                     }
-                    if !allowed.contains(v) {
+                    if !held {
                         let shown: Vec<String> =
                             allowed.iter().take(20).map(Value::to_string).collect();
                         return Err(invalid_parameters(
@@ -945,6 +953,12 @@ fn check_parameters(
         }
     }
     Ok(())
+}
+
+/// A type's name with its article: "a string", "an array".
+fn with_article(type_name: &str) -> String {
+    let vowel = type_name.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {type_name}", if vowel { "an" } else { "a" })
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -1718,6 +1732,37 @@ mod tests {
         assert_eq!(
             regate(&d, &now, &explain).err().map(|e| e.code),
             Some(codes::VERIFY_EXPRESSION_VACUOUS)
+        );
+    }
+
+    /// A group of checkboxes sharing a name takes a list: each item must be one of the
+    /// allowed values, and a bare value is refused saying the list is wanted.
+    #[test]
+    fn a_list_parameter_takes_a_list_of_its_allowed_values() {
+        let mut s = state(0.99);
+        let archive = s.actions.get_mut("archive").expect("archive");
+        archive.parameters[0].name = "uuids".into();
+        archive.parameters[0].type_name = "array".into();
+        archive.parameters[0].allowed_values = Some(vec![json!("a "), json!("b "), json!("c ")]);
+        let run = |params: Value| {
+            check(
+                &req(json!({"pid": 1, "action": "archive", "parameters": params})),
+                Some(&s),
+                &BTreeMap::new(),
+                LIMITS,
+            )
+        };
+        assert!(run(json!({"uuids": ["a ", "c "]})).is_ok());
+        assert!(run(json!({"uuids": []})).is_ok());
+        let err = run(json!({"uuids": ["a ", "d "]})).expect_err("d is no box's value");
+        assert_eq!(err.code, codes::INVALID_PARAMETERS);
+        assert!(err.message.contains("allowed: \"a \""), "{}", err.message);
+        let err = run(json!({"uuids": "a "})).expect_err("a list is wanted");
+        assert_eq!(err.code, codes::INVALID_PARAMETERS);
+        assert!(
+            err.message.contains("as an array, not a string"),
+            "{}",
+            err.message
         );
     }
 

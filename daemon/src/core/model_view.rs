@@ -570,15 +570,24 @@ fn write_parameter(
         let w = w.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == ']'));
         (w.contains("[N]") && is_token(w)).then_some(w)
     });
+    // A list (a group of checkboxes sharing a name, a multiple select) takes a JSON
+    // array of its allowed values: `[` … `]` around them say so.
+    let list = p.type_name == "array";
     match p.allowed_values.as_deref() {
         // The values are a list's column, in its order: named, not copied.
         Some(values) if column.is_some_and(|c| is_column(objects, c, values)) => {
-            out.push_str(": one of ");
+            out.push_str(if list { ": [one of " } else { ": one of " });
             out.push_str(column.unwrap_or_default());
+            if list {
+                out.push(']');
+            }
         }
         Some(values) if !values.is_empty() => {
-            out.push_str(": ");
+            out.push_str(if list { ": [" } else { ": " });
             write_allowed(out, values);
+            if list {
+                out.push(']');
+            }
         }
         _ => {
             // A string is what a parameter is unless it says otherwise.
@@ -595,12 +604,16 @@ fn write_parameter(
             }
         }
     }
-    // A name the page coded (`show_16`, `_dl`) says nothing of what the field is: its
+    // A name the page coded (`show_16`, `_dl`), or one the label does not say (`test`
+    // for "Gift wrap"), says nothing of what the field is: its
     // label does (the probe's description starts with it: `Show Hot Books: …`), unless
     // allowed values say it, or half its words or more are the name's or the action's
     // (`search(q)` labelled "Search term", `cc` labelled "Cc").
-    if opaque_name(&p.name) && column.is_none() && p.allowed_values.is_none() {
-        let label = p.description.split_once(": ").map_or("", |(l, _)| l.trim());
+    let label = p.description.split_once(": ").map_or("", |(l, _)| l.trim());
+    if (opaque_name(&p.name) || !says_name(label, &p.name))
+        && column.is_none()
+        && p.allowed_values.is_none()
+    {
         let known = |w: &str| {
             let w = w.to_lowercase();
             [p.name.as_str(), action].iter().any(|n| {
@@ -739,6 +752,28 @@ fn opaque_name(name: &str) -> bool {
         || !parts
             .iter()
             .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+}
+
+/// Whether field label `label` says a word of parameter name `name` (three letters or
+/// more, or the start of one of the label's words: `addr` in "Address"): a name the
+/// label does not say at all (Gradio names a checkbox labelled "Gift wrap" `test`)
+/// is followed by the label, as a coded one is.
+fn says_name(label: &str, name: &str) -> bool {
+    let label: Vec<String> = label
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    label.is_empty()
+        || name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .any(|w| {
+                label
+                    .iter()
+                    .any(|l| l.starts_with(&w) || w.starts_with(l.as_str()))
+            })
 }
 
 /// Whether `values` are exactly the values of `column` (`inbox.emails[N].id`) in
@@ -1026,6 +1061,8 @@ mod tests {
                     ),
                     param("email", "string", false, "Email address: an email address"),
                     param("cc", "string", false, "Cc: free text"),
+                    param("test", "boolean", false, "Gift wrap: true to check it"),
+                    param("addr", "string", false, "Address: free text"),
                 ],
             ),
         );
@@ -1043,7 +1080,12 @@ mod tests {
             text.contains("show_16?: boolean \"Show Hot Books\""),
             "{text}"
         );
-        assert!(text.contains("email?, cc?)"), "{text}");
+        // A word the label does not say at all (Gradio's `test` for "Gift wrap") is
+        // followed by it too; one the label starts with is not.
+        assert!(
+            text.contains("email?, cc?, test?: boolean \"Gift wrap\", addr?)"),
+            "{text}"
+        );
         assert!(text.contains("search(q?)"), "{text}");
     }
 
@@ -1490,6 +1532,33 @@ mod tests {
         assert_eq!(number(0.7999), "0.79");
         assert_eq!(number(0.0), "0");
         assert_eq!(number(f64::NAN), "0");
+    }
+
+    /// A group of checkboxes sharing a name takes a list, and its line says so: the
+    /// gate refuses a bare value for it.
+    #[test]
+    fn a_list_parameter_is_written_as_a_list() {
+        let mut uuids = param(
+            "uuids",
+            "array",
+            false,
+            "a list of the allowed values to check",
+        );
+        uuids.allowed_values = Some(vec![json!("a1 "), json!("b2 ")]);
+        let mut sizes = param("sizes", "array", false, "");
+        sizes.allowed_values = Some((1..=8).map(|n| json!(n.to_string())).collect());
+        let mut s = mail();
+        s.actions.insert(
+            "delete_selected".into(),
+            action(Reversibility::ReversibleWrite, 0.9, "", vec![uuids, sizes]),
+        );
+        let text = render(&s);
+        assert!(
+            text.contains(
+                r#"delete_selected(uuids?: ["a1 "|"b2 "], sizes?: ["1"|"2"|…|"8"]) write 0.9"#
+            ),
+            "{text}"
+        );
     }
 
     fn allowed(values: Value) -> String {

@@ -763,11 +763,65 @@ pub(super) fn names_other_tier(texts: &[&str]) -> bool {
     })
 }
 
+/// Words after "Clear"/"Reset" that name a field's value, not a thing the field names:
+/// "to default value", "value", "input", "field".
+fn names_a_value(object: &[String]) -> bool {
+    let rest = match object {
+        [to, rest @ ..] if to == "to" => rest,
+        rest => rest,
+    };
+    match rest {
+        [w] => matches!(
+            w.as_str(),
+            "default" | "defaults" | "value" | "input" | "field"
+        ),
+        [a, b] => a == "default" && b == "value",
+        _ => false,
+    }
+}
+
+/// Whether control `idx` sits beside exactly one field a person sets: one field, or a
+/// number box and the slider that sets the same number (Gradio's `gr.Slider`). Beside
+/// means in the same DOM element, read from the selectors (the extraction records few
+/// wrappers), or in a recorded parent of a dozen elements at most.
+#[inline(never)]
+fn one_field_beside(page: &crate::page::Page<'_>, idx: usize) -> bool {
+    use crate::page::ElementRecordExt;
+    let Some(container) = page.ancestors(idx).next() else {
+        return false;
+    };
+    let inside = page.descendants(container);
+    let small = inside.len() <= 12;
+    if inside.len() > 60 {
+        return false;
+    }
+    let own = page.selector(idx);
+    let dom_parent = own.rsplit_once(" > ").map(|(p, _)| p);
+    let (mut fields, mut number, mut range) = (0, false, false);
+    for d in inside {
+        if !page.field(d) {
+            continue;
+        }
+        let d_selector = page.selector(d);
+        let beside =
+            dom_parent.is_some() && d_selector.rsplit_once(" > ").map(|(p, _)| p) == dom_parent;
+        if beside || small {
+            fields += 1;
+            let kind = page.els[d].input_type();
+            number |= kind == "number";
+            range |= kind == "range";
+        }
+    }
+    fields == 1 || (fields == 2 && number && range)
+}
+
 /// Whether control `idx`, labelled `label`, empties the field beside it: it acts in the
 /// page, its label is one verb of removal ("Delete", "Remove", "Clear", "Erase",
 /// "Reset") followed by exactly the name a person reads on a text field in the same
-/// small container ("Delete content type" beside the box named "content type"). What it
-/// deletes is what that field holds, which typing puts back.
+/// small container ("Delete content type" beside the box named "content type"), or
+/// "Clear"/"Reset" followed by words naming a field's value itself ("Reset to default
+/// value" in a slider's own container: Gradio's `gr.Slider`), beside exactly one field.
+/// What it deletes is what that field holds, which typing puts back.
 pub fn clears_field(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool {
     use crate::page::ElementRecordExt;
     let words = crate::text::words(label);
@@ -782,6 +836,9 @@ pub fn clears_field(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bo
         || !acts_in_page(page, idx)
     {
         return false;
+    }
+    if matches!(verb.as_str(), "clear" | "reset") && names_a_value(object) {
+        return one_field_beside(page, idx);
     }
     let Some(parent) = page.ancestors(idx).next() else {
         return false;

@@ -81,7 +81,7 @@ const WORDS: &[&str] = &[
         "like:w2,unlike:w2,favorite:w2,favourite:w2,bookmark:w2,follow:w2,unfollow:w2,",
         "watch:w2,unwatch:w2,save:w2,draft:w2,add:w2,insert:w2,update:w2,rename:w2,toggle:w2,",
         "enable:w2,disable:w2,turn:w2,switch:w2,set:w2,change:w2,assign:w2,unassign:w2,",
-        "hide:w2,attach:w2,detach:w2,upload:w1,duplicate:w2,create:w1,new:w1,undo:w2,",
+        "hide:w2,attach:w2,detach:w2,upload:w1,duplicate:w2,clone:w2,create:w1,new:w1,undo:w2,",
         "redo:w2,check:w1,uncheck:w2,increase:w2,decrease:w2,increment:w2,decrement:w2,",
         "join:w1,leave:w1,block:w1,",
         "unblock:w2,upvote:w2,downvote:w2,login:w2,signin:w2,logout:w2,signout:w2,",

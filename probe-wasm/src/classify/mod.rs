@@ -48,7 +48,8 @@ mod signals;
 use nsp_protocol::Reversibility::{self, IrreversibleWrite, Read, ReversibleWrite};
 
 pub use evidence::{
-    editor_toolbar_button, formats_text, is_danger_class, Declared, Evidence, FormFacts, Kind,
+    clears_field, editor_toolbar_button, formats_text, is_danger_class, Declared, Evidence,
+    FormFacts, Kind,
 };
 pub use lexicon::{from_words, is_dismiss, names_storing, opening_verb};
 pub use score::{raised_by_confirm, Verdict, DECLARED};
