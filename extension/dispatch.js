@@ -356,6 +356,7 @@
     }
     const role = el.getAttribute("role") || "";
     if (role === "switch" || role === "checkbox") return "aria-checkbox";
+    if (role === "radio") return "aria-radio";
     if (role === "listbox") return "listbox";
     if (role === "tablist") return "tablist";
     return "text";
@@ -405,6 +406,13 @@
         const want = isOn(value);
         const now = kind === "checkbox" ? el.checked : el.getAttribute("aria-checked") === "true";
         if (now !== want) click(el, () => guard(el));
+        return;
+      }
+      case "aria-radio": {
+        // An ARIA radio button (Quasar's, Radix's) is chosen by a click. A click does not
+        // clear one: choosing another option of its group does, so "off" is checked once
+        // every field is filled (see run), and refused if the option is still chosen.
+        if (isOn(value) && el.getAttribute("aria-checked") !== "true") click(el, () => guard(el));
         return;
       }
       case "radio": {
@@ -466,6 +474,8 @@
       }
       default:
         guard(el);
+        // A read-only combobox takes no typing: its option is chosen (chooseTyped).
+        if (el.getAttribute("role") === "combobox" && isReadOnly(el)) return;
         setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
     }
   }
@@ -643,8 +653,12 @@
     // A combobox that keeps no typed text (its value is one of its options) and did
     // not take the value given: refused before anything is sent. Asked once the field
     // is left, as a person leaves it for the button (such a field puts its option back
-    // then).
+    // then). So is an ARIA radio button asked off and still chosen (no other option of
+    // its group was chosen after it).
     for (const [pname, value, field] of filling) {
+      if (field.getAttribute("role") === "radio" && !isOn(value) && field.getAttribute("aria-checked") === "true") {
+        fail("bad_parameters", `${pname}: an option cannot be cleared; choose another option of its group instead.`);
+      }
       if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field)) continue;
       if (field.ownerDocument.activeElement === field) {
         field.blur();
@@ -713,28 +727,43 @@
   // A combobox whose typed text filters its options (React Aria's, Streamlit's select
   // box) takes a value when the option saying it is chosen, as a person chooses it:
   // after the text is typed, the option of its listbox (`aria-controls`, `aria-owns`)
-  // whose text is the value is clicked. Suggestions of a field that keeps what is typed
-  // are left alone when none says the value.
+  // whose text is the value is clicked. A read-only one (Quasar's QSelect, NiceGUI's
+  // `ui.select`) draws its listbox only once clicked open: it is clicked first, as a
+  // person opens it. Suggestions of a field that keeps what is typed are left alone
+  // when none says the value.
   /** @param {Target} field @param {unknown} value @param {(t: Target) => void} guard */
   async function chooseTyped(field, value, guard) {
     if (field.getAttribute("role") !== "combobox" || typeof value !== "string") return;
     const doc = field.ownerDocument;
     const ids = `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/).filter(Boolean);
     const want = norm(value);
-    for (const id of ids) {
-      const list = doc.getElementById(id);
-      if (!list || list.getAttribute("role") !== "listbox") continue;
-      // By what the option says to a person: its label (Gradio's options hold a hidden
-      // check mark before their text), else its text.
-      const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want));
-      if (option && option.getAttribute("aria-selected") !== "true") {
-        // A person waits for the list to stop moving in (Gradio's fades up).
-        await still();
-        click(option, () => guard(option));
-        await settle();
-      }
-      return;
+    const listbox = () => ids.map((id) => doc.getElementById(id)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
+    let list = listbox();
+    if (list === null && isReadOnly(field) && field.getAttribute("aria-expanded") === "false") {
+      click(field, () => guard(field));
+      await settle();
+      await still();
+      list = listbox();
     }
+    if (list === null) return;
+    // By what the option says to a person: its label (Gradio's options hold a hidden
+    // check mark before their text), else its text.
+    const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want));
+    if (option && option.getAttribute("aria-selected") !== "true") {
+      // A person waits for the list to stop moving in (Gradio's fades up), and out
+      // again before the next field (Quasar's menu covers the fields below it while
+      // it fades).
+      await still();
+      click(option, () => guard(option));
+      await settle();
+      await still();
+    }
+  }
+
+  // Whether a field takes no typing: `readonly`, or `aria-readonly="true"`.
+  /** @param {Element} field */
+  function isReadOnly(field) {
+    return field.hasAttribute("readonly") || field.getAttribute("aria-readonly") === "true";
   }
 
   // A focused combobox's open suggestions may cover the fields below it (the capture

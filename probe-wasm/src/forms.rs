@@ -1176,15 +1176,23 @@ pub fn field_params(
                     "a list of the allowed values to check".into(),
                 )
             } else if (is_input && kind == "checkbox")
-                || matches!(first.role(), "switch" | "checkbox")
+                || matches!(first.role(), "switch" | "checkbox" | "radio")
             {
+                // An ARIA radio button (Quasar's, Radix's: a `div` or `button` with
+                // `role=radio`) is chosen by a click, as a box is ticked; a click does
+                // not clear it, choosing another option of its group does.
                 let on = first.attr("checked") == Some("true")
                     || first.attr("aria-checked") == Some("true");
                 (
                     "boolean",
                     None,
                     Some(Value::Bool(on)),
-                    "true to check it, false to clear it".into(),
+                    if first.role() == "radio" {
+                        "true to choose it"
+                    } else {
+                        "true to check it, false to clear it"
+                    }
+                    .into(),
                 )
             } else if first.tag == "select" {
                 let (choices, chosen) = crate::page::select_choices(first);

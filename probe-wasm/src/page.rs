@@ -611,7 +611,7 @@ pub fn held_value(e: &ElementRecord) -> serde_json::Value {
             Some(v) => lines(v),
             None => text(&e.text),
         },
-        _ if matches!(e.role(), "switch" | "checkbox") => {
+        _ if matches!(e.role(), "switch" | "checkbox" | "radio") => {
             Value::Bool(e.attr("aria-checked") == Some("true"))
         }
         ("select", _) if !e.has("multiple") => text(&select_choices(e).1.unwrap_or_default()),

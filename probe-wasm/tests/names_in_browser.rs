@@ -1369,3 +1369,71 @@ async fn a_form_drawn_by_gradio_is_one_form_with_its_group_slider_and_dropdown()
         "{out:#}"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_quasar_forms_aria_radios_and_its_select_opened_by_a_click_are_filled() {
+    // Quasar's `q-option-group` (NiceGUI's `ui.radio`), Radix's and Headless UI's radio
+    // groups: `role=radio` elements with `aria-checked` in a `role=radiogroup`, each
+    // named by its text, a click choosing it and clearing the others. Each is a
+    // boolean parameter of the form around it (they were free text: "home?" filled as
+    // a text box); asking the chosen one off is refused unless another is chosen.
+    // Quasar's QSelect (NiceGUI's `ui.select`): a read-only `role=combobox` input whose
+    // listbox exists only once it is clicked open (it was refused: "the page did not
+    // take High").
+    mount(
+        r#"<style>#lb { position: absolute; left: 0; top: 0; width: 400px; height: 300px; background: white; transition: opacity 120ms; }
+        #lb.leaving { opacity: 0; }</style>
+        <main><div class="column"><label>Title <input id="title"></label>
+        <input id="prio" readonly role="combobox" aria-label="Priority" aria-expanded="false" aria-controls="lb" value="Normal">
+        <div role="radiogroup" id="kind">
+          <div role="radio" tabindex="0" aria-checked="true" class="q-radio"><div class="q-radio__label">Home</div></div>
+          <div role="radio" tabindex="0" aria-checked="false" class="q-radio"><div class="q-radio__label">Work</div></div>
+        </div>
+        <button id="add">Add task</button></div></main>"#,
+    );
+    eval(
+        "(() => { const radios = Array.from(document.querySelectorAll('[role=radio]')); \
+           for (const r of radios) r.addEventListener('click', () => { for (const o of radios) o.setAttribute('aria-checked', String(o === r)); }); \
+           const prio = document.getElementById('prio'); \
+           prio.addEventListener('click', () => { if (document.getElementById('lb')) return; \
+             const lb = document.createElement('div'); lb.id = 'lb'; lb.setAttribute('role', 'listbox'); prio.setAttribute('aria-expanded', 'true'); \
+             for (const o of ['Low', 'Normal', 'High']) { const d = document.createElement('div'); d.setAttribute('role', 'option'); d.textContent = o; \
+               d.setAttribute('aria-selected', String(o === prio.value)); \
+               d.addEventListener('click', () => { prio.value = o; prio.setAttribute('aria-expanded', 'false'); lb.classList.add('leaving'); \
+                 lb.addEventListener('transitionend', () => lb.remove(), { once: true }); }); lb.append(d); } \
+             document.body.append(lb); }); \
+           document.getElementById('add').addEventListener('click', () => { globalThis.__added = (globalThis.__added || []).concat([ \
+             document.getElementById('title').value + '|' + prio.value + '|' + radios.find((r) => r.getAttribute('aria-checked') === 'true').textContent.trim()]); }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "add").expect("the form's action");
+    let param = |n: &str| {
+        action["parameters"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["name"] == n).cloned())
+            .unwrap_or_else(|| panic!("{n} in {action:#}"))
+    };
+    assert_eq!(param("home")["type_name"], "boolean");
+    assert_eq!(param("work")["default_value"], false);
+    assert_eq!(c["objects"]["home"], true, "{:#}", c["objects"]);
+
+    // Off for the chosen option with nothing else chosen: refused, nothing added.
+    let out = run(&name, r#"{"title": "Buy milk", "home": false}"#, &c).await;
+    assert!(out.to_string().contains("bad_parameters"), "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__added)"), "undefined");
+    // Off for it and on for another, as a model reads two booleans: the other is chosen.
+    // The read-only select (Quasar's QSelect) draws its list once clicked open, and the
+    // list covers the radios below it while it fades out after the choice.
+    let c = capture();
+    let out = run(
+        &name,
+        r#"{"title": "Call Ann", "priority": "High", "home": false, "work": true}"#,
+        &c,
+    )
+    .await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(
+        eval_string("globalThis.__added.join()"),
+        "Call Ann|High|Work"
+    );
+}

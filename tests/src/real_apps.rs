@@ -141,6 +141,11 @@ pub enum AppKind {
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
     /// Its sqlite table of orders is the ground truth.
     Gradio,
+    /// NiceGUI 3, a Python UI framework on Vue and Quasar
+    /// (`fixtures/real/nicegui_app.py`): a read-only select whose list is drawn once
+    /// clicked open, ARIA radios, a switch. Its sqlite table of tasks is the ground
+    /// truth.
+    NiceGui,
 }
 
 impl AppKind {
@@ -162,6 +167,7 @@ impl AppKind {
             AppKind::AgGrid31 => "aggrid31",
             AppKind::SqliteWeb => "sqlite-web",
             AppKind::Gradio => "gradio",
+            AppKind::NiceGui => "nicegui",
         }
     }
 
@@ -183,6 +189,7 @@ impl AppKind {
             "aggrid31" => AppKind::AgGrid31,
             "sqlite-web" => AppKind::SqliteWeb,
             "gradio" => AppKind::Gradio,
+            "nicegui" => AppKind::NiceGui,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -306,6 +313,15 @@ impl RealApp {
                 ])
                 .arg(port.to_string())
                 .arg(&db);
+                ready_path = "/";
+            }
+            AppKind::NiceGui => {
+                cmd = Command::new(&python);
+                // NiceGUI keeps its storage in the working directory: the app's own.
+                cmd.arg(real.join("nicegui_app.py"))
+                    .arg(port.to_string())
+                    .arg(&db)
+                    .current_dir(dir.path());
                 ready_path = "/";
             }
             AppKind::Gradio => {

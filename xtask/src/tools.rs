@@ -387,6 +387,8 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // Gradio: the framework of most machine-learning demos (Svelte widgets, no <form>);
     // fixtures/real/gradio_app.py.
     "gradio==6.31.0",
+    // NiceGUI: a Python UI framework on Vue and Quasar; fixtures/real/nicegui_app.py.
+    "nicegui==3.18.0",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an

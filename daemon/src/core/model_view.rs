@@ -880,7 +880,7 @@ fn write_string(out: &mut String, s: &str) {
 /// A confidence cut (not rounded) to 2 decimals, without trailing zeros: `0.9551` is
 /// `0.95`, `0.9499` is `0.94`, `1` is `1`. The tier floors (0.80, 0.95) have 2 decimals,
 /// so the cut keeps every comparison with them as the gate makes it.
-fn number(x: f64) -> String {
+pub(crate) fn number(x: f64) -> String {
     let hundredths = (nsp_protocol::round_confidence(x) * 100.0 + 1e-9).floor() as u32;
     let s = format!("{}.{:02}", hundredths / 100, hundredths % 100);
     s.trim_end_matches('0').trim_end_matches('.').to_owned()

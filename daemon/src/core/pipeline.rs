@@ -619,9 +619,10 @@ impl Trip<'_> {
             recorded,
         } = ran;
         if let Some(v) = verification.as_ref().filter(|v| !v.passed) {
+            let offered = newly_offered(before.as_deref(), after.as_ref());
             return Err(unrecorded(CoreError::new(codes::VERIFICATION_FAILED,
                 format!(
-                    "{} ran, but the verify_expression was still false after {} ms: {} Read the state before doing anything else: the action happened.",
+                    "{} ran, but the verify_expression was still false after {} ms: {}{offered} Read the state before doing anything else: the action happened.",
                     decision.action, v.latency_ms, v.explanation
                 ),
             )
@@ -663,6 +664,36 @@ impl Trip<'_> {
             raw_return: value,
             dialogs,
         })
+    }
+}
+
+/// The actions the last state offers that the one before the action did not (a
+/// confirmation the page opened instead of doing the deed: changedetection.io's bulk
+/// "Delete" asks in a dialog of its own), as " The page now offers: name (tier 0.98),
+/// …." for a failed verification's message (tier and confidence as the model view
+/// writes them); "" when there are none.
+fn newly_offered(before: Option<&SubstrateState>, after: Option<&SubstrateState>) -> String {
+    const SHOWN: usize = 5;
+    let (Some(before), Some(after)) = (before, after) else {
+        return String::new();
+    };
+    let new: Vec<String> = after
+        .actions
+        .iter()
+        .filter(|(name, _)| !before.actions.contains_key(*name))
+        .take(SHOWN)
+        .map(|(name, a)| {
+            format!(
+                "{name} ({} {})",
+                crate::core::model_view::tier_word(a.reversibility),
+                crate::core::model_view::number(a.confidence)
+            )
+        })
+        .collect();
+    if new.is_empty() {
+        String::new()
+    } else {
+        format!(" The page now offers: {}.", new.join(", "))
     }
 }
 
@@ -885,5 +916,46 @@ pub(crate) mod tests {
             corrections: crate::core::corrections::Corrections::open(dir).expect("corrections"),
             settings,
         }
+    }
+
+    fn with_actions(actions: &[(&str, Reversibility, f64)]) -> SubstrateState {
+        let mut s: SubstrateState = serde_json::from_value(json!({
+            "pid": 1, "app_id": "a", "app_name": "A", "runtime": "v8", "confidence": 1.0,
+            "capture_id": "c", "schema_version": "1.0.0", "captured_at": "2026-01-01T00:00:00Z",
+            "context": {"url": "http://127.0.0.1/", "location": null, "view": null, "window_title": null, "window_id": null},
+            "objects": {}, "actions": {},
+            "probe_metadata": {"capture_latency_ms": 0.0, "labeling_latency_ms": 0.0, "total_latency_ms": 0.0, "raw_object_count": 0, "filtered_object_count": 0, "cache_hit": false, "probe_tier": null}
+        }))
+        .expect("state");
+        for (name, tier, confidence) in actions {
+            s.actions.insert(
+                (*name).to_owned(),
+                serde_json::from_value(json!({"signature": "fn() -> bool", "reversibility": tier,
+                    "description": "", "confidence": confidence, "internal_target": "dom:#x", "parameters": []}))
+                .expect("action"),
+            );
+        }
+        s
+    }
+
+    /// A bulk "Delete" that opens the page's own confirmation: the failed verification
+    /// names what the page offers now that it did not before, tier and confidence cut
+    /// as the model view cuts them.
+    #[test]
+    fn a_failed_verification_names_the_actions_the_page_now_offers() {
+        use Reversibility::{IrreversibleWrite, Read};
+        let before = with_actions(&[("delete", IrreversibleWrite, 0.97), ("search", Read, 0.95)]);
+        let after = with_actions(&[
+            ("cancel", Read, 0.97),
+            ("delete", IrreversibleWrite, 0.97),
+            ("delete_delete_watches", IrreversibleWrite, 0.9849),
+            ("search", Read, 0.95),
+        ]);
+        assert_eq!(
+            newly_offered(Some(&before), Some(&after)),
+            " The page now offers: cancel (read 0.97), delete_delete_watches (irreversible 0.98)."
+        );
+        assert_eq!(newly_offered(Some(&before), Some(&before)), "");
+        assert_eq!(newly_offered(None, Some(&after)), "");
     }
 }
