@@ -2634,11 +2634,10 @@
   // the box's label (`enabled_by`), so the probe offers it and says which box filling
   // it ticks; the dispatcher ticks the box before filling it, and refuses the value if
   // the field stays disabled. A field outside a form has none.
-  // What a fieldset without a <legend> shows as its caption: the first words inside it
+  // What a fieldset shows as its caption: its <legend>, else the first words inside it
   // before its first field, button or label (Gradio draws its radio and checkbox groups'
   // names as a <span> there). The probe names a group of radios drawn without a shared
-  // name by it (`page::radio_group_name`). "" when it has a legend, which is recorded
-  // itself, or no such words.
+  // name by it (`page::radio_group_name`). "" when there are no such words.
   /** @param {Element} fieldset @returns {string} */
   function fieldsetCaption(fieldset) {
     const walker = fieldset.ownerDocument.createTreeWalker(fieldset, 5 /* SHOW_ELEMENT | SHOW_TEXT */, {
@@ -2648,7 +2647,9 @@
     for (let n = walker.nextNode(), seen = 0; n !== null && seen < 40; n = walker.nextNode(), seen++) {
       if (n.nodeType === 1) {
         const tag = /** @type {Element} */ (n).localName;
-        if (tag === "legend" || tag === "label" || tag === "button" || FIELD_TAGS.has(tag)) return "";
+        // Words the page hides are no caption a person reads.
+        if (tag === "legend") return /** @type {Element} */ (n).checkVisibility(OPAQUE) ? norm(n.textContent || "", 80) : "";
+        if (tag === "label" || tag === "button" || FIELD_TAGS.has(tag)) return "";
         continue;
       }
       const words = norm(n.nodeValue || "", 80);

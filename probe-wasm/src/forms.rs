@@ -1187,12 +1187,7 @@ pub fn field_params(
                     "boolean",
                     None,
                     Some(Value::Bool(on)),
-                    if first.role() == "radio" {
-                        "true to choose it"
-                    } else {
-                        "true to check it, false to clear it"
-                    }
-                    .into(),
+                    "true to check it, false to clear it".into(),
                 )
             } else if first.tag == "select" {
                 let (choices, chosen) = crate::page::select_choices(first);

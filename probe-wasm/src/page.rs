@@ -1232,8 +1232,8 @@ pub fn radio_group_name(page: &Page<'_>, g: &RadioGroup) -> Option<String> {
 }
 
 /// The caption of the `<fieldset>` holding a radio group [`radio_group`] found and no
-/// other radios (`radios`: how many its holder holds): its `<legend>`, or the words it
-/// shows before its first field (`caption`, from the extraction: Gradio's "Delivery").
+/// other radios (`radios`: how many its holder holds): the extraction's `caption`, its
+/// `<legend>` or the words it shows before its first field (Gradio's "Delivery").
 fn fieldset_caption<'p>(page: &'p Page<'_>, g: &RadioGroup, radios: usize) -> Option<&'p str> {
     if radios != g.members.len() {
         return None;
@@ -1258,11 +1258,6 @@ fn fieldset_caption<'p>(page: &'p Page<'_>, g: &RadioGroup, radios: usize) -> Op
             != radios
     {
         return None;
-    }
-    for d in page.descendants(f) {
-        if page.els[d].tag == "legend" && page.parent[d] == Some(f) {
-            return Some(page.els[d].text.trim()).filter(|c| !c.is_empty());
-        }
     }
     fieldset.attr("caption").map(str::trim)
 }

@@ -652,6 +652,17 @@ impl FlowAgent {
                     if let Some((pname, value)) = on {
                         parameters.insert(pname, value);
                     }
+                    // An action whose required parameter the step leaves empty is not
+                    // the one meant: the page the step expects may not have replaced
+                    // the last one yet (a capture of the old document, just before
+                    // the navigation lands, offers the list's `delete(id)`).
+                    let schema = &state["actions"][&name];
+                    for p in schema["parameters"].as_array().into_iter().flatten() {
+                        let pname = p["name"].as_str().unwrap_or_default();
+                        if p["required"] == Value::Bool(true) && !parameters.contains_key(pname) {
+                            bail!("{name} needs {pname:?}, which the step does not give");
+                        }
+                    }
                     Ok((name, parameters))
                 });
             match planned {
