@@ -7,13 +7,13 @@
 //! from structure: a list container (`ul`, `tbody`, `role=list`…) whose children are
 //! row-like elements.
 
-use std::collections::BTreeSet;
-
 use nsp_protocol::snapshot::ElementRecord;
 use serde_json::Value;
 
 use crate::page::{control_label, is_field, is_secret, stable_id, ElementRecordExt, Page};
-use crate::text::{declared_value, name_slug, name_value_pairs, slug, typed_value};
+use crate::text::{
+    declared_value, name_slug, name_value_pairs, slug, sorted_distinct, typed_value,
+};
 use crate::HashMap;
 
 /// Most records one list contributes to `objects`; the rest are counted in
@@ -1431,9 +1431,8 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
             .iter()
             .filter_map(|r| page.els[*r].attr(&attr))
             .collect();
-        let distinct: BTreeSet<&str> = values.iter().copied().collect();
         if values.len() == rows.len()
-            && distinct.len() == rows.len()
+            && sorted_distinct(&values).len() == rows.len()
             && (attr != "id" || values.iter().all(|v| stable_id(v)))
             && !shortcut_keys(&attr, &values)
         {
@@ -1459,9 +1458,9 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
             .iter()
             .filter_map(|r| cell_at(page, *r, &rel).map(|i| page.els[i].text.clone()))
             .collect();
-        let distinct: BTreeSet<&str> = values.iter().map(String::as_str).collect();
+        let texts: Vec<&str> = values.iter().map(String::as_str).collect();
         if values.len() == rows.len()
-            && distinct.len() == rows.len()
+            && sorted_distinct(&texts).len() == rows.len()
             && values
                 .iter()
                 .all(|v| !v.trim().is_empty() && v.len() <= 120)
@@ -1485,9 +1484,8 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
     // whose text is the item): the row itself is its key; not a row of a grid's cells,
     // whose text is all its cells' run together.
     let own: Vec<&str> = rows.iter().map(|r| page.els[*r].text.trim()).collect();
-    let distinct: BTreeSet<&str> = own.iter().copied().collect();
     if rows.len() >= 2
-        && distinct.len() == rows.len()
+        && sorted_distinct(&own).len() == rows.len()
         && page
             .children(rows[0])
             .iter()
@@ -1840,8 +1838,9 @@ fn class_families(page: &Page<'_>, rows: &[usize], varying: &[String]) -> Vec<St
 
 /// The classes that say a row's state: its own, and the state words ([`is_state_word`])
 /// of its cells, where pages often mark the current item (`li > a.selected` in a filter
-/// bar, `li > a.active` in a nav list). Other classes of a cell style it.
-fn row_classes<'p>(page: &'p Page<'_>, row: usize) -> BTreeSet<&'p str> {
+/// bar, `li > a.active` in a nav list). Other classes of a cell style it. Sorted, each
+/// once.
+fn row_classes<'p>(page: &'p Page<'_>, row: usize) -> Vec<&'p str> {
     let cells = cell_elements(page, row);
     let states = cells.iter().flat_map(|i| {
         page.els[*i]
@@ -1849,11 +1848,12 @@ fn row_classes<'p>(page: &'p Page<'_>, row: usize) -> BTreeSet<&'p str> {
             .split_whitespace()
             .filter(|c| is_state_word(c))
     });
-    page.els[row]
+    let classes: Vec<&str> = page.els[row]
         .classes()
         .split_whitespace()
         .chain(states)
-        .collect()
+        .collect();
+    sorted_distinct(&classes)
 }
 
 /// A class that says where a row is (`first`, `last`, `odd`, `even-row`,
@@ -1962,20 +1962,25 @@ pub enum TextSource {
     Declared,
 }
 
+/// Adds a field to a record's fields unless it has no name, the record has its most
+/// fields already or one of that name. A function of its own, never inlined: the
+/// record's dozen call sites each had a copy (with the drop of a refused `Value`), 1.8
+/// KB of the wasm gzipped.
+#[inline(never)]
+fn push_from(
+    fields: &mut Vec<SourcedField>,
+    name: String,
+    value: Value,
+    src: Option<(usize, TextSource)>,
+) {
+    if !name.is_empty() && fields.len() < MAX_FIELDS && !fields.iter().any(|(n, _, _)| *n == name) {
+        fields.push((name, value, src));
+    }
+}
+
 pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<SourcedField> {
     let e = &page.els[row];
     let mut fields: Vec<SourcedField> = Vec::new();
-    let push_from = |fields: &mut Vec<SourcedField>,
-                     name: String,
-                     value: Value,
-                     src: Option<(usize, TextSource)>| {
-        if !name.is_empty()
-            && fields.len() < MAX_FIELDS
-            && !fields.iter().any(|(n, _, _)| *n == name)
-        {
-            fields.push((name, value, src));
-        }
-    };
     let push = |fields: &mut Vec<SourcedField>, name: String, value: Value| {
         push_from(fields, name, value, None)
     };
@@ -2027,7 +2032,7 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         Some(RowKey::Text { .. }) | None => {}
     }
     let classes = if list.state_classes.is_empty() {
-        BTreeSet::new()
+        Vec::new()
     } else {
         row_classes(page, row)
     };
@@ -2046,7 +2051,7 @@ pub fn record_fields_sourced(page: &Page<'_>, list: &List, row: usize) -> Vec<So
         push(
             &mut fields,
             slug(c),
-            Value::Bool(classes.contains(c.as_str())),
+            Value::Bool(classes.contains(&c.as_str())),
         );
     }
     for (attr, name) in [
