@@ -477,6 +477,25 @@
         // A read-only combobox takes no typing: its option is chosen (chooseTyped).
         if (el.getAttribute("role") === "combobox" && isReadOnly(el)) return;
         setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
+        if (el.localName === "input" && /** @type {HTMLInputElement} */ (el).type === "range") nudge(/** @type {HTMLInputElement} */ (el));
+    }
+  }
+
+  // A range input a script draws as a slider (React Aria's: Streamlit's, MUI's) shows
+  // the value its input events give it but stores it only when a move ends, after a
+  // drag or a key. A keyboard user's nudge ends one: a step up and back down (down
+  // and back up at the top; up and down, not right and left, whatever the slider's
+  // direction). A plain range input ignores synthetic keys and keeps the value set.
+  /** @param {HTMLInputElement} el */
+  function nudge(el) {
+    const min = el.min === "" ? 0 : Number(el.min);
+    const max = el.max === "" ? 100 : Number(el.max);
+    if (!(max > min)) return;
+    const keys = Number(el.value) < max ? ["ArrowUp", "ArrowDown"] : ["ArrowDown", "ArrowUp"];
+    for (const key of keys) {
+      const init = { key, bubbles: true, cancelable: true, composed: true };
+      el.dispatchEvent(new KeyboardEvent("keydown", init));
+      el.dispatchEvent(new KeyboardEvent("keyup", init));
     }
   }
 

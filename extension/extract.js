@@ -41,6 +41,8 @@
   const ROW_TAGS = new Set(["li", "tr", "article"]);
   const ROW_ROLES = new Set(["row", "listitem", "option", "article", "treeitem"]);
   const FIELD_TAGS = new Set(["input", "select", "textarea"]);
+  // What a slider's thumb may hold besides its range input: nothing a person acts on.
+  const THUMB_HOLDS = "input, button, select, textarea, a[href], [role=slider], [contenteditable]";
   // Attributes copied into the record when present.
   const ATTRS = new Set([
     "id", "name", "type", "role", "href", "aria-label", "aria-pressed", "aria-checked", "aria-expanded",
@@ -1738,6 +1740,24 @@
     return null;
   }
 
+  // The thumb a person drags for a range input hidden for styling inside it (React
+  // Aria's, MUI's and Streamlit's sliders put a visually-hidden <input type=range> in
+  // the thumb, and move it by its input events): the nearest of the input's three
+  // closest ancestors with a box, when a person sees that ancestor at its centre, it is
+  // no control itself and it holds no control but the input. null: none.
+  /** @param {PageElement} el @param {Pass} pass @returns {Element | null} */
+  function thumbOf(el, pass) {
+    if (el.localName !== "input" || /** @type {HTMLInputElement} */ (el).type !== "range") return null;
+    let a = up(el);
+    for (let k = 0; a && k < 3; k++, a = up(a)) {
+      const r = a.getBoundingClientRect();
+      if (r.width <= 1 || r.height <= 1) continue;
+      if (isControl(a, a.getAttribute("role") || "", false) || a.querySelectorAll(THUMB_HOLDS).length !== 1) return null;
+      return drawn(a, pass) && !placeProblem(el, a, null, pass, false) ? a : null;
+    }
+    return null;
+  }
+
   /** @param {Element} el @param {string} role @param {boolean} clickable */
   function isControl(el, role, clickable) {
     return clickable || PERCEIVED_TAGS.has(el.localName) || CONTROL_ROLES.has(role);
@@ -1783,7 +1803,7 @@
     if (!control) return "";
     const problem = placeProblem(el, el, row, pass, strict, (opts && opts.point) || null);
     if (!problem) return "";
-    if (!row && visibleLabel(el, pass)) return "";
+    if (!row && (visibleLabel(el, pass) || thumbOf(el, pass))) return "";
     // A control that keyboard focus brings on screen (a skip link) is offered; the
     // dispatcher focuses it for real and checks again before any event.
     if ((!opts || !opts.reveal || opts.reveal === "any") && focusReveals(el, pass)) return "";

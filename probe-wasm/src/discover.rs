@@ -16,7 +16,7 @@ use nsp_protocol::snapshot::PageSnapshot;
 use nsp_protocol::{Context, PageCapture, ProbeMetadata, ProbeTier};
 
 use crate::confidence::Coverage;
-use crate::found::{Claims, Found};
+use crate::found::{Claims, Found, Source};
 use crate::lists::TextSource;
 use crate::objects::Limits;
 use crate::page::Page;
@@ -67,6 +67,7 @@ pub fn analyze_with_reuse(
         // not offered (the page's text there is still read into `objects`).
         found.retain(|f| f.bound.is_empty() || f.bound.iter().any(|&b| !page.outside_modal(b)));
     }
+    put_twins_to_a_person(&page, &mut found);
     settle_names(&page, &mut found);
     // The person's (and agents') corrections name actions as agents see them, and count
     // for coverage like declarations.
@@ -173,6 +174,57 @@ fn with_numbers(name: &str, label: &str) -> String {
         return name.to_owned();
     }
     out.join("_")
+}
+
+/// The most a write may be trusted when other writes look exactly like it.
+const TWIN_CONFIDENCE: f64 = 0.5;
+
+/// Writes nothing in the state tells apart: two or more with one name, one description
+/// and the same parameters that are not the submit buttons of one `<form>` (those send
+/// the same fields). A Streamlit app's "Delete" on each row it draws with `<div>`s, or
+/// "Add to cart" on cards in which no list was found: which one an agent means, only a
+/// person seeing the page can tell, so each is put to one (the gate asks).
+fn put_twins_to_a_person(page: &Page<'_>, found: &mut [Found]) {
+    // What an agent tells a write by: its name, description and parameters, and the
+    // kind of element it is (a real button and a dialog's header the page listens on
+    // for dragging, both saying "Delete", do not look alike). None: not a write.
+    let keys: Vec<Option<String>> = found
+        .iter()
+        .map(|f| {
+            (f.schema.reversibility != nsp_protocol::Reversibility::Read
+                && matches!(f.source, Source::Form | Source::Control))
+            .then(|| {
+                let mut k = format!("{}\u{1}{}\u{1}", f.name, f.schema.description);
+                for p in &f.schema.parameters {
+                    k.push_str(&p.name);
+                    k.push(',');
+                }
+                if let Some(&b) = f.bound.first() {
+                    k.push_str(&page.els[b].tag);
+                }
+                k
+            })
+        })
+        .collect();
+    let form_of = |f: &Found| f.bound.first().and_then(|&b| page.form[b]);
+    for i in 0..found.len() {
+        let Some(key) = &keys[i] else {
+            continue;
+        };
+        let form = form_of(&found[i]);
+        let mut twins = (0..found.len()).filter(|&j| j != i && keys[j].as_ref() == Some(key));
+        let mut other_form = twins
+            .clone()
+            .any(|j| form.is_none() || form_of(&found[j]) != form);
+        if twins.next().is_none() {
+            other_form = false;
+        }
+        if other_form {
+            let f = &mut found[i];
+            f.schema.confidence = f.schema.confidence.min(TWIN_CONFIDENCE);
+            f.explain.confidence_reason = "other controls look exactly like this one and nothing in the state tells them apart: a person is asked which".into();
+        }
+    }
 }
 
 /// Gives every action a unique, stable name: the first claimant (most trusted source,

@@ -743,3 +743,67 @@ fn cells_inside_a_shadow_root_of_the_row_are_left_out() {
     let c = analyze(&snap(elements));
     assert_eq!(c.explain["remove"].rows, [["Ann"], ["Bob"]]);
 }
+
+/// Rows drawn with `<div>`s the probe finds no list in (a Streamlit app's columns), each
+/// with its "Delete": nothing in the state says which button deletes which row, so no
+/// agent can pick the right one, and each is put to a person. The honest
+/// counterparts keep their confidence: a form's "Save" at its top and its bottom (they
+/// send the same fields) and a list's rows, whose "Delete" is one action by row.
+#[test]
+fn buttons_nothing_tells_apart_are_put_to_a_person() {
+    let mut els = vec![el("main", None, "", &[])];
+    for _ in 0..3 {
+        els.push(el("div", Some(0), "", &[]));
+        let row = (els.len() - 1) as u32;
+        els.push(el("button", Some(row), "Delete", &[("type", "button")]));
+    }
+    let c = analyze(&snap(els));
+    let deletes: Vec<_> = c
+        .actions
+        .iter()
+        .filter(|(n, _)| n.starts_with("delete"))
+        .collect();
+    assert_eq!(deletes.len(), 3, "{:?}", c.actions.keys());
+    for (name, a) in deletes {
+        assert!(
+            a.confidence < Reversibility::ReversibleWrite.confidence_floor(),
+            "{name}: {a:?}"
+        );
+        assert!(
+            c.explain[name]
+                .confidence_reason
+                .contains("nothing in the state tells them apart"),
+            "{name}: {:?}",
+            c.explain[name]
+        );
+    }
+
+    let form = analyze(&snap(vec![
+        el("main", None, "", &[]),
+        el("form", Some(0), "", &[]),
+        el("button", Some(1), "Save", &[("type", "submit")]),
+        el("input", Some(1), "", &[("name", "title")]),
+        el("button", Some(1), "Save", &[("type", "submit")]),
+    ]));
+    let saves: Vec<_> = form
+        .actions
+        .iter()
+        .filter(|(n, _)| n.starts_with("save"))
+        .collect();
+    assert_eq!(saves.len(), 2, "{:?}", form.actions.keys());
+    for (name, a) in saves {
+        assert!(a.confidence >= 0.9, "{name}: {a:?}");
+    }
+
+    let mut els = vec![el("main", None, "", &[]), el("ul", Some(0), "", &[])];
+    for name in ["Taxi", "Lunch", "Paper"] {
+        els.push(el("li", Some(1), name, &[]));
+        let row = (els.len() - 1) as u32;
+        els.push(el("span", Some(row), name, &[("class", "what")]));
+        els.push(el("button", Some(row), "Delete", &[("type", "button")]));
+    }
+    let list = analyze(&snap(els));
+    let delete = &list.actions["delete"];
+    assert_eq!(delete.parameters.len(), 1, "{delete:?}");
+    assert!(delete.confidence >= 0.95, "{delete:?}");
+}

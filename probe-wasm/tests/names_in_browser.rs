@@ -1437,3 +1437,49 @@ async fn a_quasar_forms_aria_radios_and_its_select_opened_by_a_click_are_filled(
         "Call Ann|High|Work"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_range_input_hidden_in_the_thumb_a_person_drags_is_a_parameter_set_by_its_value() {
+    // React Aria's slider (Streamlit's `st.slider`) and MUI's put a visually-hidden
+    // `<input type=range>` inside the thumb a person drags, and move the thumb by the
+    // input's events, storing the value only when a move ends (after a drag or a key).
+    // The thumb stands for the input: it is offered, and the dispatcher sets it (it was
+    // refused: "another element covers it") and ends the move with a keyboard nudge
+    // (Streamlit stored the old value). A range input hidden in a box that holds
+    // another control has no thumb.
+    let hidden = "border: 0; clip: rect(0 0 0 0); clip-path: inset(50%); height: 1px; margin: -1px; overflow: hidden; padding: 0; position: absolute; width: 1px; white-space: nowrap";
+    mount(&format!(
+        r#"<style>.track {{ position: relative; width: 300px; height: 24px; margin: 8px 0; }}
+        .thumb {{ position: absolute; left: 50%; top: 4px; width: 16px; height: 16px; border-radius: 8px; background: #c33; }}</style>
+        <main><div class="column"><label>Title <input id="title"></label>
+        <div role="group" aria-label="Priority" class="track"><div class="thumb" id="thumb">
+          <div style="{hidden}"><input id="prio" type="range" min="1" max="5" step="1" value="3" aria-label="Priority"></div>
+        </div></div>
+        <div class="track"><div class="thumb"><div style="{hidden}"><input id="volume" type="range" min="0" max="9" aria-label="Volume"></div>
+          <button type="button">Mute</button></div></div>
+        <button id="add">Add task</button></div></main>"#
+    ));
+    eval(
+        "(() => { const prio = document.getElementById('prio'); let stored = prio.value; \
+           prio.addEventListener('input', () => { document.getElementById('thumb').style.left = ((prio.value - 1) * 25) + '%'; }); \
+           prio.addEventListener('keydown', (e) => { const d = e.key === 'ArrowUp' ? 1 : e.key === 'ArrowDown' ? -1 : 0; \
+             if (d) { prio.value = String(Math.min(5, Math.max(1, Number(prio.value) + d))); stored = prio.value; } }); \
+           document.getElementById('add').addEventListener('click', () => { globalThis.__added = (globalThis.__added || []).concat([ \
+             document.getElementById('title').value + '|' + stored]); }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "add").expect("the form's action");
+    let params: Vec<&str> = action["parameters"]
+        .as_array()
+        .map(|ps| ps.iter().filter_map(|p| p["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(params.contains(&"priority"), "{action:#}");
+    assert!(!params.contains(&"volume"), "{action:#}");
+    let out = run(&name, r#"{"title": "Call Ann", "priority": 5}"#, &c).await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(eval_string("globalThis.__added.join()"), "Call Ann|5");
+    assert_eq!(
+        eval_string("document.getElementById('thumb').style.left"),
+        "100%"
+    );
+}

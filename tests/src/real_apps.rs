@@ -146,6 +146,12 @@ pub enum AppKind {
     /// clicked open, ARIA radios, a switch. Its sqlite table of tasks is the ground
     /// truth.
     NiceGui,
+    /// Streamlit 1.67, the Python framework of data apps
+    /// (`fixtures/real/streamlit_app.py`): a form of React Aria widgets in `st.form`
+    /// (no `<form>`), a slider whose range input hides in its thumb, rows of columns
+    /// drawn with `<div>`s, each with its own "Delete". Its sqlite table of expenses is
+    /// the ground truth.
+    Streamlit,
 }
 
 impl AppKind {
@@ -168,6 +174,7 @@ impl AppKind {
             AppKind::SqliteWeb => "sqlite-web",
             AppKind::Gradio => "gradio",
             AppKind::NiceGui => "nicegui",
+            AppKind::Streamlit => "streamlit",
         }
     }
 
@@ -190,6 +197,7 @@ impl AppKind {
             "sqlite-web" => AppKind::SqliteWeb,
             "gradio" => AppKind::Gradio,
             "nicegui" => AppKind::NiceGui,
+            "streamlit" => AppKind::Streamlit,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -320,6 +328,25 @@ impl RealApp {
                 // NiceGUI keeps its storage in the working directory: the app's own.
                 cmd.arg(real.join("nicegui_app.py"))
                     .arg(port.to_string())
+                    .arg(&db)
+                    .current_dir(dir.path());
+                ready_path = "/";
+            }
+            AppKind::Streamlit => {
+                cmd = Command::new(&python);
+                cmd.args(["-m", "streamlit", "run"])
+                    .arg(real.join("streamlit_app.py"))
+                    .args(["--server.address", "127.0.0.1", "--server.port"])
+                    .arg(port.to_string())
+                    .args([
+                        "--server.headless",
+                        "true",
+                        "--browser.gatherUsageStats",
+                        "false",
+                        "--server.fileWatcherType",
+                        "none",
+                        "--",
+                    ])
                     .arg(&db)
                     .current_dir(dir.path());
                 ready_path = "/";

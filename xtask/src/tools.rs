@@ -389,6 +389,9 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     "gradio==6.31.0",
     // NiceGUI: a Python UI framework on Vue and Quasar; fixtures/real/nicegui_app.py.
     "nicegui==3.18.0",
+    // Streamlit: the framework of data apps (React Aria widgets, no <form>);
+    // fixtures/real/streamlit_app.py.
+    "streamlit==1.67.0",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
