@@ -164,6 +164,14 @@
   // Inside a row a class names (TABLE_ROW_CLASS), whose cells' text sits in leaves
   // styled inline rather than classed.
   const CLASS_ROW = 64;
+  // Rows drawn with nothing that says so, and the elements holding them, as
+  // Extractor.twinRows found them: recorded by every walk of this document from then on
+  // (ROWS_SEEN counts the rows, so that pages with none ask nothing).
+  /** @type {WeakSet<Element>} */
+  const TWIN_ROWS = new WeakSet();
+  /** @type {WeakSet<Element>} */
+  const TWIN_LISTS = new WeakSet();
+  let ROWS_SEEN = 0;
   // Attributes whose presence the record asks the DOM about (see note()).
   const ASK_LABELLEDBY = 1;
   const ASK_ARIA_DISABLED = 2;
@@ -1918,9 +1926,64 @@
         const walk = { recs: this.recs, nodes: this.nodes, ends: this.ends, base: 0 };
         const ctx = { root: this.doc, prefix: "", frameVisible: true };
         this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
+        if (this.twinRows()) {
+          // Rows found for the first time: walked again, to record them and their words.
+          this.pass = newPass();
+          this.nodes.length = this.recs.length = this.ends.length = 0;
+          this.truncated = false;
+          this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
+        }
       }
       this.indexed = false;
       return this.snapshot(performance.now() - started);
+    }
+
+    // Rows drawn with nothing that says so (Streamlit's `st.columns`, cards of `div`s):
+    // two or more visible controls of one tag and one label recorded under one parent,
+    // which no row holds apart, each inside its own child of the nearest element
+    // holding them all. Those children are rows when they are of one tag, hold no
+    // field, and each shows words of its own besides the control's, different from
+    // every other's (a form's "Save" at its top and at its bottom shows none): from
+    // then on each is recorded with its words, marked `nsp-row`, and the element
+    // holding them is recorded too, so the probe finds a list whose rows tell its
+    // controls apart. Returns whether any row is new.
+    twinRows() {
+      const recs = this.recs;
+      /** @type {Map<string, number[]>} */
+      const groups = new Map();
+      for (let i = 0; i < recs.length; i++) {
+        const r = recs[i];
+        const label = r[6] || r[R_TEXT];
+        if (r[R_PARENT] === null || !label || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || r[0] === "a" || (r[3] & F_CLICKABLE) !== 0)) continue;
+        const key = `${r[R_PARENT]}\u0001${r[0]}\u0001${label}`;
+        const group = groups.get(key);
+        if (group) group.push(i);
+        else groups.set(key, [i]);
+      }
+      let added = false;
+      for (const group of groups.values()) {
+        if (group.length < 2) continue;
+        const controls = group.map((i) => this.nodes[i]);
+        let holder = controls[0].parentElement;
+        while (holder && !controls.every((c) => holder !== null && holder.contains(c))) holder = holder.parentElement;
+        if (!holder) continue;
+        const rows = controls.map((c) => {
+          let a = c;
+          while (a.parentElement && a.parentElement !== holder) a = a.parentElement;
+          return a;
+        });
+        const words = rows.map((row, k) => norm((row.textContent || "").replace(controls[k].textContent || "", ""), 200));
+        if (rows.some((row, k) => row === controls[k] || row.localName !== rows[0].localName || row.querySelector("input, select, textarea, [contenteditable]") !== null)) continue;
+        if (words.some((w, k) => w === "" || words.indexOf(w) !== k)) continue;
+        for (const row of rows) {
+          if (TWIN_ROWS.has(row)) continue;
+          TWIN_ROWS.add(row);
+          ROWS_SEEN++;
+          added = true;
+        }
+        TWIN_LISTS.add(holder);
+      }
+      return added;
     }
 
     // Marks each recorded node with its index, for recordedAncestor. Done by the first
@@ -2087,6 +2150,8 @@
       const drawnTable = (clsBits & (C_TROW | C_TPART)) !== 0 && (tag === "div" || tag === "span");
       const tableRow = drawnTable && (clsBits & C_TROW) !== 0;
       if (drawnTable) record = true;
+      const twinRow = ROWS_SEEN > 0 && TWIN_ROWS.has(el);
+      if (twinRow || (ROWS_SEEN > 0 && TWIN_LISTS.has(el))) record = true;
       const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
       // classed leaf (in a row a class names, a styled one too), or a paragraph (a
@@ -2130,7 +2195,7 @@
       // The attributes' hint of hiding (hintsHiding asks the same of the DOM).
       const hint = hidden || style !== null || (clsBits & C_HIDE) !== 0;
       // (A row a class names is checked as a `tr` is: its text is the model's to read.)
-      const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "" || tableRow);
+      const candidate = record && (clickable || (bits & T_CHECKED) !== 0 || role !== "" || tableRow || twinRow);
       const hides = (inert ? INERT : 0) | (ariaHidden ? ARIA_HIDDEN : 0) | (closed ? CLOSED : 0);
       let vis;
       /** @type {boolean | null | undefined} what the children are told (see below) */
@@ -2177,6 +2242,7 @@
       let childFlags = flags & ~CLOSED_HERE;
       if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
       if (tableRow) childFlags |= ROW | CLASS_ROW;
+      if (twinRow) childFlags |= ROW;
       if (tag === "td" || tag === "th") childFlags |= CELL;
       if (inert) childFlags |= INERT;
       if (ariaHidden) childFlags |= ARIA_HIDDEN;
@@ -2347,6 +2413,11 @@
           if (attrs === null) attrs = {};
           attrs.onclick = /confirm\s*\(/.test(attrValue(el, names, k, unique)) ? "confirm()" : "handler";
         }
+      }
+      // A row Extractor.twinRows found: the probe takes it for one (lists.rs).
+      if (ROWS_SEEN > 0 && TWIN_ROWS.has(el)) {
+        if (attrs === null) attrs = {};
+        attrs["nsp-row"] = "";
       }
       if (field) {
         // Values are read as properties: that is what the user typed, not the markup.

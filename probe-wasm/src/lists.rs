@@ -226,6 +226,9 @@ pub fn find(page: &Page<'_>) -> Lists {
                     // filter fields with their shortcuts: `data-key="f t"`).
                     e.tag == "article"
                         || e.role() == "article"
+                        // Rows the extraction found by their twin controls
+                        // (`twinRows` in extract.js).
+                        || e.attr("nsp-row").is_some()
                         || e.classes().split_whitespace().any(table_row_class)
                         || (!is_field(e) && key_attrs(e).iter().any(|(a, _)| a != "id"))
                 };

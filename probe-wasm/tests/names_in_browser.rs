@@ -1464,7 +1464,7 @@ async fn a_range_input_hidden_in_the_thumb_a_person_drags_is_a_parameter_set_by_
            prio.addEventListener('input', () => { document.getElementById('thumb').style.left = ((prio.value - 1) * 25) + '%'; }); \
            prio.addEventListener('keydown', (e) => { const d = e.key === 'ArrowUp' ? 1 : e.key === 'ArrowDown' ? -1 : 0; \
              if (d) { prio.value = String(Math.min(5, Math.max(1, Number(prio.value) + d))); stored = prio.value; } }); \
-           document.getElementById('add').addEventListener('click', () => { globalThis.__added = (globalThis.__added || []).concat([ \
+           document.getElementById('add').addEventListener('click', () => { globalThis.__slid = (globalThis.__slid || []).concat([ \
              document.getElementById('title').value + '|' + stored]); }); })()",
     );
     let c = capture();
@@ -1477,9 +1477,63 @@ async fn a_range_input_hidden_in_the_thumb_a_person_drags_is_a_parameter_set_by_
     assert!(!params.contains(&"volume"), "{action:#}");
     let out = run(&name, r#"{"title": "Call Ann", "priority": 5}"#, &c).await;
     assert!(out.get("error").is_none(), "{out:#}");
-    assert_eq!(eval_string("globalThis.__added.join()"), "Call Ann|5");
+    assert_eq!(eval_string("globalThis.__slid.join()"), "Call Ann|5");
     assert_eq!(
         eval_string("document.getElementById('thumb').style.left"),
         "100%"
     );
+}
+
+#[wasm_bindgen_test]
+async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
+    // Streamlit's `st.columns` (and cards of `div`s): each expense a row of columns with
+    // its own "Delete", nothing saying they are rows. Three "Delete" buttons nothing
+    // told apart were three actions; the rows are found by them, so "Delete" takes the
+    // row by its text, and runs on that row. A form's "Save" at its top and at its
+    // bottom shows no words of its own beside it: no rows, the form keeps both.
+    mount(
+        r#"<main><div class="block">
+          <div class="form"><div class="bar"><button id="save1" type="button">Save</button></div>
+            <label>Title <input id="title"></label>
+            <div class="bar"><button id="save2" type="button">Save</button></div></div>
+          <h3>3 expenses</h3>
+          <div class="wrap"><div class="cols"><div class="col"><p>Taxi</p></div><div class="col"><p>12.50</p></div><div class="col"><button type="button">Delete</button></div></div></div>
+          <div class="wrap"><div class="cols"><div class="col"><p>Lunch</p></div><div class="col"><p>9.00</p></div><div class="col"><button type="button">Delete</button></div></div></div>
+          <div class="wrap"><div class="cols"><div class="col"><p>Paper</p></div><div class="col"><p>4.00</p></div><div class="col"><button type="button">Delete</button></div></div></div>
+        </div></main>"#,
+    );
+    eval(
+        "(() => { for (const b of document.querySelectorAll('.cols button')) b.addEventListener('click', () => { \
+             globalThis.__deleted = b.closest('.cols').querySelector('p').textContent; }); })()",
+    );
+    let c = capture();
+    let deletes: Vec<&String> = c["actions"]
+        .as_object()
+        .expect("actions")
+        .keys()
+        .filter(|n| n.starts_with("delete"))
+        .collect();
+    assert_eq!(deletes, ["delete"], "{:#}", c["actions"]);
+    let delete = &c["actions"]["delete"];
+    assert_eq!(
+        delete["parameters"][0]["allowed_values"],
+        serde_json::json!(["Taxi", "Lunch", "Paper"]),
+        "{delete:#}"
+    );
+    let saves = c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .filter(|(n, a)| {
+            n.starts_with("save") && a["parameters"].as_array().is_some_and(|p| !p.is_empty())
+        })
+        .count();
+    assert_eq!(saves, 2, "{:#}", c["actions"]);
+    let param = delete["parameters"][0]["name"]
+        .as_str()
+        .expect("name")
+        .to_owned();
+    let out = run("delete", &format!(r#"{{"{param}": "Lunch"}}"#), &c).await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(eval_string("globalThis.__deleted"), "Lunch");
 }

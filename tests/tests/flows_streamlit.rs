@@ -1,9 +1,10 @@
 //! The flow suite (`nsp_tests::flows`, see `tests/tests/flows.rs`) on a Streamlit 1.67
 //! app from PyPI (`fixtures/real/streamlit_app.py`): an expense form of React Aria
 //! widgets in `st.form` (no `<form>`), a slider whose range input hides in its thumb,
-//! and rows of columns drawn with `<div>`s, each with its own "Delete". The agent uses
-//! only nspd's state; the app's sqlite table of expenses is the ground truth: exactly
-//! the first expense, as it was given, after the second was deleted.
+//! and rows of columns drawn with `<div>`s, each with its own "Delete", which the
+//! extraction finds as rows by those twin buttons. The agent uses only nspd's state;
+//! the app's sqlite table of expenses is the ground truth: exactly the first expense,
+//! as it was given, after the second was deleted.
 
 use nsp_tests::flows::{FlowAgent, Step, Tier, Verify};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
@@ -52,15 +53,13 @@ async fn streamlit_add_two_expenses_and_delete_one() {
             .expect("the database")
     };
     assert_eq!(expenses().len(), 2, "{:?}", expenses());
-    // Each row's "Delete" looks exactly like the others and nothing in the state says
-    // which row it is in: no action is the lunch's, and the person deletes it.
+    // Each expense is a row of columns drawn with `<div>`s and its own "Delete": the
+    // rows are found by those twin buttons, so the delete takes the row by its text.
     agent
-        .run_or_person(
-            Step::new("delete the lunch", &["delete"], Tier::IrreversibleWrite).on("Lunch"),
-            "const row = Array.from(document.querySelectorAll('[data-testid=stHorizontalBlock]'))\
-               .find((r) => r.textContent.includes('Lunch'));\
-             row.querySelector('button').click();\
-             for (let i = 0; i < 100 && document.body.textContent.includes('Lunch'); i++) await new Promise((r) => setTimeout(r, 50));",
+        .run(
+            Step::new("delete the lunch", &["delete"], Tier::IrreversibleWrite)
+                .on("Lunch")
+                .verify(Verify::Expr("!exists(st_main.items[1])".into())),
         )
         .await
         .unwrap_or_else(log);
