@@ -664,6 +664,10 @@
     for (const [pname, value, field] of filling) {
       await leaveSuggestions(field);
       await enable(field, pname, guard, filling);
+      if (NspExtract.manyChoices(field)) {
+        await chooseMany(field, pname, value, guard);
+        continue;
+      }
       fill(field, pname, value, guard);
       await settle();
       await chooseTyped(field, value, guard);
@@ -678,7 +682,7 @@
       if (field.getAttribute("role") === "radio" && !isOn(value) && field.getAttribute("aria-checked") === "true") {
         fail("bad_parameters", `${pname}: an option cannot be cleared; choose another option of its group instead.`);
       }
-      if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field)) continue;
+      if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field) || NspExtract.manyChoices(field)) continue;
       if (field.ownerDocument.activeElement === field) {
         field.blur();
         await settle();
@@ -777,6 +781,53 @@
       await settle();
       await still();
     }
+  }
+
+  // A combobox of many choices (Streamlit's multiselect, react-select's `isMulti`):
+  // each chosen option is a tag beside the field with its own "Remove …" button. The
+  // tags become exactly the list asked for, as a person makes them: the tags not in it
+  // removed by their buttons, each missing option typed and chosen from the list (the
+  // field is empty again after each), then every option asked for checked to be a tag
+  // (refused before anything is sent otherwise).
+  /** @param {Target} field @param {string} pname @param {unknown} value @param {(el: Element) => void} guard */
+  async function chooseMany(field, pname, value, guard) {
+    const want = (Array.isArray(value) ? value : value === null || value === undefined || value === "" ? [] : [value]).map((v) => String(v));
+    const wanted = new Set(want.map(norm));
+    const box = field.closest('[role="group"]') || field.parentElement || field;
+    const tags = () => {
+      /** @type {Map<string, Target>} */
+      const out = new Map();
+      for (const b of /** @type {NodeListOf<Target>} */ (box.querySelectorAll("button, [role=button]"))) {
+        const m = /^(?:remove|delete)\s+(.+)$/i.exec(norm(NspExtract.explainLabel(/** @type {PageElement} */ (b))));
+        if (m) out.set(norm(m[1]), b);
+      }
+      return out;
+    };
+    for (const [tag, remove] of tags()) {
+      if (wanted.has(tag)) continue;
+      click(remove, () => guard(remove));
+      await settle();
+    }
+    for (const item of want) {
+      if (tags().has(norm(item))) continue;
+      guard(field);
+      setValue(field, item);
+      await settle();
+      await chooseTyped(field, item, guard);
+    }
+    // A list of many choices stays open after each (it covered Streamlit's submit):
+    // closed as a person closes it, by Escape, and left.
+    if (field.getAttribute("aria-expanded") === "true") {
+      const init = { key: "Escape", bubbles: true, cancelable: true, composed: true };
+      field.dispatchEvent(new KeyboardEvent("keydown", init));
+      field.dispatchEvent(new KeyboardEvent("keyup", init));
+    }
+    field.blur();
+    await settle();
+    await still();
+    const now = tags();
+    const missing = want.filter((item) => !now.has(norm(item)));
+    if (missing.length) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(missing)}; give options it offers.`);
   }
 
   // Whether a field takes no typing: `readonly`, or `aria-readonly="true"`.

@@ -172,6 +172,8 @@
   /** @type {WeakSet<Element>} */
   const TWIN_LISTS = new WeakSet();
   let ROWS_SEEN = 0;
+  // Records whose controls are in a row already (twinRows looks no further).
+  const IN_ROW_TAGS = new Set(["tr", "td", "th", "li"]);
   // Attributes whose presence the record asks the DOM about (see note()).
   const ASK_LABELLEDBY = 1;
   const ASK_ARIA_DISABLED = 2;
@@ -1282,6 +1284,30 @@
     return false;
   }
 
+  // A class that names a select of many choices: Streamlit's `stMultiSelect`,
+  // react-select's `…--is-multi`, Ant Design's `ant-select-multiple`.
+  const MANY_CLASS = /multi-?select|is-multi|select-multiple/i;
+
+  // Whether combobox `el` keeps many choices (each shown as a tag beside it): its open
+  // list says so (`aria-multiselectable`), or it or one of its four nearest ancestors
+  // has a class naming a select of many. Such a field's value is a list: typing an
+  // option and choosing it adds a tag and leaves the field empty.
+  /** @param {Element} el */
+  function manyChoices(el) {
+    if (el.getAttribute("role") !== "combobox") return false;
+    const doc = el.ownerDocument;
+    for (const id of (el.getAttribute("aria-controls") || "").split(/\s+/)) {
+      const list = id ? doc.getElementById(id) : null;
+      if (list && list.getAttribute("aria-multiselectable") === "true") return true;
+    }
+    let a = /** @type {Element | null} */ (el);
+    for (let k = 0; a && k < 5; k++, a = a.parentElement) {
+      const cls = a.getAttribute("class");
+      if (cls && MANY_CLASS.test(cls)) return true;
+    }
+    return false;
+  }
+
   // The focused element of `doc` when it is a combobox whose popup is open.
   /** @param {Document} doc @returns {HTMLElement | null} */
   function openCombobox(doc) {
@@ -1955,6 +1981,9 @@
         const r = recs[i];
         const label = r[6] || r[R_TEXT];
         if (r[R_PARENT] === null || !label || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || r[0] === "a" || (r[3] & F_CLICKABLE) !== 0)) continue;
+        // In a table's row or cell or a list's item: that is the row already.
+        const parent = recs[r[R_PARENT]];
+        if (parent !== undefined && IN_ROW_TAGS.has(parent[0])) continue;
         const key = `${r[R_PARENT]}\u0001${r[0]}\u0001${label}`;
         const group = groups.get(key);
         if (group) group.push(i);
@@ -2419,6 +2448,12 @@
         if (attrs === null) attrs = {};
         attrs["nsp-row"] = "";
       }
+      // A combobox of many choices takes a list (the probe reads `multiple`, as on a
+      // <select>).
+      if (field && role === "combobox" && manyChoices(el)) {
+        if (attrs === null) attrs = {};
+        attrs.multiple = "";
+      }
       if (field) {
         // Values are read as properties: that is what the user typed, not the markup.
         if (attrs === null) attrs = {};
@@ -2773,7 +2808,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox,
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices,
     enablerOf,
   };
 })();

@@ -286,8 +286,10 @@ pub fn discover_implicit(
 ) {
     // In document order, so the ones inside an element are a run of them. A record's
     // buttons act on their record (rows.rs), never on fields beside the list.
+    // Not a field's own buttons, claimed by now (a number box's steps, a combobox's
+    // tags' "Remove …").
     let senders: Vec<usize> = (0..page.els.len())
-        .filter(|&i| lists.record_of(page, i).is_none() && sends(page, i))
+        .filter(|&i| lists.record_of(page, i).is_none() && !claims.is_claimed(i) && sends(page, i))
         .collect();
     for &b in &senders {
         if claims.is_claimed(b)
@@ -642,6 +644,29 @@ pub fn claim_steppers(page: &Page<'_>, claims: &mut Claims) {
     for b in 0..page.els.len() {
         if !claims.is_claimed(b) && steps_a_field(page, b).is_some() {
             claims.claim(b);
+        }
+        // The tags of a combobox of many choices (`multiple`, from `manyChoices` in
+        // extract.js) are its value: their "Remove client" buttons and its "Clear all",
+        // in the group around it, are the field's own (the dispatcher removes tags as it
+        // fills it), neither actions nor a form's submit.
+        let e = &page.els[b];
+        if e.role() == "combobox" && e.has("multiple") {
+            let group = page.parent[b].unwrap_or(b);
+            for t in page.descendants(group) {
+                if !is_button(&page.els[t]) {
+                    continue;
+                }
+                let label = control_label(&page.els[t]);
+                let starts = |w: &str| {
+                    label
+                        .get(..w.len())
+                        .is_some_and(|h| h.eq_ignore_ascii_case(w))
+                };
+                if starts("remove ") || starts("delete ") || label.eq_ignore_ascii_case("clear all")
+                {
+                    claims.claim(t);
+                }
+            }
         }
     }
 }
@@ -1188,6 +1213,15 @@ pub fn field_params(
                     None,
                     Some(Value::Bool(on)),
                     "true to check it, false to clear it".into(),
+                )
+            } else if first.role() == "combobox" && first.has("multiple") {
+                // A combobox of many choices (`manyChoices` in extract.js): the options
+                // to keep as its tags, which its list offers once it is open.
+                (
+                    "array",
+                    None,
+                    None,
+                    "a list of the options to choose".into(),
                 )
             } else if first.tag == "select" {
                 let (choices, chosen) = crate::page::select_choices(first);

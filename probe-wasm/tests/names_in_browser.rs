@@ -1537,3 +1537,58 @@ async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
     assert!(out.get("error").is_none(), "{out:#}");
     assert_eq!(eval_string("globalThis.__deleted"), "Lunch");
 }
+
+#[wasm_bindgen_test]
+async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
+    // Streamlit's multiselect, react-select's `isMulti`: a combobox whose chosen options
+    // are tags beside it, each with a "Remove …" button; choosing one leaves the field
+    // empty. It takes a list (it was free text, and "client" was refused as not taken
+    // though its tag was made); the tags become exactly the list, "team" removed.
+    mount(
+        r#"<main><div class="form"><label>Title <input id="title"></label>
+        <div class="stMultiSelect"><div role="group"><span role="group" aria-label="Selected values" id="chips"></span>
+          <input id="tags" role="combobox" aria-label="Tags" aria-expanded="false" aria-autocomplete="list"></div></div>
+        <button id="add" type="button">Add task</button></div></main>"#,
+    );
+    eval(
+        "(() => { const input = document.getElementById('tags'); const chips = document.getElementById('chips'); \
+           const chip = (name) => { const s = document.createElement('span'); s.className = 'tag'; s.append(name); \
+             const b = document.createElement('button'); b.type = 'button'; b.setAttribute('aria-label', 'Remove ' + name); b.textContent = '×'; \
+             b.addEventListener('click', () => s.remove()); s.append(b); chips.append(s); }; \
+           chip('team'); \
+           const close = () => { const lb = document.getElementById('lb'); if (lb) lb.remove(); input.setAttribute('aria-expanded', 'false'); input.removeAttribute('aria-controls'); }; \
+           input.addEventListener('input', () => { close(); if (!input.value) return; \
+             const lb = document.createElement('div'); lb.id = 'lb'; lb.setAttribute('role', 'listbox'); lb.setAttribute('aria-multiselectable', 'true'); \
+             for (const o of ['urgent', 'client', 'team'].filter((o) => o.includes(input.value))) { const d = document.createElement('div'); d.setAttribute('role', 'option'); d.textContent = o; \
+               d.addEventListener('click', () => { chip(o); input.value = ''; close(); }); lb.append(d); } \
+             input.closest('.form').append(lb); input.setAttribute('aria-controls', 'lb'); input.setAttribute('aria-expanded', 'true'); }); \
+           input.addEventListener('blur', () => setTimeout(close, 0)); \
+           document.getElementById('add').addEventListener('click', () => { globalThis.__tagged = document.getElementById('title').value + '|' + \
+             Array.from(chips.querySelectorAll('.tag'), (t) => t.firstChild.textContent).join(','); }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "add").expect("the form's action");
+    let tags = action["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "tags").cloned())
+        .unwrap_or_else(|| panic!("tags in {action:#}"));
+    assert_eq!(tags["type_name"], "array", "{tags:#}");
+    let out = run(
+        &name,
+        r#"{"title": "Call", "tags": ["urgent", "client"]}"#,
+        &c,
+    )
+    .await;
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(eval_string("globalThis.__tagged"), "Call|urgent,client");
+    // An option the list does not offer: refused, nothing sent.
+    let c = capture();
+    let out = run(
+        &name,
+        r#"{"title": "Mail", "tags": ["urgent", "later"]}"#,
+        &c,
+    )
+    .await;
+    assert!(out.to_string().contains("bad_parameters"), "{out:#}");
+    assert_eq!(eval_string("globalThis.__tagged"), "Call|urgent,client");
+}

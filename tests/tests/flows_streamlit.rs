@@ -20,8 +20,9 @@ async fn streamlit_add_two_expenses_and_delete_one() {
     // The app says what it stored in a success box under the form.
     let said = |what: &str| Verify::Expr(format!("st_main.status == \"Added {what}\""));
 
-    // Every kind of field but the multiselect: the slider's thumb stands for its
-    // hidden range input, the select box's option is picked from its list.
+    // Every kind of field: the slider's thumb stands for its hidden range input, the
+    // select box's option is picked from its list, the multiselect takes a list and
+    // makes a tag of each.
     agent
         .run(
             Step::new("add an expense", &["add", "expense"], Tier::ReversibleWrite)
@@ -29,6 +30,7 @@ async fn streamlit_add_two_expenses_and_delete_one() {
                 .param(&["amount"], 12.5)
                 .param(&["category"], "Travel")
                 .param(&["paid", "by"], "Ben")
+                .param(&["tags"], serde_json::json!(["client", "urgent"]))
                 .param(&["reimbursable"], true)
                 .param(&["priority"], 5)
                 .param(&["note"], "airport")
@@ -71,7 +73,7 @@ async fn streamlit_add_two_expenses_and_delete_one() {
             12.5.into(),
             "Travel".into(),
             "Ben".into(),
-            "".into(),
+            "client,urgent".into(),
             1.into(),
             5.into(),
             "airport".into(),

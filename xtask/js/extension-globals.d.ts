@@ -121,6 +121,7 @@ declare var NspExtract: {
   within(el: Node, node: Node | null): boolean;
   /** The focused element of `doc` when it is a combobox whose popup is open. */
   openCombobox(doc: Document): HTMLElement | null;
+  manyChoices(el: Element): boolean;
   /** The checkbox or switch that enables a disabled field, when one names it. */
   enablerOf(el: Element): HTMLElement | null;
   IDX: symbol;
