@@ -164,6 +164,8 @@
   // Inside a row a class names (TABLE_ROW_CLASS), whose cells' text sits in leaves
   // styled inline rather than classed.
   const CLASS_ROW = 64;
+  // Inside a row Extractor.twinRows found, whose every leaf with words is a cell.
+  const TWIN_ROW = 128;
   // Rows drawn with nothing that says so, and the elements holding them, as
   // Extractor.twinRows found them: recorded by every walk of this document from then on
   // (ROWS_SEEN counts the rows, so that pages with none ask nothing).
@@ -2185,7 +2187,7 @@
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
       // classed leaf (in a row a class names, a styled one too), or a paragraph (a
       // record's or an article's text).
-      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || tag === "p" || (style !== null && (flags & CLASS_ROW) !== 0)) && first === null && (el.textContent || "").trim()) {
+      if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || tag === "p" || (flags & TWIN_ROW) !== 0 || (style !== null && (flags & CLASS_ROW) !== 0)) && first === null && (el.textContent || "").trim()) {
         record = true;
       }
       if (!record && CUE_TAGS.has(tag) && (tag === "p" || first === null)) {
@@ -2271,7 +2273,7 @@
       let childFlags = flags & ~CLOSED_HERE;
       if ((bits & T_ROW) !== 0 || (role !== "" && ROW_ROLES.has(role))) childFlags |= ROW;
       if (tableRow) childFlags |= ROW | CLASS_ROW;
-      if (twinRow) childFlags |= ROW;
+      if (twinRow) childFlags |= ROW | TWIN_ROW;
       if (tag === "td" || tag === "th") childFlags |= CELL;
       if (inert) childFlags |= INERT;
       if (ariaHidden) childFlags |= ARIA_HIDDEN;

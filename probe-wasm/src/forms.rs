@@ -675,7 +675,12 @@ pub fn claim_steppers(page: &Page<'_>, claims: &mut Claims) {
 /// by clicking one of its options), which is no field anywhere else: outside a form its
 /// options are a list of records.
 fn form_field(page: &Page<'_>, i: usize) -> bool {
-    page.field(i) || (page.els[i].role() == "listbox" && !combobox_popup(page, i))
+    page.field(i)
+        || (page.els[i].role() == "listbox"
+            && !combobox_popup(page, i)
+            // Options drawn around boxes of their own (Dash's `dcc.Checklist`): the
+            // boxes are the fields.
+            && !page.descendants(i).any(|d| page.field(d)))
 }
 
 /// Whether listbox `i` is the popup a combobox names (`aria-controls`, `aria-owns`): the

@@ -201,6 +201,11 @@ pub fn find(page: &Page<'_>) -> Lists {
             continue;
         }
         let container = is_list_container(&page.els[c]);
+        // A listbox whose options are labels around boxes of their own (Dash's
+        // `dcc.Checklist` and `dcc.RadioItems`) is a group of fields, not a list.
+        if page.els[c].role() == "listbox" && page.descendants(c).any(|d| page.field(d)) {
+            continue;
+        }
         if container && property_table(page, c) {
             lists.property_tables.push(c);
             continue;

@@ -1237,3 +1237,79 @@ fn radio_buttons_without_a_name_are_one_parameter_named_by_their_group() {
         assert_eq!(c.objects[key], json!(chosen), "{:#?}", c.objects);
     }
 }
+
+/// Dash's `dcc.Checklist`: a `role=listbox` whose options are labels around checkboxes
+/// sharing a name. The boxes are the fields, one list parameter of the form beside it
+/// (it was one string, `news?: "Weekly"|"Monthly"`, and the options a list of records
+/// with a `select(name)` read).
+#[test]
+fn a_listbox_of_labelled_boxes_is_a_group_of_fields() {
+    let c = analyze(&snap(vec![
+        el("div", None, "", &[("id", "app")]),
+        el(
+            "input",
+            Some(0),
+            "",
+            &[("id", "name"), ("aria-label", "Name")],
+        ),
+        el(
+            "div",
+            Some(0),
+            "WeeklyMonthly",
+            &[("id", "news"), ("role", "listbox")],
+        ),
+        el(
+            "label",
+            Some(2),
+            "Weekly",
+            &[("role", "option"), ("aria-selected", "false")],
+        ),
+        el(
+            "input",
+            Some(3),
+            "",
+            &[
+                ("type", "checkbox"),
+                ("name", "news"),
+                ("value", "Weekly"),
+                ("checked", "false"),
+            ],
+        ),
+        el(
+            "label",
+            Some(2),
+            "Monthly",
+            &[("role", "option"), ("aria-selected", "false")],
+        ),
+        el(
+            "input",
+            Some(5),
+            "",
+            &[
+                ("type", "checkbox"),
+                ("name", "news"),
+                ("value", "Monthly"),
+                ("checked", "false"),
+            ],
+        ),
+        el("button", Some(0), "Save contact", &[("id", "save")]),
+    ]));
+    let save = &c.actions["save_contact"];
+    let news = save
+        .parameters
+        .iter()
+        .find(|p| p.name == "news")
+        .unwrap_or_else(|| panic!("{save:?}"));
+    assert_eq!(news.type_name, "array", "{news:?}");
+    assert_eq!(
+        news.allowed_values,
+        Some(vec![json!("Weekly"), json!("Monthly")]),
+        "{news:?}"
+    );
+    assert!(!c.actions.contains_key("select"), "{:?}", c.actions.keys());
+    assert!(
+        !c.objects.keys().any(|k| k.starts_with("news[")),
+        "{:?}",
+        c.objects.keys()
+    );
+}

@@ -1489,7 +1489,8 @@ async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
     // Streamlit's `st.columns` (and cards of `div`s): each expense a row of columns with
     // its own "Delete", nothing saying they are rows. Three "Delete" buttons nothing
     // told apart were three actions; the rows are found by them, so "Delete" takes the
-    // row by its text, and runs on that row. A form's "Save" at its top and at its
+    // row by its text (a plain `<span>`'s, as Dash's `html.Span`), and runs on that
+    // row. A form's "Save" at its top and at its
     // bottom shows no words of its own beside it: no rows, the form keeps both.
     mount(
         r#"<main><div class="block">
@@ -1497,14 +1498,14 @@ async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
             <label>Title <input id="title"></label>
             <div class="bar"><button id="save2" type="button">Save</button></div></div>
           <h3>3 expenses</h3>
-          <div class="wrap"><div class="cols"><div class="col"><p>Taxi</p></div><div class="col"><p>12.50</p></div><div class="col"><button type="button">Delete</button></div></div></div>
-          <div class="wrap"><div class="cols"><div class="col"><p>Lunch</p></div><div class="col"><p>9.00</p></div><div class="col"><button type="button">Delete</button></div></div></div>
-          <div class="wrap"><div class="cols"><div class="col"><p>Paper</p></div><div class="col"><p>4.00</p></div><div class="col"><button type="button">Delete</button></div></div></div>
+          <div class="wrap"><div class="cols"><div class="col"><span>Taxi</span></div><div class="col"><p>12.50</p></div><div class="col"><button type="button">Delete</button></div></div></div>
+          <div class="wrap"><div class="cols"><div class="col"><span>Lunch</span></div><div class="col"><p>9.00</p></div><div class="col"><button type="button">Delete</button></div></div></div>
+          <div class="wrap"><div class="cols"><div class="col"><span>Paper</span></div><div class="col"><p>4.00</p></div><div class="col"><button type="button">Delete</button></div></div></div>
         </div></main>"#,
     );
     eval(
         "(() => { for (const b of document.querySelectorAll('.cols button')) b.addEventListener('click', () => { \
-             globalThis.__deleted = b.closest('.cols').querySelector('p').textContent; }); })()",
+             globalThis.__deleted = b.closest('.cols').querySelector('span').textContent; }); })()",
     );
     let c = capture();
     let deletes: Vec<&String> = c["actions"]

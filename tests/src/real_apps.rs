@@ -152,6 +152,11 @@ pub enum AppKind {
     /// drawn with `<div>`s, each with its own "Delete". Its sqlite table of expenses is
     /// the ground truth.
     Streamlit,
+    /// Dash 4, Plotly's Python framework of data apps (`fixtures/real/dash_app.py`): a
+    /// checklist drawn as a listbox of labelled boxes, radio items, a slider with its
+    /// number box, rows of `html.Div`s each with its own "Remove". Its sqlite table of
+    /// contacts is the ground truth.
+    Dash,
 }
 
 impl AppKind {
@@ -175,6 +180,7 @@ impl AppKind {
             AppKind::Gradio => "gradio",
             AppKind::NiceGui => "nicegui",
             AppKind::Streamlit => "streamlit",
+            AppKind::Dash => "dash",
         }
     }
 
@@ -198,6 +204,7 @@ impl AppKind {
             "gradio" => AppKind::Gradio,
             "nicegui" => AppKind::NiceGui,
             "streamlit" => AppKind::Streamlit,
+            "dash" => AppKind::Dash,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -330,6 +337,13 @@ impl RealApp {
                     .arg(port.to_string())
                     .arg(&db)
                     .current_dir(dir.path());
+                ready_path = "/";
+            }
+            AppKind::Dash => {
+                cmd = Command::new(&python);
+                cmd.arg(real.join("dash_app.py"))
+                    .arg(port.to_string())
+                    .arg(&db);
                 ready_path = "/";
             }
             AppKind::Streamlit => {

@@ -392,6 +392,8 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // Streamlit: the framework of data apps (React Aria widgets, no <form>);
     // fixtures/real/streamlit_app.py.
     "streamlit==1.67.0",
+    // Dash: Plotly's framework of data apps (React components); fixtures/real/dash_app.py.
+    "dash==4.4.1",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
