@@ -793,13 +793,27 @@
   async function chooseMany(field, pname, value, guard) {
     const want = (Array.isArray(value) ? value : value === null || value === undefined || value === "" ? [] : [value]).map((v) => String(v));
     const wanted = new Set(want.map(norm));
-    const box = field.closest('[role="group"]') || field.parentElement || field;
+    // The field's own box: the group around it within three levels (Streamlit's,
+    // React Aria's), else its parent; never a wider group a page wraps a form in.
+    let box = field.parentElement || field;
+    for (let a = field.parentElement, k = 0; a && k < 3; a = a.parentElement, k++) {
+      if (a.getAttribute("role") === "group") {
+        box = a;
+        break;
+      }
+    }
+    // A tag: a button saying "Remove X" (or "Delete X") whose own element shows X and
+    // nothing else besides it. Any other such button in the box (a "Delete account" a
+    // page put there) is no tag, and is never pressed.
     const tags = () => {
       /** @type {Map<string, Target>} */
       const out = new Map();
       for (const b of /** @type {NodeListOf<Target>} */ (box.querySelectorAll("button, [role=button]"))) {
         const m = /^(?:remove|delete)\s+(.+)$/i.exec(norm(NspExtract.explainLabel(/** @type {PageElement} */ (b))));
-        if (m) out.set(norm(m[1]), b);
+        const chip = b.parentElement;
+        if (!m || !chip || chip === box) continue;
+        const shown = norm((chip.textContent || "").replace(b.textContent || "", ""));
+        if (shown === norm(m[1])) out.set(shown, b);
       }
       return out;
     };

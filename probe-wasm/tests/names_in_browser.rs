@@ -1544,11 +1544,13 @@ async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
     // Streamlit's multiselect, react-select's `isMulti`: a combobox whose chosen options
     // are tags beside it, each with a "Remove …" button; choosing one leaves the field
     // empty. It takes a list (it was free text, and "client" was refused as not taken
-    // though its tag was made); the tags become exactly the list, "team" removed.
+    // though its tag was made); the tags become exactly the list, "team" removed, and
+    // a "Delete account" beside them, which shows more than "account", left alone.
     mount(
         r#"<main><div class="form"><label>Title <input id="title"></label>
         <div class="stMultiSelect"><div role="group"><span role="group" aria-label="Selected values" id="chips"></span>
-          <input id="tags" role="combobox" aria-label="Tags" aria-expanded="false" aria-autocomplete="list"></div></div>
+          <input id="tags" role="combobox" aria-label="Tags" aria-expanded="false" aria-autocomplete="list">
+          <span class="danger">Danger zone <button type="button" aria-label="Delete account" id="nuke">x</button></span></div></div>
         <button id="add" type="button">Add task</button></div></main>"#,
     );
     eval(
@@ -1556,7 +1558,7 @@ async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
            const chip = (name) => { const s = document.createElement('span'); s.className = 'tag'; s.append(name); \
              const b = document.createElement('button'); b.type = 'button'; b.setAttribute('aria-label', 'Remove ' + name); b.textContent = '×'; \
              b.addEventListener('click', () => s.remove()); s.append(b); chips.append(s); }; \
-           chip('team'); \
+           chip('team'); document.getElementById('nuke').addEventListener('click', () => { globalThis.__nuked = true; }); \
            const close = () => { const lb = document.getElementById('lb'); if (lb) lb.remove(); input.setAttribute('aria-expanded', 'false'); input.removeAttribute('aria-controls'); }; \
            input.addEventListener('input', () => { close(); if (!input.value) return; \
              const lb = document.createElement('div'); lb.id = 'lb'; lb.setAttribute('role', 'listbox'); lb.setAttribute('aria-multiselectable', 'true'); \
@@ -1582,6 +1584,8 @@ async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
     .await;
     assert!(out.get("error").is_none(), "{out:#}");
     assert_eq!(eval_string("globalThis.__tagged"), "Call|urgent,client");
+    // A "Delete account" a page puts beside the tags is no tag: never pressed.
+    assert_eq!(eval_string("String(globalThis.__nuked)"), "undefined");
     // An option the list does not offer: refused, nothing sent.
     let c = capture();
     let out = run(
