@@ -492,11 +492,7 @@
     const max = el.max === "" ? 100 : Number(el.max);
     if (!(max > min)) return;
     const keys = Number(el.value) < max ? ["ArrowUp", "ArrowDown"] : ["ArrowDown", "ArrowUp"];
-    for (const key of keys) {
-      const init = { key, bubbles: true, cancelable: true, composed: true };
-      el.dispatchEvent(new KeyboardEvent("keydown", init));
-      el.dispatchEvent(new KeyboardEvent("keyup", init));
-    }
+    for (const key of keys) pressKey(el, key, null);
   }
 
   /** @param {Target} el @returns {Target[]} */
@@ -831,11 +827,7 @@
     }
     // A list of many choices stays open after each (it covered Streamlit's submit):
     // closed as a person closes it, by Escape, and left.
-    if (field.getAttribute("aria-expanded") === "true") {
-      const init = { key: "Escape", bubbles: true, cancelable: true, composed: true };
-      field.dispatchEvent(new KeyboardEvent("keydown", init));
-      field.dispatchEvent(new KeyboardEvent("keyup", init));
-    }
+    if (field.getAttribute("aria-expanded") === "true") pressKey(field, "Escape", null);
     field.blur();
     await settle();
     await still();

@@ -1953,13 +1953,14 @@
       if (root) {
         const walk = { recs: this.recs, nodes: this.nodes, ends: this.ends, base: 0 };
         const ctx = { root: this.doc, prefix: "", frameVisible: true };
-        this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
+        const walkAll = () => this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
+        walkAll();
         if (this.twinRows()) {
           // Rows found for the first time: walked again, to record them and their words.
           this.pass = newPass();
           this.nodes.length = this.recs.length = this.ends.length = 0;
           this.truncated = false;
-          this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
+          walkAll();
         }
       }
       this.indexed = false;

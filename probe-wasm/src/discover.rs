@@ -56,7 +56,7 @@ pub fn analyze_with_reuse(
     let mut claims = Claims::new(snapshot.elements.len());
     let mut found = Vec::new();
     declared::discover(&page, &lists, &mut claims, &mut found);
-    forms::claim_steppers(&page, &mut claims);
+    forms::claim_fields_buttons(&page, &mut claims);
     let left = forms::discover(&page, &lists, &mut claims, &mut found);
     rows::discover(&page, &lists, &mut claims, &mut found);
     forms::discover_left(&page, &left, &mut claims, &mut found);
@@ -211,15 +211,14 @@ fn put_twins_to_a_person(page: &Page<'_>, found: &mut [Found]) {
         let Some(key) = &keys[i] else {
             continue;
         };
+        // A twin, unless both submit one `<form>`.
         let form = form_of(&found[i]);
-        let mut twins = (0..found.len()).filter(|&j| j != i && keys[j].as_ref() == Some(key));
-        let mut other_form = twins
-            .clone()
-            .any(|j| form.is_none() || form_of(&found[j]) != form);
-        if twins.next().is_none() {
-            other_form = false;
-        }
-        if other_form {
+        let twinned = (0..found.len()).any(|j| {
+            j != i
+                && keys[j].as_ref() == Some(key)
+                && (form.is_none() || form_of(&found[j]) != form)
+        });
+        if twinned {
             let f = &mut found[i];
             f.schema.confidence = f.schema.confidence.min(TWIN_CONFIDENCE);
             f.explain.confidence_reason = "other controls look exactly like this one and nothing in the state tells them apart: a person is asked which".into();

@@ -637,10 +637,11 @@ pub fn steps_a_field(page: &Page<'_>, b: usize) -> Option<usize> {
         .then_some(field)
 }
 
-/// Claims the step buttons of every number field an agent can type into (see
-/// [`steps_a_field`]): no action of their own, and none that takes them for a form's
+/// Claims the buttons that belong to a field: the step buttons of every number field an
+/// agent can type into (see [`steps_a_field`]) and the tag buttons of a combobox of many
+/// choices (below). No action of their own, and none that takes them for a form's
 /// submit.
-pub fn claim_steppers(page: &Page<'_>, claims: &mut Claims) {
+pub fn claim_fields_buttons(page: &Page<'_>, claims: &mut Claims) {
     for b in 0..page.els.len() {
         if !claims.is_claimed(b) && steps_a_field(page, b).is_some() {
             claims.claim(b);
