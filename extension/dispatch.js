@@ -345,6 +345,7 @@
   /** @param {Target} el */
   function fieldKind(el) {
     if (el.isContentEditable) return "editable";
+    if (NspExtract.isPicker(el)) return "picker";
     const tag = el.localName;
     if (tag === "select") return el.multiple ? "multiselect" : "select";
     if (tag === "textarea") return "text";
@@ -356,6 +357,7 @@
     }
     const role = el.getAttribute("role") || "";
     if (role === "switch" || role === "checkbox") return "aria-checkbox";
+    if (role === "slider") return "aria-slider";
     if (role === "radio") return "aria-radio";
     if (role === "listbox") return "listbox";
     if (role === "tablist") return "tablist";
@@ -472,10 +474,16 @@
         fire(el, "change");
         return;
       }
+      case "picker":
+      case "aria-slider":
+        // Chosen in its own list (choosePicked), moved by keys (slide): before fill.
+        return;
       default:
         guard(el);
         // A read-only combobox takes no typing: its option is chosen (chooseTyped).
         if (el.getAttribute("role") === "combobox" && isReadOnly(el)) return;
+        // Nothing else here takes a value but what one types into.
+        if (!isTextField(el) && !el.isContentEditable) fail("bad_parameters", `${name}: ${say(el)} takes no typed value.`);
         setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
         if (el.localName === "input" && /** @type {HTMLInputElement} */ (el).type === "range") nudge(/** @type {HTMLInputElement} */ (el));
     }
@@ -545,6 +553,8 @@
 
   // The most an action waits for the page to stop moving before its checks.
   const MOTION_MS = 1000;
+  // The most key presses slide() makes to move a slider.
+  const SLIDE_STEPS = 400;
 
   // Waits until the page's running animations and transitions that end have ended (a
   // story river sliding an editor in, a dialog fading up), at most MOTION_MS: a person
@@ -630,12 +640,16 @@
     };
     const fields = (explain && explain.parameters) || {};
     const role = el.getAttribute("role");
-    const kind = FIELD_TAGS.has(el.localName) || role === "switch" || role === "checkbox" || role === "tablist" ? fieldKind(el) : null;
+    const kind = FIELD_TAGS.has(el.localName) || role === "switch" || role === "checkbox" || role === "tablist" || NspExtract.isPicker(el) ? fieldKind(el) : null;
     // An action bound to a switch, a choice list, a radio group or a tab bar
     // (`select_tab(tab)`) sets that control itself. A radio group's action names its
     // first option as the field of its value too: the option asked for is clicked, and
     // nothing after it (clicking the action's own element would choose the first).
     const choice = params.checked !== undefined ? params.checked : params.value !== undefined ? params.value : kind === "tablist" ? params.tab : undefined;
+    if (kind === "picker" && choice !== undefined) {
+      await choosePicked(el, "value", choice, guard);
+      return true;
+    }
     if (kind && kind !== "text" && choice !== undefined && (!fields.value || kind === "radio")) {
       trigger(el, () => fill(el, name, choice, guard));
       await settle();
@@ -660,6 +674,14 @@
     for (const [pname, value, field] of filling) {
       await leaveSuggestions(field);
       await enable(field, pname, guard, filling);
+      if (NspExtract.isPicker(field)) {
+        await choosePicked(field, pname, value, guard);
+        continue;
+      }
+      if (fieldKind(field) === "aria-slider") {
+        await slide(field, pname, value, guard);
+        continue;
+      }
       if (NspExtract.manyChoices(field)) {
         await chooseMany(field, pname, value, guard);
         continue;
@@ -678,7 +700,7 @@
       if (field.getAttribute("role") === "radio" && !isOn(value) && field.getAttribute("aria-checked") === "true") {
         fail("bad_parameters", `${pname}: an option cannot be cleared; choose another option of its group instead.`);
       }
-      if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field) || NspExtract.manyChoices(field)) continue;
+      if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field) || NspExtract.manyChoices(field) || NspExtract.isPicker(field)) continue;
       if (field.ownerDocument.activeElement === field) {
         field.blur();
         await settle();
@@ -777,6 +799,101 @@
       await settle();
       await still();
     }
+  }
+
+  // A select drawn as a button (NspExtract.isPicker: Headless UI's Listbox, Radix's and
+  // MUI's Select, Dash's dropdown) is set as a person sets it: clicked open, the option
+  // saying the value clicked in the list it opened, the list closed if it stays open.
+  // The list is the one the picker names (`aria-controls`, `aria-owns`: the listbox or
+  // the popup holding it), else the one listbox that was not open before the click. A
+  // value no option says, or an option the page disabled, is refused with the list
+  // closed again and nothing chosen; the picker must show the value after.
+  /** @param {Target} field @param {string} pname @param {unknown} value @param {(t: Target) => void} guard */
+  async function choosePicked(field, pname, value, guard) {
+    if (typeof value !== "string" && typeof value !== "number") fail("bad_parameters", `${pname}: give the text of one option.`);
+    const want = norm(String(value));
+    if (norm(NspExtract.pickerValue(field)) === want) return;
+    const doc = field.ownerDocument;
+    const before = new Set(doc.querySelectorAll('[role="listbox"]'));
+    click(field, () => guard(field));
+    await settle();
+    await still();
+    const list = openedList(field, before);
+    const close = async () => {
+      if (field.getAttribute("aria-expanded") !== "true" && (list === null || !list.isConnected)) return;
+      pressKey(/** @type {Target} */ (doc.activeElement || list || field), "Escape", null);
+      await settle();
+      await still();
+    };
+    if (list === null) {
+      await close();
+      fail("bad_parameters", `${pname}: ${say(field)} opened no list of options when clicked; nothing was chosen.`);
+    }
+    // A list of many choices (`aria-multiselectable`, or options holding checkboxes:
+    // Dash's `multi`) toggles what is clicked and keeps the rest: a click would add to
+    // the choices, not choose one. Refused before any.
+    if (list.getAttribute("aria-multiselectable") === "true" || list.querySelector('[role="option"] input[type="checkbox"]') !== null) {
+      await close();
+      fail("unsupported", `${pname}: ${say(field)} keeps many choices; nothing was chosen (choose each with the builtins, or ask the person).`);
+    }
+    const options = Array.from(/** @type {NodeListOf<Target>} */ (list.querySelectorAll('[role="option"]'))).filter((o) => o.closest('[role="listbox"]') === list);
+    const said = (/** @type {Target} */ o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o)));
+    const picks = options.filter((o) => said(o) === want || norm(o.textContent) === want);
+    if (picks.length !== 1 || isDisabled(picks[0])) {
+      await close();
+      const why = picks.length > 1 ? "names more than one option" : picks.length ? "is a disabled option" : "is not one of the options";
+      fail("bad_parameters", `${pname}: ${JSON.stringify(value)} ${why} ${JSON.stringify(options.slice(0, 50).map(said))}; nothing was chosen.`);
+    }
+    const pick = picks[0];
+    click(pick, () => guard(pick));
+    await settle();
+    await still();
+    await close();
+    const shows = NspExtract.pickerValue(field);
+    if (norm(shows) !== want) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(value)} (it shows ${JSON.stringify(shows.slice(0, 80))}).`);
+  }
+
+  // A slider drawn with ARIA alone (Radix's thumb: a `span` with `role=slider`, no
+  // input) is moved as a keyboard user moves it: focused, then a step up or down at a
+  // time (up and down, whatever its direction) until it says the value. A value outside
+  // its range, one its steps pass over, or a slider that does not move is refused.
+  /** @param {Target} field @param {string} pname @param {unknown} value @param {(t: Target) => void} guard */
+  async function slide(field, pname, value, guard) {
+    const want = typeof value === "number" ? value : typeof value === "string" && value.trim() ? Number(value) : NaN;
+    if (!Number.isFinite(want)) fail("bad_parameters", `${pname}: give a number.`);
+    const num = (/** @type {string} */ n) => {
+      const v = field.getAttribute(n);
+      return v === null || v.trim() === "" ? NaN : Number(v);
+    };
+    const [lo, hi] = [num("aria-valuemin"), num("aria-valuemax")];
+    if (want < lo || want > hi) fail("bad_parameters", `${pname}: ${want} is outside ${lo} to ${hi}.`);
+    guard(field);
+    field.focus({ preventScroll: true });
+    for (let k = 0; k < SLIDE_STEPS; k++) {
+      const now = num("aria-valuenow");
+      if (now === want) return;
+      const up = !(now > want);
+      pressKey(field, up ? "ArrowUp" : "ArrowDown", null);
+      await settle(0);
+      const next = num("aria-valuenow");
+      if (next === now || Number.isNaN(next)) fail("bad_parameters", `${pname}: the slider did not move from ${now}.`);
+      if (up ? next > want : next < want) fail("bad_parameters", `${pname}: the slider moves in steps from ${now} to ${next}, past ${want}.`);
+    }
+    fail("bad_parameters", `${pname}: ${want} is more than ${SLIDE_STEPS} steps away.`);
+  }
+
+  // The list picker `field` opened: see choosePicked.
+  /** @param {Element} field @param {Set<Element>} before @returns {Element | null} */
+  function openedList(field, before) {
+    const doc = field.ownerDocument;
+    for (const id of `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/)) {
+      const popup = id ? doc.getElementById(id) : null;
+      if (popup === null) continue;
+      const list = popup.getAttribute("role") === "listbox" ? popup : popup.querySelector('[role="listbox"]');
+      if (list !== null) return list;
+    }
+    const fresh = Array.from(doc.querySelectorAll('[role="listbox"]')).filter((l) => !before.has(l) && l.checkVisibility());
+    return fresh.length === 1 ? fresh[0] : null;
   }
 
   // A combobox of many choices (Streamlit's multiselect, react-select's `isMulti`):

@@ -888,7 +888,7 @@
     }
     return [
       attr("aria-label"),
-      !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : imageLabel(el),
+      !field && isPicker(el) ? pickerLabel(el) : !secret && (field || el.hasAttribute("aria-labelledby")) ? labelOf(el) : imageLabel(el),
       readsText(tag, bits, el.getAttribute("role") || "", el.childElementCount, secret) ? norm(field ? textOutside(el) : plain ? textShown(el, true) : controlTexts(el, true)[0], TEXT_LIMIT) : "",
       value,
       attr("title"),
@@ -994,11 +994,15 @@
   const CAPTION_MAX = 60;
   const CAPTION_SKIP = "input, select, textarea, button, a[href], [role]";
   /** @param {Element} el */
-  function captionOf(el) {
+  // `quiet`: elements hidden from assistive technology (`aria-hidden`) are passed over,
+  // as a picker's focus box beside it (Dash's).
+  /** @param {Element} el @param {boolean} [quiet] */
+  function captionOf(el, quiet) {
     for (let node = /** @type {Element | null} */ (el), depth = 0; node && depth < 2; node = node.parentElement, depth++) {
       // The casts below follow the nodeType tests (3: text, 1: element).
       let prev = node.previousSibling;
-      while (prev && ((prev.nodeType === 3 && !/** @type {Text} */ (prev).data.trim()) || prev.nodeType === 8)) prev = prev.previousSibling;
+      while (prev && ((prev.nodeType === 3 && !/** @type {Text} */ (prev).data.trim()) || prev.nodeType === 8 ||
+        (quiet && prev.nodeType === 1 && /** @type {Element} */ (prev).getAttribute("aria-hidden") === "true"))) prev = prev.previousSibling;
       if (prev && prev.nodeType === 3) {
         const t = norm(/** @type {Text} */ (prev).data, TEXT_LIMIT);
         return t.length <= CAPTION_MAX ? t : "";
@@ -1308,6 +1312,86 @@
       if (cls && MANY_CLASS.test(cls)) return true;
     }
     return false;
+  }
+
+  // A field a person types into, and one whose typing suggests options (an
+  // autocomplete's box, whose toggle button only opens them).
+  const TYPED = 'input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([readonly]):not([aria-hidden="true"]), textarea, [contenteditable=""], [contenteditable="true"], [role="textbox"], [role="searchbox"]';
+  const SUGGESTS = '[role="combobox"], [aria-autocomplete], [list]';
+  const POPUPS = '[role="dialog"], [role="listbox"], [role="menu"]';
+  const HANDLES = 'button, input, select, textarea, [role="button"], [role="combobox"]';
+
+  // The first field that takes typing in `root` outside the popups it holds, or null.
+  /** @param {Element} root */
+  function typedIn(root) {
+    for (const f of root.querySelectorAll(TYPED)) {
+      const pop = f.closest(POPUPS);
+      if (!pop || pop === root || !root.contains(pop)) return f;
+    }
+    return null;
+  }
+
+  // Whether `el` is a select drawn as a button (Headless UI's Listbox, Radix's and
+  // MUI's Select, Dash's dropdown): a button, or an element with role button or
+  // combobox, that opens a list of options (`aria-haspopup="listbox"`, or
+  // `role=combobox` on an element nobody types into) and shows the option chosen. One
+  // that holds a field taking typing is that field's wrapper; one whose first two
+  // ancestors' first holding such a field holds an autocomplete's box and at most
+  // three controls in all (the box, a clear button, the toggle: MUI's, Downshift's)
+  // is that box's toggle. A picker is a field: its value is the text it shows, set by
+  // opening its list and clicking the option (the dispatcher's choosePicked).
+  /** @param {Element} el */
+  function isPicker(el) {
+    const tag = el.localName;
+    if (tag === "input" || tag === "textarea" || tag === "select" || /** @type {HTMLElement} */ (el).isContentEditable) return false;
+    const role = el.getAttribute("role") || "";
+    const popup = el.getAttribute("aria-haspopup");
+    const opens = role === "combobox" ? popup === null || popup === "listbox" || popup === "true" : popup === "listbox" && (tag === "button" || role === "button");
+    if (!opens || typedIn(el) !== null) return false;
+    let a = el.parentElement;
+    for (let k = 0; a !== null && k < 2; k++, a = a.parentElement) {
+      const typed = typedIn(a);
+      if (typed === null) continue;
+      return !(typed.matches(SUGGESTS) && a.querySelectorAll(HANDLES).length <= 3);
+    }
+    return true;
+  }
+
+  // The name of picker `el`, never the option it shows: the elements its
+  // `aria-labelledby` names outside itself (Headless UI's and MUI's name the label and
+  // the picker; Dash's only its own value), its `<label>`s, else the caption before it.
+  /** @param {Element} el */
+  function pickerLabel(el) {
+    const by = el.getAttribute("aria-labelledby");
+    if (by) {
+      const root = /** @type {TreeRoot} */ (el.getRootNode());
+      const outside = by.split(/\s+/).filter((id) => {
+        const ref = id && root.getElementById ? root.getElementById(id) : null;
+        return ref !== null && ref !== el && !el.contains(ref);
+      });
+      const t = outside.length ? textOfIds(el, outside.join(" ")) : "";
+      if (t) return t;
+    }
+    const labelled = /** @type {Element & { labels?: NodeListOf<HTMLLabelElement> | null }} */ (el);
+    if (labelled.labels && labelled.labels.length) return labelsText(labelled);
+    return captionOf(el, true);
+  }
+
+  // The option picker `el` shows, "" while it shows its placeholder (Radix marks the
+  // picker `data-placeholder`; Dash and others draw it in an element whose class says
+  // placeholder).
+  /** @param {Element} el @param {string} text what it shows, as the record reads it */
+  function pickerShows(el, text) {
+    if (el.hasAttribute("data-placeholder")) return "";
+    const ph = el.querySelector('[class*="placeholder" i]');
+    if (ph !== null && norm(ph.textContent || "", TEXT_LIMIT) === text) return "";
+    return text;
+  }
+
+  // The option picker `el` shows now (pickerShows), read as a capture reads it.
+  /** @param {PageElement} el */
+  function pickerValue(el) {
+    return pickerShows(el, norm(controlTexts(el, true)[0], TEXT_LIMIT));
   }
 
   // The focused element of `doc` when it is a combobox whose popup is open.
@@ -2451,6 +2535,13 @@
         if (attrs === null) attrs = {};
         attrs["nsp-row"] = "";
       }
+      // A select drawn as a button is a field (the probe reads `nsp-picker`; its value
+      // is set below, from its text).
+      const picker = !field && (tag === "button" || role === "button" || role === "combobox") && isPicker(el);
+      if (picker) {
+        if (attrs === null) attrs = {};
+        attrs["nsp-picker"] = "";
+      }
       // A combobox of many choices takes a list (the probe reads `multiple`, as on a
       // <select>).
       if (field && role === "combobox" && manyChoices(el)) {
@@ -2488,6 +2579,15 @@
         } else {
           attrs.value = clipAttr(String(el.value || ""));
         }
+      } else if (role === "slider") {
+        // A slider drawn with ARIA alone (Radix's thumb): its value and range are what it
+        // says; the dispatcher moves it by keys (slide).
+        if (attrs === null) attrs = {};
+        attrs.value = clipAttr(el.getAttribute("aria-valuenow") || "");
+        const lo = el.getAttribute("aria-valuemin");
+        const hi = el.getAttribute("aria-valuemax");
+        if (lo !== null) attrs.min = clipAttr(lo);
+        if (hi !== null) attrs.max = clipAttr(hi);
       } else if (attrs !== null && attrs.contenteditable !== undefined && el.isContentEditable &&
         !(el.parentElement !== null && el.parentElement.isContentEditable)) {
         // An editable region's value is its text as lines (a code editor draws each line
@@ -2513,8 +2613,10 @@
       } else if (texty) {
         text = norm(unseen || muted ? textShown(el, block) : plainText(el, block), TEXT_LIMIT);
       }
+      if (picker) /** @type {Record<string, string>} */ (attrs).value = pickerShows(el, text);
       let label = "";
-      if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
+      if (picker) label = pickerLabel(el);
+      else if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
       else if ((tag === "a" || tag === "button") && !text) label = imageLabel(el);
       if (!vis) recFlags |= F_HIDDEN;
       const disabled = inert || ((ask & ASK_ARIA_DISABLED) !== 0 && el.getAttribute("aria-disabled") === "true") ||
@@ -2811,7 +2913,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices,
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, isPicker, pickerValue,
     enablerOf,
   };
 })();

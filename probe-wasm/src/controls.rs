@@ -306,7 +306,8 @@ fn toggle_or_choice(
         || matches!(e.role(), "switch" | "checkbox" | "menuitemcheckbox");
     let is_radio = e.tag == "input" && e.input_type() == "radio";
     let is_select = e.tag == "select";
-    if !(is_checkbox || is_radio || is_select) {
+    let is_picker = crate::page::is_picker(e);
+    if !(is_checkbox || is_radio || is_select || is_picker) {
         return None;
     }
     let label = field_label(page, e);
@@ -401,6 +402,9 @@ fn toggle_or_choice(
                 .collect()
         } else if is_radio {
             vec![Value::String(e.attr("value").unwrap_or("on").to_owned())]
+        } else if is_picker {
+            // Its options exist only once it is open.
+            Vec::new()
         } else {
             crate::page::select_choices(e)
                 .0
@@ -412,10 +416,18 @@ fn toggle_or_choice(
             name: "value".into(),
             type_name: "string".into(),
             required: true,
-            description: "One of the allowed values".into(),
-            allowed_values: Some(allowed),
+            description: if is_picker {
+                "One of the options its list shows when opened".into()
+            } else {
+                "One of the allowed values".into()
+            },
+            allowed_values: (!is_picker).then_some(allowed),
             default_value: if is_select && !is_secret(e) {
                 crate::page::select_choices(e).1.map(Value::String)
+            } else if is_picker {
+                e.attr("value")
+                    .filter(|v| !v.is_empty())
+                    .map(|v| Value::String(clip(v, 200)))
             } else {
                 None
             },

@@ -1089,7 +1089,10 @@ pub fn field_params(
         // A disabled field a box enables (the extraction's `enabled_by`: "Allow
         // updating this column") is a parameter: the dispatcher ticks the box first.
         let enabled = e.attr("enabled_by").is_some();
-        if !e.visible || (e.disabled && !enabled) || (e.tag == "input" && e.input_type() == "file")
+        if !e.visible
+            || (e.disabled && !enabled)
+            || (e.tag == "input" && e.input_type() == "file")
+            || crate::page::slider_twin(page, i)
         {
             continue;
         }
@@ -1229,6 +1232,17 @@ pub fn field_params(
                     None,
                     "a list of the options to choose".into(),
                 )
+            } else if crate::page::is_picker(first) {
+                // A select drawn as a button: its options exist only once it is open.
+                (
+                    "string",
+                    None,
+                    first
+                        .attr("value")
+                        .filter(|v| !v.is_empty())
+                        .map(|v| Value::String(clip(v, 200))),
+                    "one of the options its list shows when opened".into(),
+                )
             } else if first.tag == "select" {
                 let (choices, chosen) = crate::page::select_choices(first);
                 let options: Vec<Value> = choices.into_iter().map(Value::String).collect();
@@ -1265,7 +1279,9 @@ pub fn field_params(
                     selected,
                     "one of the allowed values (the list's options)".into(),
                 )
-            } else if is_input && matches!(kind.as_ref(), "number" | "range") {
+            } else if (is_input && matches!(kind.as_ref(), "number" | "range"))
+                || crate::page::is_aria_slider(first)
+            {
                 let mut hint = "a number".to_owned();
                 if let (Some(min), Some(max)) = (first.attr("min"), first.attr("max")) {
                     hint = format!("a number from {} to {}", clip(min, 12), clip(max, 12));

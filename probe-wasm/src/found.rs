@@ -80,7 +80,13 @@ pub fn explain_element(page: &Page<'_>, idx: usize) -> ExplainElement {
         tag: e.tag.clone(),
         id: e.attr("id").map(str::to_owned),
         selector: page.selector(idx),
-        text: clip(&control_label(e), 80),
+        // A picker nothing names is read by the option it shows, which is its value:
+        // listed without it, as a field is.
+        text: if crate::page::is_picker(e) && e.label.trim().is_empty() && !e.has("aria-label") {
+            String::new()
+        } else {
+            clip(&control_label(e), 80)
+        },
     }
 }
 

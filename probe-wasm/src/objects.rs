@@ -259,7 +259,8 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
                     page.id_of(inner).is_some() && !page.region_el(d) && inner.text.trim() == text
                 })
             };
-            // A `<label>` names a field: its text is the field's name, never state.
+            // A `<label>` names a field: its text is the field's name, never state; what
+            // a picker shows is its value, said under the picker's key.
             if !page.control(i)
                 && e.tag != "label"
                 && !skip_link(e)
@@ -267,6 +268,9 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
                 && !holds_controls
                 && !text.is_empty()
                 && !said_inside()
+                && !page
+                    .ancestors(i)
+                    .any(|a| crate::page::is_picker(&page.els[a]))
             {
                 let leaf = slug(id);
                 if !leaf.is_empty() {
@@ -444,7 +448,11 @@ fn field_value(
     // the dialog did to it).
     let hidden_part =
         page.parent[i].is_some_and(|p| !page.els[p].visible) && !page.outside_modal(i);
-    if !e.visible && (e.disabled || hidden_part) {
+    // Nor does a field nobody sees or types into (a picker's focus box beside it:
+    // Dash's), nor an ARIA slider's thumb beside its number box.
+    if (!e.visible && (e.disabled || hidden_part || e.has("readonly")))
+        || crate::page::slider_twin(page, i)
+    {
         return;
     }
     if is_secret(e) {

@@ -766,6 +766,9 @@ pub fn plain_clickable(e: &ElementRecord) -> bool {
 }
 
 pub fn is_control(e: &ElementRecord) -> bool {
+    if is_picker(e) {
+        return false;
+    }
     match e.tag.as_str() {
         "button" | "summary" => true,
         "a" => e.has("href") && !is_skip_link(e),
@@ -884,8 +887,50 @@ pub fn is_field(e: &ElementRecord) -> bool {
                     | "slider"
                     | "spinbutton"
             ) || is_editable(e)
+                || is_picker(e)
         }
     }
+}
+
+/// A slider drawn with ARIA alone (Radix's thumb, a `span` with `role=slider`): a field
+/// whose value, minimum and maximum the extraction copies from its `aria-value*`.
+pub fn is_aria_slider(e: &ElementRecord) -> bool {
+    e.role() == "slider" && e.tag != "input"
+}
+
+/// An ARIA slider beside the number box that sets the same value (Dash's slider and its
+/// box): the first of its five nearest ancestors that holds a number or range input
+/// holds one with its minimum or its maximum. The box is then the field; the thumb only
+/// shows its value.
+pub fn slider_twin(page: &Page<'_>, i: usize) -> bool {
+    let e = &page.els[i];
+    if !is_aria_slider(e) {
+        return false;
+    }
+    for a in page.ancestors(i).take(5) {
+        let mut boxes = page.descendants(a).filter(|&d| {
+            let x = &page.els[d];
+            x.tag == "input" && matches!(x.input_type().as_ref(), "number" | "range")
+        });
+        let mut any = false;
+        let twin = boxes.any(|d| {
+            any = true;
+            let x = &page.els[d];
+            (x.has("min") && x.attr("min") == e.attr("min"))
+                || (x.has("max") && x.attr("max") == e.attr("max"))
+        });
+        if twin || any {
+            return twin;
+        }
+    }
+    false
+}
+
+/// A select drawn as a button (Headless UI's Listbox, Radix's and MUI's Select, Dash's
+/// dropdown), as `extract.js`' `isPicker` marks its record (`nsp-picker`): a field whose
+/// value is the option it shows, chosen from the list it opens.
+pub fn is_picker(e: &ElementRecord) -> bool {
+    e.has("nsp-picker")
 }
 
 pub fn is_editable(e: &ElementRecord) -> bool {

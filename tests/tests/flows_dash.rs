@@ -1,6 +1,7 @@
 //! The flow suite (`nsp_tests::flows`, see `tests/tests/flows.rs`) on a Dash 4 app from
 //! PyPI (`fixtures/real/dash_app.py`): a contact form of `dcc` components (a checklist
-//! drawn as a listbox of labelled boxes, radio items, a slider with its number box) and
+//! drawn as a listbox of labelled boxes, radio items, a slider with its number box, a
+//! dropdown drawn as a button that opens its options in a popover) and
 //! rows of `html.Div`s with `html.Span`s, each with its own "Remove", which the
 //! extraction finds as rows by those twin buttons. The agent uses only nspd's state; the
 //! app's sqlite table of contacts is the ground truth: exactly the first contact, as it
@@ -33,6 +34,8 @@ async fn dash_save_two_contacts_and_remove_one() {
             .param(&["news"], json!(["Weekly", "Monthly"]))
             .param(&["kind"], "Company")
             .param(&["level"], 4)
+            // A dropdown is a parameter (it was a read opener, `choose_country()`).
+            .param(&["country"], "Japan")
             .verify(said("Saved Ada")),
         )
         .await
@@ -50,7 +53,7 @@ async fn dash_save_two_contacts_and_remove_one() {
         .await
         .unwrap_or_else(log);
     let contacts = || -> Vec<Vec<Value>> {
-        app.query("select name, email, news, kind, level from contacts order by id")
+        app.query("select name, email, news, kind, level, country from contacts order by id")
             .expect("the database")
     };
     assert_eq!(contacts().len(), 2, "{:?}", contacts());
@@ -72,6 +75,7 @@ async fn dash_save_two_contacts_and_remove_one() {
             "Weekly,Monthly".into(),
             "Company".into(),
             4.into(),
+            "Japan".into(),
         ]],
     );
 }
