@@ -651,6 +651,13 @@ pub fn claim_fields_buttons(page: &Page<'_>, claims: &mut Claims) {
         // in the group around it, are the field's own (the dispatcher removes tags as it
         // fills it), neither actions nor a form's submit.
         let e = &page.els[b];
+        // What a picker holds (the element Angular Material listens on to open it, Dash's
+        // "Clear selection") is the picker's own: it opens or empties the field.
+        if crate::page::is_picker(e) {
+            for t in page.descendants(b) {
+                claims.claim(t);
+            }
+        }
         if e.role() == "combobox" && e.has("multiple") {
             let group = page.parent[b].unwrap_or(b);
             for t in page.descendants(group) {

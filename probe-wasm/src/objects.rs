@@ -480,7 +480,12 @@ fn field_value(
             "choice".to_owned()
         })
     });
-    let name = group_name.or_else(|| {
+    // A picker by its label first, as its parameter is: its ids are a kit's
+    // (`mat-select-0`).
+    let picker_label = crate::page::is_picker(e)
+        .then(|| slug(&crate::page::field_label(page, e)))
+        .filter(|s| !s.is_empty());
+    let name = group_name.or(picker_label).or_else(|| {
         page.name_of(e)
             .filter(|n| crate::page::names_something(n))
             .or_else(|| page.id_of(e).filter(|id| crate::page::names_something(id)))

@@ -1617,6 +1617,9 @@ async fn a_select_drawn_as_a_button_is_a_field_set_by_choosing_its_option() {
           <label>Country</label>
           <div class="wrap"><input class="focus" readonly aria-hidden="true" tabindex="0" style="opacity:0;width:1px">
             <button id="pk-country" type="button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="pk-cv"><span id="pk-cv">France</span></button></div>
+          <label id="pk-plan-l">Plan</label>
+          <div id="mat-select-7" role="combobox" aria-haspopup="listbox" tabindex="0" aria-expanded="false" aria-labelledby="pk-plan-l mat-select-value-7">
+            <div class="trigger"><span id="mat-select-value-7">Free</span></div></div>
           <div class="auto"><input id="pk-city" role="combobox" aria-label="City" aria-expanded="false">
             <button id="pk-chev" type="button" aria-haspopup="listbox" aria-label="Show cities">v</button></div>
           <button id="pk-save" type="button">Save</button></div></main>
@@ -1647,8 +1650,10 @@ async fn a_select_drawn_as_a_button_is_a_field_set_by_choosing_its_option() {
            picker('pk-fruit', ['Apple', 'Banana'], { controls: true }); \
            picker('pk-country', ['France', 'Germany', 'Japan', 'Narnia'], { popup: true, stays: true, shown: document.getElementById('pk-cv'), off: 'Narnia' }); \
            picker('pk-sort', ['Newest', 'Oldest'], {}); \
+           picker('mat-select-7', ['Free', 'Pro'], { controls: true, shown: document.getElementById('mat-select-value-7') }); \
            picker('pk-lab', ['bug', 'docs'], { many: true, stays: true }); \
-           document.getElementById('pk-save').addEventListener('click', () => { globalThis.__pkSaved = ['pk-who', 'pk-fruit', 'pk-country'] \
+           const trigger = document.querySelector('#mat-select-7 > .trigger'); trigger.addEventListener('click', () => {}); \
+           document.getElementById('pk-save').addEventListener('click', () => { globalThis.__pkSaved = ['pk-who', 'pk-fruit', 'pk-country', 'mat-select-7'] \
              .map((id) => document.getElementById(id).textContent.trim()).concat(document.getElementById('pk-city').value).join('|'); }); })()",
     );
     let c = capture();
@@ -1669,24 +1674,40 @@ async fn a_select_drawn_as_a_button_is_a_field_set_by_choosing_its_option() {
     assert_eq!(param("fruit")["default_value"], Value::Null, "{action:#}");
     assert_eq!(param("country")["default_value"], "France", "{action:#}");
     assert_eq!(param("city")["type_name"], "string", "{action:#}");
+    assert_eq!(param("plan")["default_value"], "Free", "{action:#}");
     assert_eq!(
         params.len(),
-        4,
+        5,
         "the autocomplete's toggle is no parameter: {action:#}"
     );
+    // Nothing a picker holds is an action of its own (the element Angular Material
+    // listens on to open it), and its object is named by its label, not a kit's id.
     for (n, a) in c["actions"].as_object().unwrap() {
         assert!(!n.starts_with("choose_"), "{n}: {a:#}");
+        let target = a["internal_target"].as_str().unwrap_or("");
+        assert!(!target.contains("mat-select-7 "), "{n}: {a:#}");
     }
+    let objects = c["objects"].as_object().expect("objects");
+    assert!(
+        objects
+            .iter()
+            .any(|(k, v)| k.ends_with("plan") && v == "Free"),
+        "{objects:#?}"
+    );
+    assert!(
+        !objects.keys().any(|k| k.contains("mat_select")),
+        "{objects:#?}"
+    );
     let out = run(
         &name,
-        r#"{"assignee": "Tom Cook", "fruit": "Banana", "country": "Japan", "city": "Oslo"}"#,
+        r#"{"assignee": "Tom Cook", "fruit": "Banana", "country": "Japan", "plan": "Pro", "city": "Oslo"}"#,
         &c,
     )
     .await;
     assert_eq!(out["status"], "done", "{out:#}");
     assert_eq!(
         eval_string("String(globalThis.__pkSaved)"),
-        "Tom Cook|Banana|Japan|Oslo",
+        "Tom Cook|Banana|Japan|Pro|Oslo",
         "{out:#}"
     );
     assert_eq!(
@@ -1711,7 +1732,7 @@ async fn a_select_drawn_as_a_button_is_a_field_set_by_choosing_its_option() {
         );
         assert_eq!(
             eval_string("globalThis.__pkSaved"),
-            "Tom Cook|Banana|Japan|Oslo"
+            "Tom Cook|Banana|Japan|Pro|Oslo"
         );
         assert_eq!(
             eval_string("String(document.querySelectorAll('#fixture [role=listbox]').length)"),
