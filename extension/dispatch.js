@@ -481,7 +481,7 @@
       default:
         guard(el);
         // A read-only combobox takes no typing: its option is chosen (chooseTyped).
-        if (el.getAttribute("role") === "combobox" && isReadOnly(el)) return;
+        if (choosesOption(el) && isReadOnly(el)) return;
         // Nothing else here takes a value but what one types into.
         if (!isTextField(el) && !el.isContentEditable) fail("bad_parameters", `${name}: ${say(el)} takes no typed value.`);
         setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
@@ -700,7 +700,7 @@
       if (field.getAttribute("role") === "radio" && !isOn(value) && field.getAttribute("aria-checked") === "true") {
         fail("bad_parameters", `${pname}: an option cannot be cleared; choose another option of its group instead.`);
       }
-      if (field.getAttribute("role") !== "combobox" || typeof value !== "string" || !("value" in field) || NspExtract.manyChoices(field) || NspExtract.isPicker(field)) continue;
+      if (!choosesOption(field) || typeof value !== "string" || !("value" in field) || NspExtract.manyChoices(field) || NspExtract.isPicker(field)) continue;
       if (field.ownerDocument.activeElement === field) {
         field.blur();
         await settle();
@@ -774,17 +774,20 @@
   // when none says the value.
   /** @param {Target} field @param {unknown} value @param {(t: Target) => void} guard */
   async function chooseTyped(field, value, guard) {
-    if (field.getAttribute("role") !== "combobox" || typeof value !== "string") return;
+    if (!choosesOption(field) || typeof value !== "string") return;
     const doc = field.ownerDocument;
-    const ids = `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/).filter(Boolean);
     const want = norm(value);
-    const listbox = () => ids.map((id) => doc.getElementById(id)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
-    let list = listbox();
-    if (list === null && isReadOnly(field) && field.getAttribute("aria-expanded") === "false") {
+    const listbox = () => `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/)
+      .map((id) => (id ? doc.getElementById(id) : null)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
+    let list = /** @type {Element | null} */ (listbox());
+    if (list === null && isReadOnly(field) && field.getAttribute("aria-expanded") !== "true") {
+      // Named once open (Mantine's names its list only then), else the one list the
+      // click opened.
+      const before = new Set(doc.querySelectorAll('[role="listbox"]'));
       click(field, () => guard(field));
       await settle();
       await still();
-      list = listbox();
+      list = openedList(field, before);
     }
     if (list === null) return;
     // By what the option says to a person: its label (Gradio's options hold a hidden
@@ -871,7 +874,13 @@
     field.focus({ preventScroll: true });
     for (let k = 0; k < SLIDE_STEPS; k++) {
       const now = num("aria-valuenow");
-      if (now === want) return;
+      if (now === want) {
+        // Left, as a keyboard user tabs on: the value bubble a focused thumb shows
+        // (Mantine's) goes.
+        field.blur();
+        await settle();
+        return;
+      }
       const up = !(now > want);
       pressKey(field, up ? "ArrowUp" : "ArrowDown", null);
       await settle(0);
@@ -951,6 +960,14 @@
     const now = tags();
     const missing = want.filter((item) => !now.has(norm(item)));
     if (missing.length) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(missing)}; give options it offers.`);
+  }
+
+  // A field whose value is one of the options of a list it opens: a combobox, or an
+  // input that says it opens a listbox (Mantine's Select: a read-only input with
+  // `aria-haspopup="listbox"` and no role).
+  /** @param {Element} field */
+  function choosesOption(field) {
+    return field.getAttribute("role") === "combobox" || (field.localName === "input" && field.getAttribute("aria-haspopup") === "listbox");
   }
 
   // Whether a field takes no typing: `readonly`, or `aria-readonly="true"`.

@@ -337,7 +337,8 @@ fn toggle_or_choice(
         }
     }
     let base = if let Some(g) = &unnamed {
-        crate::page::radio_group_name(page, g).unwrap_or_else(|| slug(&label))
+        // Never by one of its options: by what it is.
+        crate::page::radio_group_name(page, g).unwrap_or_else(|| "choice".to_owned())
     } else if is_radio {
         slug(e.attr("name").unwrap_or(&label))
     } else {

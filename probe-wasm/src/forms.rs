@@ -1300,6 +1300,14 @@ pub fn field_params(
             } else {
                 let hint = match (is_input, kind.as_ref()) {
                     _ if is_secret(first) => "secret: never echoed in the state".to_owned(),
+                    // A read-only field that opens a list (Quasar's QSelect, Mantine's
+                    // Select): the dispatcher chooses the option saying the value.
+                    _ if first.has("readonly")
+                        && (first.role() == "combobox"
+                            || first.attr("aria-haspopup") == Some("listbox")) =>
+                    {
+                        "one of the options its list shows when opened".to_owned()
+                    }
                     (true, "email") => "an email address".into(),
                     (true, "tel") => "a phone number".into(),
                     (true, "url") => "a URL".into(),

@@ -263,7 +263,8 @@ impl<'a> Page<'a> {
     /// `e`'s `name` unless it is a numbered id of the framework's too (NiceGUI names a
     /// field as it numbers it: `name="c6"`).
     pub fn name_of<'e>(&self, e: &'e ElementRecord) -> Option<&'e str> {
-        e.attr("name").filter(|n| !self.numbered_id(n))
+        e.attr("name")
+            .filter(|n| !self.numbered_id(n) && !n.split(['-', '_']).any(random_token))
     }
 
     fn numbered_id(&self, id: &str) -> bool {
@@ -581,6 +582,9 @@ pub fn stable_id(id: &str) -> bool {
             return false;
         }
     }
+    if id.split(['-', '_']).any(random_token) {
+        return false;
+    }
     // A run of 8+ hex characters with a digit in it is a hash.
     let mut run = 0;
     let mut run_has_digit = false;
@@ -597,6 +601,31 @@ pub fn stable_id(id: &str) -> bool {
         }
     }
     true
+}
+
+/// A part of an id or a name that a library drew at random (Mantine's `useId`:
+/// `mantine-vc3gav8sm`, `mantine-dl6mqkqvp`): seven or more letters and digits with a
+/// digit between letters, or six consonants in a row, which no word has.
+fn random_token(part: &str) -> bool {
+    let b = part.as_bytes();
+    if b.len() < 7 || !b.iter().all(u8::is_ascii_alphanumeric) {
+        return false;
+    }
+    let inner_digit = (1..b.len() - 1).any(|k| {
+        b[k].is_ascii_digit() && b[..k].iter().any(u8::is_ascii_alphabetic) && {
+            let after = &b[k..];
+            let run = after.iter().take_while(|c| c.is_ascii_digit()).count();
+            after.get(run).is_some_and(u8::is_ascii_alphabetic)
+        }
+    });
+    let mut consonants = 0;
+    let mut most = 0;
+    for c in b {
+        let consonant = c.is_ascii_alphabetic() && !b"aeiouyAEIOUY".contains(c);
+        consonants = if consonant { consonants + 1 } else { 0 };
+        most = most.max(consonants);
+    }
+    inner_digit || most >= 6
 }
 
 /// What a field that is no checkbox, radio button or file says it holds: a number
@@ -1614,6 +1643,9 @@ mod tests {
             "step2",
             "h1",
             "address_line_2",
+            "mp3",
+            "strengths",
+            "section2",
         ] {
             assert!(stable_id(good), "{good}");
         }
@@ -1625,6 +1657,10 @@ mod tests {
             "",
             "ag-10-input",
             "react-select-3-input",
+            "mantine-vc3gav8sm",
+            "mantine-u1ii09vsk",
+            "mantine-dl6mqkqvp",
+            "mantine-xkqzwrtm",
         ] {
             assert!(!stable_id(bad), "{bad}");
         }

@@ -157,6 +157,12 @@ pub enum AppKind {
     /// number box, rows of `html.Div`s each with its own "Remove". Its sqlite table of
     /// contacts is the ground truth.
     Dash,
+    /// dash-mantine-components 2.8 (Mantine 8, React) in Dash
+    /// (`fixtures/real/mantine_app.py`): a select drawn as a read-only input that opens a
+    /// listbox, a segmented control whose radios' group name is drawn at random on each
+    /// load, a slider whose thumb has no input. Its sqlite table of orders is the ground
+    /// truth.
+    Mantine,
 }
 
 impl AppKind {
@@ -181,6 +187,7 @@ impl AppKind {
             AppKind::NiceGui => "nicegui",
             AppKind::Streamlit => "streamlit",
             AppKind::Dash => "dash",
+            AppKind::Mantine => "mantine",
         }
     }
 
@@ -205,6 +212,7 @@ impl AppKind {
             "nicegui" => AppKind::NiceGui,
             "streamlit" => AppKind::Streamlit,
             "dash" => AppKind::Dash,
+            "mantine" => AppKind::Mantine,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -337,6 +345,13 @@ impl RealApp {
                     .arg(port.to_string())
                     .arg(&db)
                     .current_dir(dir.path());
+                ready_path = "/";
+            }
+            AppKind::Mantine => {
+                cmd = Command::new(&python);
+                cmd.arg(real.join("mantine_app.py"))
+                    .arg(port.to_string())
+                    .arg(&db);
                 ready_path = "/";
             }
             AppKind::Dash => {

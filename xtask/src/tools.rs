@@ -394,6 +394,8 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     "streamlit==1.67.0",
     // Dash: Plotly's framework of data apps (React components); fixtures/real/dash_app.py.
     "dash==4.4.1",
+    // Mantine's React components for Dash; fixtures/real/mantine_app.py.
+    "dash-mantine-components==2.8.1",
 ];
 
 /// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
