@@ -150,6 +150,14 @@ impl PageFacts {
                     facts.write_forms.push(i);
                 }
             }
+            if !facts.loose_fields
+                && page.field(i)
+                && page.form[i].is_none()
+                && !e.disabled
+                && crate::forms::holds_data(page, i)
+            {
+                facts.loose_fields = true;
+            }
             if page.control(i) {
                 let label = control_label(e);
                 let w = words(&label);
@@ -225,6 +233,9 @@ pub struct Local {
     pub inverse: Option<&'static str>,
     /// The control sits inside a `<form>`.
     pub in_form: bool,
+    /// The control sits in a row of a list (an item, a table row, an article): it acts
+    /// on its row, never on fields outside it.
+    pub in_row: bool,
 }
 
 /// What the page says about control `idx` (which submits `form`, if any).
@@ -265,6 +276,12 @@ pub fn local(page: &Page<'_>, facts: &PageFacts, idx: usize, label: &str) -> Loc
         toggle_state,
         inverse,
         in_form: page.form[idx].is_some(),
+        in_row: page.ancestors(idx).take(8).any(|a| {
+            let x = &page.els[a];
+            matches!(x.tag.as_str(), "li" | "tr" | "article")
+                || matches!(x.role(), "row" | "listitem" | "article")
+                || x.has("nsp-row")
+        }),
     }
 }
 

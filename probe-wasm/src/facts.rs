@@ -24,4 +24,7 @@ pub struct PageFacts {
     pub write_forms: Vec<usize>,
     /// First words of every visible control's label (lowercase).
     pub verbs: crate::HashMap<String, usize>,
+    /// A visible field a person types or chooses data in (no box, radio, search or
+    /// filter) that no `<form>` holds: what a button beside it may send.
+    pub loose_fields: bool,
 }

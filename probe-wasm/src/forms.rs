@@ -830,6 +830,16 @@ fn edits_record(page: &Page<'_>, form: usize, fields: &[usize]) -> bool {
 /// A field that searches or filters what is shown (`type=search`, `role=searchbox`, in
 /// a `role=search`, or named "Search…" / "Filter…"): what it holds is a query, not a
 /// record's data.
+/// Whether field `i` takes data a person types or chooses: no checkbox, radio button,
+/// switch or file, no search or filter box.
+pub fn holds_data(page: &Page<'_>, i: usize) -> bool {
+    let e = &page.els[i];
+    !is_toggle(e)
+        && !matches!(e.input_type().as_ref(), "file" | "hidden")
+        && !matches!(e.role(), "radio" | "slider")
+        && !is_search_box(page, i)
+}
+
 fn is_search_box(page: &Page<'_>, i: usize) -> bool {
     let e = &page.els[i];
     e.input_type() == "search"

@@ -1313,3 +1313,50 @@ fn a_listbox_of_labelled_boxes_is_a_group_of_fields() {
         c.objects.keys()
     );
 }
+
+/// A lone "Add …" button reads as opening an editor (Gmail's "Compose", a "New issue"),
+/// unless the page has fields no form holds that it may send: Mesop draws a name box,
+/// a role picker and "Add member" under wrappers nothing records, so nothing groups
+/// them, and "Add member" (which sends them) was a `read` at 0.83, run with no person
+/// and no check. A row's "Reply" beside a loose composer still opens an editor.
+#[test]
+fn an_add_button_beside_loose_fields_is_no_read() {
+    let lone = |with_fields: bool| {
+        let mut els = vec![];
+        if with_fields {
+            els.push(el(
+                "input",
+                None,
+                "",
+                &[("id", "member-name"), ("aria-label", "Name")],
+            ));
+        }
+        els.push(el("button", None, "Add member", &[]));
+        els.push(el("ul", None, "", &[]));
+        let ul = u32::try_from(els.len() - 1).unwrap();
+        els.push(el("li", Some(ul), "Ada", &[]));
+        els.push(el("button", Some(ul + 1), "Reply", &[]));
+        analyze(&snap(els))
+    };
+    let c = lone(false);
+    assert_eq!(
+        c.actions["add_member"].reversibility,
+        Reversibility::Read,
+        "{:?}",
+        c.actions["add_member"]
+    );
+    let c = lone(true);
+    assert_ne!(
+        c.actions["add_member"].reversibility,
+        Reversibility::Read,
+        "{:?}",
+        c.actions["add_member"]
+    );
+    let reply = c
+        .actions
+        .iter()
+        .find(|(n, _)| n.starts_with("reply"))
+        .map(|(_, a)| a)
+        .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
+    assert_eq!(reply.reversibility, Reversibility::Read, "{reply:?}");
+}

@@ -276,7 +276,11 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     // button of its own: what it would save is not in those fields.
     let lone_button = (ev.kind == Kind::Button && ev.form.is_none() && !ev.local.in_form)
         || (ev.kind == Kind::Submit && form.implicit && form.data_fields == 0);
-    if creates && lone_button {
+    // Unless the page has fields no form holds, which such a button may be what sends
+    // (Mesop's "Add member" under its name box and role picker, nothing grouping
+    // them): a write read as a read would run with no person and no check.
+    let loose_fields = ev.page.is_some_and(|p| p.loose_fields) && !ev.local.in_row;
+    if creates && lone_button && !loose_fields {
         t.add(
             Signal::OpensEditor,
             "a button that creates or replies, with no fields of its own: it opens an editor",
