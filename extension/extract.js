@@ -993,7 +993,6 @@
   // Nothing that holds a control or a field, nothing longer than CAPTION_MAX.
   const CAPTION_MAX = 60;
   const CAPTION_SKIP = "input, select, textarea, button, a[href], [role]";
-  /** @param {Element} el */
   // `quiet`: elements hidden from assistive technology (`aria-hidden`) are passed over,
   // as a picker's focus box beside it (Dash's).
   /** @param {Element} el @param {boolean} [quiet] */
