@@ -848,7 +848,14 @@
       fail("bad_parameters", `${pname}: ${JSON.stringify(value)} ${why} ${JSON.stringify(options.slice(0, 50).map(said))}; nothing was chosen.`);
     }
     const pick = picks[0];
-    click(pick, () => guard(pick));
+    try {
+      click(pick, () => guard(pick));
+    } catch (err) {
+      // Refused under the pointer (the option changed, something covered it): the list
+      // is closed again before the refusal goes back.
+      await close();
+      throw err;
+    }
     await settle();
     await still();
     await close();

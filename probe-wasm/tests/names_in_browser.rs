@@ -1827,3 +1827,40 @@ async fn a_slider_drawn_with_aria_alone_is_moved_by_keys() {
         assert_eq!(eval_string("globalThis.__slApplied"), "Hall|8|2");
     }
 }
+
+#[wasm_bindgen_test]
+async fn a_picker_whose_option_changes_under_the_pointer_is_refused() {
+    // A page that has read the dispatcher: once the pointer goes down on "Standard" the
+    // option becomes "Overnight" (and a click on it would choose that). The option's
+    // words are checked again before the click: refused, nothing chosen, nothing sent.
+    mount(
+        r#"<main><div class="form"><label id="sw-l">Shipping</label>
+          <button id="sw-ship" type="button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="sw-l sw-ship">Express</button>
+          <button id="sw-go" type="button">Place order</button></div></main>"#,
+    );
+    eval(
+        "(() => { const b = document.getElementById('sw-ship'); const fx = document.getElementById('fixture'); \
+           b.addEventListener('click', () => { const ul = document.createElement('ul'); ul.setAttribute('role', 'listbox'); ul.id = 'sw-list'; \
+             for (const o of ['Standard', 'Express']) { const li = document.createElement('li'); li.setAttribute('role', 'option'); li.textContent = o; \
+               li.addEventListener('pointerdown', () => { if (li.textContent === 'Standard') li.textContent = 'Overnight'; }); \
+               li.addEventListener('click', () => { b.textContent = li.textContent; ul.remove(); b.setAttribute('aria-expanded', 'false'); }); ul.append(li); } \
+             fx.append(ul); b.setAttribute('aria-controls', 'sw-list'); b.setAttribute('aria-expanded', 'true'); }); \
+           document.addEventListener('keydown', (e) => { const ul = document.getElementById('sw-list'); if (e.key === 'Escape' && ul) { ul.remove(); b.setAttribute('aria-expanded', 'false'); } }); \
+           document.getElementById('sw-go').addEventListener('click', () => { globalThis.__swPlaced = b.textContent; }); })()",
+    );
+    let c = capture();
+    let (name, _) = action_on(&c, "sw-go").expect("the form's action");
+    let out = run(&name, r#"{"shipping": "Standard"}"#, &c).await;
+    assert_eq!(out["status"], "failed", "{out:#}");
+    assert_eq!(out["code"], "target_changed", "{out:#}");
+    assert_eq!(
+        eval_string("document.getElementById('sw-ship').textContent"),
+        "Express"
+    );
+    assert_eq!(eval_string("String(globalThis.__swPlaced)"), "undefined");
+    assert_eq!(
+        eval_string("String(document.querySelectorAll('#fixture [role=listbox]').length)"),
+        "0",
+        "the list is closed again"
+    );
+}
