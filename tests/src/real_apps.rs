@@ -347,18 +347,14 @@ impl RealApp {
                     .current_dir(dir.path());
                 ready_path = "/";
             }
-            AppKind::Mantine => {
+            AppKind::Dash | AppKind::Mantine => {
+                let script = if kind == AppKind::Dash {
+                    "dash_app.py"
+                } else {
+                    "mantine_app.py"
+                };
                 cmd = Command::new(&python);
-                cmd.arg(real.join("mantine_app.py"))
-                    .arg(port.to_string())
-                    .arg(&db);
-                ready_path = "/";
-            }
-            AppKind::Dash => {
-                cmd = Command::new(&python);
-                cmd.arg(real.join("dash_app.py"))
-                    .arg(port.to_string())
-                    .arg(&db);
+                cmd.arg(real.join(script)).arg(port.to_string()).arg(&db);
                 ready_path = "/";
             }
             AppKind::Streamlit => {
