@@ -301,6 +301,10 @@ pub fn discover_implicit(
         }
         let label = control_label(&page.els[b]);
         let Some(group) = field_group(page, b) else {
+            if let Some(action) = top_level(page, lists, &senders, b, &label) {
+                claims.claim(b);
+                found.push(action);
+            }
             continue;
         };
         // Fields a closer button sends are that button's: a card's fields beside its own
@@ -352,6 +356,40 @@ pub fn discover_implicit(
         claims.claim(b);
         found.push(action);
     }
+}
+
+/// A page that records nothing that holds both its fields and its button (Mesop draws
+/// each component under custom elements, recorded only where a field's box listens):
+/// the page's one sending button, in no region or dialog, sends the fields no `<form>`
+/// and no list's row holds (no search box). None when another button sends, or no such
+/// field is visible and enabled. The button stands in for the group it lacks.
+fn top_level(
+    page: &Page<'_>,
+    lists: &crate::lists::Lists,
+    senders: &[usize],
+    b: usize,
+    label: &str,
+) -> Option<Found> {
+    if senders.iter().any(|&o| o != b)
+        || page.in_dialog[b]
+        || page.ancestors(b).any(|a| page.region_el(a))
+    {
+        return None;
+    }
+    let fields: Vec<usize> = (0..page.els.len())
+        .filter(|&i| page.form[i].is_none() && form_field(page, i))
+        .filter(|&i| lists.record_of(page, i).is_none())
+        .filter(|&i| !is_search_box(page, i) || names_verb_of(page, i, label))
+        .collect();
+    if !fields
+        .iter()
+        .any(|i| page.els[*i].visible && !page.els[*i].disabled && !is_toggle(&page.els[*i]))
+    {
+        return None;
+    }
+    let facts = form_facts(page, b, &fields, false, true);
+    let ns = page.namespace(b).map(str::to_owned);
+    Some(build(page, b, b, label, &fields, &facts, ns, None))
 }
 
 /// The steps from recorded element `from` down to its descendant `i`, as the records'

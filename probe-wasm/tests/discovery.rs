@@ -1360,3 +1360,49 @@ fn an_add_button_beside_loose_fields_is_no_read() {
         .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
     assert_eq!(reply.reversibility, Reversibility::Read, "{reply:?}");
 }
+
+/// Mesop draws every component under custom elements the extraction does not record
+/// (only a field's box, where it listens): no record holds both the fields and "Add
+/// member", so it sent nothing and the agent had to fill each field alone. The page's
+/// one sending button, in no region, sends the fields no form or row holds; with a
+/// second such button nobody can tell whose fields they are, and neither takes them.
+#[test]
+fn the_one_button_of_a_page_that_records_no_container_sends_its_fields() {
+    let page = |second: bool| {
+        let mut els = vec![
+            el("div", None, "Name", &[("class", "wrapper")]),
+            el(
+                "input",
+                Some(0),
+                "",
+                &[("id", "member-name"), ("aria-label", "Name")],
+            ),
+            el("div", None, "Role", &[("class", "wrapper")]),
+            el(
+                "select",
+                Some(2),
+                "",
+                &[
+                    ("aria-label", "Role"),
+                    ("value", "viewer"),
+                    ("options", r#"["viewer","editor"]"#),
+                ],
+            ),
+            el("button", None, "Add member", &[]),
+        ];
+        if second {
+            els.push(el("button", None, "Delete team", &[]));
+        }
+        analyze(&snap(els))
+    };
+    let c = page(false);
+    let add = &c.actions["add_member"];
+    let names: Vec<&str> = add.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["name", "role"], "{add:?}");
+    let c = page(true);
+    assert!(
+        c.actions["add_member"].parameters.is_empty(),
+        "{:?}",
+        c.actions["add_member"]
+    );
+}
