@@ -104,6 +104,10 @@ pub enum AppKind {
     TodoMvc,
     /// `fixtures/real/react_form`: a controlled input, a contenteditable and a listbox.
     ReactForm,
+    /// `fixtures/real/react_selects`: a ticket form whose selects are Radix's Select
+    /// and Headless UI's Listbox from npm (selects drawn as buttons, their options in
+    /// portals). Its sqlite table of tickets is the ground truth.
+    ReactSelects,
     /// Jupyter Notebook 7's file browser and text editor on a temp root dir (its files
     /// are the ground truth; no kernels).
     Notebook,
@@ -174,6 +178,7 @@ impl AppKind {
             AppKind::Radicale => "radicale",
             AppKind::TodoMvc => "todomvc",
             AppKind::ReactForm => "react-form",
+            AppKind::ReactSelects => "react-selects",
             AppKind::Notebook => "notebook",
             AppKind::TiddlyWiki => "tiddlywiki",
             AppKind::Trac => "trac",
@@ -199,6 +204,7 @@ impl AppKind {
             "radicale" => AppKind::Radicale,
             "todomvc" => AppKind::TodoMvc,
             "react-form" => AppKind::ReactForm,
+            "react-selects" => AppKind::ReactSelects,
             "notebook" => AppKind::Notebook,
             "tiddlywiki" => AppKind::TiddlyWiki,
             "trac" => AppKind::Trac,
@@ -434,10 +440,15 @@ impl RealApp {
                     .arg(&bundle);
                 ready_path = "/api/todos";
             }
-            AppKind::ReactForm => {
-                let bundle = esbuild(&real.join("react_form/app.jsx"), dir.path())?;
+            AppKind::ReactForm | AppKind::ReactSelects => {
+                let app = if kind == AppKind::ReactForm {
+                    "react_form"
+                } else {
+                    "react_selects"
+                };
+                let bundle = esbuild(&real.join(app).join("app.jsx"), dir.path())?;
                 cmd = Command::new(&python);
-                cmd.arg(real.join("react_form/server.py"))
+                cmd.arg(real.join(app).join("server.py"))
                     .arg(port.to_string())
                     .arg(&db)
                     .arg(&bundle);

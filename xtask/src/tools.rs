@@ -410,6 +410,9 @@ pub const REAL_APPS_NPM: &[&str] = &[
     // version 31 draws pinned columns (every row twice); fixtures/real/aggrid.
     "ag-grid-community@36.2.0",
     "ag-grid-31@npm:ag-grid-community@31.3.4",
+    // The kits most React apps draw their selects with; fixtures/real/react_selects.
+    "@radix-ui/react-select@2.4.1",
+    "@headlessui/react@2.2.10",
 ];
 
 /// Where the real apps are installed.
