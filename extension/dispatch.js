@@ -777,8 +777,7 @@
     if (!choosesOption(field) || typeof value !== "string") return;
     const doc = field.ownerDocument;
     const want = norm(value);
-    const listbox = () => `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/)
-      .map((id) => (id ? doc.getElementById(id) : null)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
+    const listbox = () => popupIds(field).map((id) => doc.getElementById(id)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
     let list = /** @type {Element | null} */ (listbox());
     if (list === null && isReadOnly(field) && field.getAttribute("aria-expanded") !== "true") {
       // Named once open (Mantine's names its list only then), else the one list the
@@ -898,12 +897,18 @@
     fail("bad_parameters", `${pname}: ${want} is more than ${SLIDE_STEPS} steps away.`);
   }
 
+  // The ids of what `field` says it controls or owns (its popup), read now.
+  /** @param {Element} field @returns {string[]} */
+  function popupIds(field) {
+    return `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/).filter(Boolean);
+  }
+
   // The list picker `field` opened: see choosePicked.
   /** @param {Element} field @param {Set<Element>} before @returns {Element | null} */
   function openedList(field, before) {
     const doc = field.ownerDocument;
-    for (const id of `${field.getAttribute("aria-controls") || ""} ${field.getAttribute("aria-owns") || ""}`.split(/\s+/)) {
-      const popup = id ? doc.getElementById(id) : null;
+    for (const id of popupIds(field)) {
+      const popup = doc.getElementById(id);
       if (popup === null) continue;
       const list = popup.getAttribute("role") === "listbox" ? popup : popup.querySelector('[role="listbox"]');
       if (list !== null) return list;

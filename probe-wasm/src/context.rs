@@ -278,9 +278,7 @@ pub fn local(page: &Page<'_>, facts: &PageFacts, idx: usize, label: &str) -> Loc
         in_form: page.form[idx].is_some(),
         in_row: page.ancestors(idx).take(8).any(|a| {
             let x = &page.els[a];
-            matches!(x.tag.as_str(), "li" | "tr" | "article")
-                || matches!(x.role(), "row" | "listitem" | "article")
-                || x.has("nsp-row")
+            crate::lists::is_row(x) || x.has("nsp-row")
         }),
     }
 }

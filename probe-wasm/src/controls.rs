@@ -426,9 +426,7 @@ fn toggle_or_choice(
             default_value: if is_select && !is_secret(e) {
                 crate::page::select_choices(e).1.map(Value::String)
             } else if is_picker {
-                e.attr("value")
-                    .filter(|v| !v.is_empty())
-                    .map(|v| Value::String(clip(v, 200)))
+                crate::page::picker_default(e)
             } else {
                 None
             },

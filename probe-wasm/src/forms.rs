@@ -344,10 +344,7 @@ pub fn discover_implicit(
             })
             .collect();
         let fields = nearest_in_dom(page, group, b, fields);
-        if !fields
-            .iter()
-            .any(|i| page.els[*i].visible && !page.els[*i].disabled && !is_toggle(&page.els[*i]))
-        {
+        if !any_to_fill(page, &fields) {
             continue;
         }
         let facts = form_facts(page, group, &fields, false, true);
@@ -381,15 +378,19 @@ fn top_level(
         .filter(|&i| lists.record_of(page, i).is_none())
         .filter(|&i| !is_search_box(page, i) || names_verb_of(page, i, label))
         .collect();
-    if !fields
-        .iter()
-        .any(|i| page.els[*i].visible && !page.els[*i].disabled && !is_toggle(&page.els[*i]))
-    {
+    if !any_to_fill(page, &fields) {
         return None;
     }
     let facts = form_facts(page, b, &fields, false, true);
     let ns = page.namespace(b).map(str::to_owned);
     Some(build(page, b, b, label, &fields, &facts, ns, None))
+}
+
+/// Whether a person can fill any of `fields`: one is visible, enabled and no box.
+fn any_to_fill(page: &Page<'_>, fields: &[usize]) -> bool {
+    fields
+        .iter()
+        .any(|i| page.els[*i].visible && !page.els[*i].disabled && !is_toggle(&page.els[*i]))
 }
 
 /// The steps from recorded element `from` down to its descendant `i`, as the records'
@@ -1292,10 +1293,7 @@ pub fn field_params(
                 (
                     "string",
                     None,
-                    first
-                        .attr("value")
-                        .filter(|v| !v.is_empty())
-                        .map(|v| Value::String(clip(v, 200))),
+                    crate::page::picker_default(first),
                     "one of the options its list shows when opened".into(),
                 )
             } else if first.tag == "select" {

@@ -946,7 +946,9 @@ fn is_list_container(e: &ElementRecord) -> bool {
     )
 }
 
-fn is_row(e: &ElementRecord) -> bool {
+/// A row of a list: a list item, table row, article, ARIA row or item, or an element a
+/// class names a table's row.
+pub fn is_row(e: &ElementRecord) -> bool {
     matches!(e.tag.as_str(), "li" | "tr" | "article")
         || matches!(
             e.role(),

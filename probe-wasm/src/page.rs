@@ -962,6 +962,13 @@ pub fn is_picker(e: &ElementRecord) -> bool {
     e.has("nsp-picker")
 }
 
+/// The option a picker shows, as its parameter's default: none on a placeholder.
+pub fn picker_default(e: &ElementRecord) -> Option<serde_json::Value> {
+    e.attr("value")
+        .filter(|v| !v.is_empty())
+        .map(|v| serde_json::Value::String(clip(v, 200)))
+}
+
 pub fn is_editable(e: &ElementRecord) -> bool {
     e.attr("contenteditable")
         .is_some_and(|v| v.is_empty() || v == "true" || v == "plaintext-only")
