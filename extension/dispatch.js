@@ -838,9 +838,22 @@
       await close();
       fail("unsupported", `${pname}: ${say(field)} keeps many choices; nothing was chosen (choose each with the builtins, or ask the person).`);
     }
-    const options = Array.from(/** @type {NodeListOf<Target>} */ (list.querySelectorAll('[role="option"]'))).filter((o) => o.closest('[role="listbox"]') === list);
     const said = (/** @type {Target} */ o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o)));
-    const picks = options.filter((o) => said(o) === want || norm(o.textContent) === want);
+    const saying = (/** @type {Target[]} */ opts) => opts.filter((o) => said(o) === want || norm(o.textContent) === want);
+    let options = await filled(list, null, null);
+    let picks = saying(options);
+    // A list that shows its first options only, and the rest as the person types in
+    // its search box (Select2's, Django's autocomplete): the value is typed there, as a
+    // person narrows it, and the list read again once it has changed.
+    const search = picks.length ? null : searchOf(list);
+    if (search !== null) {
+      const was = listSays(list);
+      guard(search);
+      setValue(search, String(value));
+      await settle();
+      options = await filled(list, was, want.toLowerCase());
+      picks = saying(options);
+    }
     if (picks.length !== 1 || isDisabled(picks[0])) {
       await close();
       const why = picks.length > 1 ? "names more than one option" : picks.length ? "is a disabled option" : "is not one of the options";
@@ -895,6 +908,52 @@
       if (up ? next > want : next < want) fail("bad_parameters", `${pname}: the slider moves in steps from ${now} to ${next}, past ${want}.`);
     }
     fail("bad_parameters", `${pname}: ${want} is more than ${SLIDE_STEPS} steps away.`);
+  }
+
+  // The most an action waits for an opened list to fill (options a page fetches).
+  const LIST_MS = 3000;
+
+  // What list `list` says now: its options' texts, "" once it has left the page.
+  /** @param {Element} list */
+  function listSays(list) {
+    return list.isConnected ? `${list.querySelectorAll('[role="option"]').length} ${norm(list.textContent)}` : "";
+  }
+
+  // The options of `list` once it has filled: it holds an option a person can choose,
+  // is not busy (`aria-busy`), says something other than `was` (what it said before the
+  // search that should change it), every option a person can choose says `term` (the
+  // search typed, lowercase: the list has narrowed to it; Select2 keeps the old
+  // options under its "Searching…" until the new ones come), and it said the same at
+  // the last look, 50 ms earlier. Options a page fetches when its list opens (Select2's
+  // "Searching…" is a disabled option until they come) are waited for, at most
+  // LIST_MS; then the list is read as it is.
+  /** @param {Element} list @param {string | null} was @param {string | null} term @returns {Promise<Target[]>} */
+  async function filled(list, was, term) {
+    const deadline = performance.now() + LIST_MS;
+    let last = null;
+    for (;;) {
+      const says = listSays(list);
+      const options = Array.from(/** @type {NodeListOf<Target>} */ (list.querySelectorAll('[role="option"]'))).filter((o) => o.closest('[role="listbox"]') === list);
+      const open = options.filter((o) => !isDisabled(o));
+      const ready = open.length > 0 && list.getAttribute("aria-busy") !== "true" && says !== was &&
+        (term === null || open.every((o) => norm(o.textContent).toLowerCase().includes(term)));
+      if ((ready && says === last) || performance.now() > deadline || !list.isConnected) return options;
+      last = says;
+      await settle(50);
+    }
+  }
+
+  // The search box that narrows `list`: the focused text box the list opened with,
+  // which says it controls the list, or sits beside it (within three levels).
+  /** @param {Element} list @returns {Target | null} */
+  function searchOf(list) {
+    const box = /** @type {Target | null} */ (list.ownerDocument.activeElement);
+    if (box === null || box.localName !== "input" || !isTextField(box) || isReadOnly(box) || isDisabled(box)) return null;
+    if (list.id && popupIds(box).includes(list.id)) return box;
+    for (let a = box.parentElement, k = 0; a !== null && k < 3; a = a.parentElement, k++) {
+      if (a.contains(list)) return box;
+    }
+    return null;
   }
 
   // The ids of what `field` says it controls or owns (its popup), read now.

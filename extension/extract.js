@@ -1315,7 +1315,7 @@
 
   // A field a person types into, and one whose typing suggests options (an
   // autocomplete's box, whose toggle button only opens them).
-  const TYPED = 'input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([readonly]):not([aria-hidden="true"]), textarea, [contenteditable=""], [contenteditable="true"], [role="textbox"], [role="searchbox"]';
+  const TYPED = 'input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([readonly]):not([aria-hidden="true"]), textarea, [contenteditable=""], [contenteditable="true"], [role="textbox"]:not([aria-readonly="true"]), [role="searchbox"]';
   const SUGGESTS = '[role="combobox"], [aria-autocomplete], [list]';
   const POPUPS = '[role="dialog"], [role="listbox"], [role="menu"]';
   const HANDLES = 'button, input, select, textarea, [role="button"], [role="combobox"]';
@@ -1373,19 +1373,43 @@
     }
     const labelled = /** @type {Element & { labels?: NodeListOf<HTMLLabelElement> | null }} */ (el);
     if (labelled.labels && labelled.labels.length) return labelsText(labelled);
+    const twin = selectBefore(el);
+    if (twin !== null && twin.labels.length) return labelsText(twin);
     return captionOf(el, true);
+  }
+
+  // The native `<select>` right before picker `el` or before one of its three nearest
+  // ancestors: the select a widget of that kind stands in for (Select2's, Chosen's,
+  // Tom Select's, which hide it and keep it in step), whose labels name the picker.
+  /** @param {Element} el @returns {HTMLSelectElement | null} */
+  function selectBefore(el) {
+    for (let a = /** @type {Element | null} */ (el), k = 0; a !== null && k < 4; a = a.parentElement, k++) {
+      const prev = a.previousElementSibling;
+      if (prev !== null && prev.localName === "select") return /** @type {HTMLSelectElement} */ (prev);
+    }
+    return null;
   }
 
   // The option picker `el` shows, "" while it shows its placeholder (Radix marks the
   // picker `data-placeholder`; Dash and others draw it in an element whose class says
-  // placeholder).
+  // placeholder). A glyph drawn in a part of its own at either end (Select2's clear
+  // "×", a caret "▾": one character that is no letter or digit) is no part of it.
   /** @param {Element} el @param {string} text what it shows, as the record reads it */
   function pickerShows(el, text) {
     if (el.hasAttribute("data-placeholder")) return "";
     const ph = el.querySelector('[class*="placeholder" i]');
     if (ph !== null && norm(ph.textContent || "", TEXT_LIMIT) === text) return "";
+    if (text.length > 1 && (!ALNUM.test(text[0]) || !ALNUM.test(text[text.length - 1]))) {
+      for (const part of el.querySelectorAll("*")) {
+        const g = part.childElementCount === 0 ? (part.textContent || "").trim() : "";
+        if (g.length !== 1 || ALNUM.test(g)) continue;
+        if (text.startsWith(g)) text = text.slice(1).trimStart();
+        else if (text.endsWith(g)) text = text.slice(0, -1).trimEnd();
+      }
+    }
     return text;
   }
+  const ALNUM = /[\p{L}\p{N}]/u;
 
   // The option picker `el` shows now (pickerShows), read as a capture reads it.
   /** @param {PageElement} el */

@@ -235,7 +235,9 @@ pub fn find(page: &Page<'_>) -> Lists {
                         // (`twinRows` in extract.js).
                         || e.attr("nsp-row").is_some()
                         || e.classes().split_whitespace().any(table_row_class)
-                        || (!is_field(e) && key_attrs(e).iter().any(|(a, _)| a != "id"))
+                        || (!is_field(e)
+                            && key_attrs(e).iter().any(|(a, _)| a != "id")
+                            && !field_wrapper(page, *r))
                 };
                 // A bare item (no text, nothing recorded inside) is a divider.
                 let bare = e.text.trim().is_empty() && page.end[*r] == *r + 1;
@@ -393,6 +395,15 @@ pub fn find(page: &Page<'_>) -> Lists {
         }
     }
     lists
+}
+
+/// Whether `r` wraps a field and shows no words but the field's (a widget's box keyed
+/// by the widget: Select2's `span[data-select2-id]` around its picker): the field is
+/// an object of its own, the box no record.
+fn field_wrapper(page: &Page<'_>, r: usize) -> bool {
+    let text = page.els[r].text.trim();
+    page.descendants(r)
+        .any(|d| page.field(d) && page.els[d].text.trim() == text)
 }
 
 /// What the records of `rows` report of the words their rows show outside their parts

@@ -162,6 +162,11 @@ impl<'a> Page<'a> {
                     self.kind[i] &= !CONTROL;
                 }
             }
+            // A combobox around the box a person types into (Select2's list of many
+            // choices around its search box) is that box's frame: the box is the field.
+            if fields[i] > 0 && e.role() == "combobox" && !is_picker(e) {
+                self.kind[i] &= !FIELD;
+            }
             let own = usize::from(self.kind[i] & (CONTROL | FIELD) != 0);
             if let Some(p) = self.parent[i] {
                 inside[p] += inside[i] + own;
@@ -179,6 +184,10 @@ impl<'a> Page<'a> {
         // Whether each element sits inside a real control. Parents come before their
         // children.
         let mut in_control = vec![false; n];
+        // Whether each element sits inside a picker: the parts a picker draws (the
+        // read-only `role=textbox` Select2 shows its choice in) are the picker's own, no
+        // fields of their own.
+        let mut in_picker = vec![false; n];
         for i in 0..n {
             let inside = self.parent[i].is_some_and(|p| {
                 in_control[p] || (self.kind[p] & CONTROL != 0 && !plain_clickable(&self.els[p]))
@@ -186,6 +195,10 @@ impl<'a> Page<'a> {
             in_control[i] = inside;
             if inside && plain_clickable(&self.els[i]) {
                 self.kind[i] &= !CONTROL;
+            }
+            in_picker[i] = self.parent[i].is_some_and(|p| in_picker[p] || is_picker(&self.els[p]));
+            if in_picker[i] {
+                self.kind[i] &= !FIELD;
             }
         }
     }

@@ -1864,3 +1864,84 @@ async fn a_picker_whose_option_changes_under_the_pointer_is_refused() {
         "the list is closed again"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_select_widget_standing_in_for_a_hidden_select_waits_for_its_options() {
+    // A select widget of the jQuery kind (Select2's, which Django's admin draws for its
+    // autocomplete fields): the native `<select>` hidden and labelled, a `role=combobox`
+    // span after it holding a read-only `role=textbox` that shows the choice (and a
+    // clear "×" once chosen), opened on mousedown into a dropdown at the end of the
+    // page whose search box takes the focus a moment later; its options come from the
+    // server (a disabled "Searching…" first) and show the first page only, the rest as
+    // the person types. The widget is a parameter named by the select's label, its
+    // value the choice without the glyph; the box it sits in, keyed by the kit, is no
+    // record; an option beyond the first page is found by typing it into the search box.
+    mount(
+        r#"<main><form id="s2-form" onsubmit="return false">
+          <div class="row"><label for="s2-title">Title:</label>
+            <span class="kit" data-kit-id="4"><input id="s2-title" name="title" type="text"></span></div>
+          <div class="row"><label for="s2-cat">Category:</label>
+            <div class="wrap"><select id="s2-cat" name="category" tabindex="-1" aria-hidden="true"
+              style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden;border:0;padding:0"><option value=""></option></select>
+            <span class="kit" data-kit-id="7"><span class="selection"><span id="s2-box" role="combobox" aria-haspopup="true"
+              aria-expanded="false" tabindex="0" aria-labelledby="s2-shown"><span id="s2-shown" role="textbox" aria-readonly="true"><span
+              class="kit-placeholder">Choose…</span></span><span role="presentation"><b role="presentation"></b></span></span></span></span></div></div>
+          <button id="s2-save" type="button">Save</button></form></main>"#,
+    );
+    eval(
+        "(() => { const all = [['1', 'Home'], ['2', 'Work'], ['3', 'Travel']]; \
+           const sel = document.getElementById('s2-cat'); const box = document.getElementById('s2-box'); \
+           const shown = document.getElementById('s2-shown'); let drop = null; \
+           const close = () => { if (drop) { drop.remove(); drop = null; } box.setAttribute('aria-expanded', 'false'); box.removeAttribute('aria-owns'); }; \
+           const fetchInto = (ul, term) => { ul.innerHTML = '<li role=\"option\" aria-disabled=\"true\">Searching…</li>'; \
+             setTimeout(() => { if (!ul.isConnected) return; ul.innerHTML = ''; \
+               for (const [v, t] of all.filter(([, t]) => t.toLowerCase().includes(term.toLowerCase())).slice(0, 2)) { \
+                 const li = document.createElement('li'); li.setAttribute('role', 'option'); li.setAttribute('aria-selected', 'false'); li.textContent = t; \
+                 li.addEventListener('mouseup', () => { sel.innerHTML = ''; sel.append(new Option(t, v, true, true)); \
+                   shown.innerHTML = '<span class=\"kit-clear\" title=\"Remove all items\">×</span>' + t; close(); }); ul.append(li); } }, 120); }; \
+           box.addEventListener('mousedown', () => { if (drop) { close(); return; } \
+             drop = document.createElement('span'); drop.className = 'kit-dropdown'; \
+             const search = document.createElement('input'); search.type = 'search'; search.setAttribute('aria-controls', 's2-results'); \
+             const ul = document.createElement('ul'); ul.setAttribute('role', 'listbox'); ul.id = 's2-results'; \
+             const s = document.createElement('span'); s.append(search); drop.append(s, ul); document.body.append(drop); \
+             box.setAttribute('aria-expanded', 'true'); box.setAttribute('aria-owns', 's2-results'); fetchInto(ul, ''); \
+             search.addEventListener('input', () => fetchInto(ul, search.value)); \
+             setTimeout(() => search.focus(), 0); }); \
+           document.addEventListener('keydown', (e) => { if (e.key === 'Escape') close(); }); \
+           document.getElementById('s2-save').addEventListener('click', () => { \
+             globalThis.__s2Saved = document.getElementById('s2-title').value + '|' + sel.value; }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "s2-save").expect("the form's action");
+    let params = action["parameters"].as_array().expect("parameters");
+    let names: Vec<&str> = params.iter().filter_map(|p| p["name"].as_str()).collect();
+    assert_eq!(names, ["title", "category"], "{action:#}");
+    assert_eq!(params[1]["default_value"], Value::Null, "{action:#}");
+    let objects = c["objects"].as_object().expect("objects");
+    assert!(
+        !objects.keys().any(|k| k.contains("kit")),
+        "the kit's boxes are no records: {objects:#?}"
+    );
+    let out = run(&name, r#"{"title": "Trip", "category": "Travel"}"#, &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__s2Saved)"), "Trip|3");
+    let c = capture();
+    let (name, action) = action_on(&c, "s2-save").expect("the form's action");
+    let category = action["parameters"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|p| p["name"] == "category"))
+        .expect("category");
+    assert_eq!(category["default_value"], "Travel", "{action:#}");
+    // No option says it, on the first page or after typing: refused, the dropdown closed,
+    // nothing sent.
+    eval("globalThis.__s2Saved = undefined");
+    let out = run(&name, r#"{"title": "Trip", "category": "Mars"}"#, &c).await;
+    assert_eq!(out["status"], "failed", "{out:#}");
+    assert_eq!(out["code"], "bad_parameters", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__s2Saved)"), "undefined");
+    assert_eq!(
+        eval_string("String(document.querySelectorAll('.kit-dropdown').length)"),
+        "0",
+        "the dropdown is closed again"
+    );
+}

@@ -231,6 +231,10 @@ pub struct RealAppOptions {
     /// fresh browser can open the admin's inner pages (the corpus); off for the login
     /// flow itself.
     pub autologin: bool,
+    /// Django only: the site with its `tasks` app too (a task's category is an
+    /// autocomplete field, drawn by the Select2 widget Django ships, over 25 seeded
+    /// categories), which the corpus's recorded pages leave out.
+    pub tasks: bool,
 }
 
 /// One running app with its own temporary data.
@@ -278,6 +282,7 @@ impl RealApp {
                         .arg("manage.py")
                         .args(args)
                         .env("NSP_REAL_DB", &db)
+                        .env("NSP_DJANGO_TASKS", if opts.tasks { "1" } else { "0" })
                         .env("DJANGO_SUPERUSER_USERNAME", DJANGO_USER)
                         .env("DJANGO_SUPERUSER_PASSWORD", DJANGO_PASSWORD)
                         .env("DJANGO_SUPERUSER_EMAIL", "admin@example.com")
@@ -303,11 +308,25 @@ impl RealApp {
                      Note.objects.create(title='Dentist', body='Tuesday 9:30', pinned=True)\n\
                      Note.objects.create(title='Book club', body='Read chapter 4')",
                 ])?;
+                if opts.tasks {
+                    // More than the 20 options the autocomplete shows at first: the last
+                    // is found by typing it.
+                    manage(&[
+                        "shell",
+                        "-v",
+                        "0",
+                        "-c",
+                        "from tasks.models import Category\n\
+                         for n in range(1, 25): Category.objects.create(name=f'Area {n:02}')\n\
+                         Category.objects.create(name='Travel')",
+                    ])?;
+                }
                 cmd = Command::new(&python);
                 cmd.current_dir(&site)
                     .args(["manage.py", "runserver", "--noreload"])
                     .arg(format!("127.0.0.1:{port}"))
                     .env("NSP_REAL_DB", &db)
+                    .env("NSP_DJANGO_TASKS", if opts.tasks { "1" } else { "0" })
                     .env("NSP_AUTOLOGIN", if opts.autologin { "1" } else { "0" });
                 ready_path = "/admin/login/";
             }

@@ -23,7 +23,14 @@ fn rows(app: &RealApp, sql: &str) -> Vec<Vec<Value>> {
 /// third with the bulk action on a search result, through the bulk confirmations.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn django_admin_create_edit_delete_and_bulk_delete() {
-    let app = RealApp::start(AppKind::Django, RealAppOptions { autologin: true }).expect("django");
+    let app = RealApp::start(
+        AppKind::Django,
+        RealAppOptions {
+            autologin: true,
+            ..RealAppOptions::default()
+        },
+    )
+    .expect("django");
     let mut agent = FlowAgent::start("django", &app.url("/admin/notes/note/"))
         .await
         .expect("agent");
@@ -132,6 +139,62 @@ async fn django_admin_create_edit_delete_and_bulk_delete() {
             "Before the trip in May".into(),
             1.into(),
         ]],
+    );
+}
+
+/// Django's admin with an autocomplete field (the site's `tasks` app): a task's
+/// category is drawn by the Select2 widget Django ships, its `<select>` hidden, its
+/// options fetched from the server 20 at a time. File a task under "Travel", the 25th
+/// category, which shows only once typed into the widget's search box; then another
+/// under "Area 02", on the first page. The tasks table holds exactly both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn django_admin_autocomplete_field_through_its_search() {
+    let app = RealApp::start(
+        AppKind::Django,
+        RealAppOptions {
+            autologin: true,
+            tasks: true,
+        },
+    )
+    .expect("django");
+    let mut agent = FlowAgent::start("django-autocomplete", &app.url("/admin/tasks/task/add/"))
+        .await
+        .expect("agent");
+    agent
+        .run(
+            Step::new(
+                "file a task under Travel, then add another",
+                &["save", "another"],
+                Tier::ReversibleWrite,
+            )
+            .param(&["title"], "Book the train")
+            .param(&["category"], "Travel"),
+        )
+        .await
+        .expect("step");
+    agent
+        .run(
+            Step::new(
+                "file another under Area 02",
+                &["save"],
+                Tier::ReversibleWrite,
+            )
+            .avoid(&["another", "continue"])
+            .param(&["title"], "Renew the lease")
+            .param(&["category"], "Area 02"),
+        )
+        .await
+        .expect("step");
+    let tasks = rows(
+        &app,
+        "select t.title, c.name from tasks_task t left join tasks_category c on c.id = t.category_id order by t.id",
+    );
+    agent.finish(
+        tasks,
+        vec![
+            vec!["Book the train".into(), "Travel".into()],
+            vec!["Renew the lease".into(), "Area 02".into()],
+        ],
     );
 }
 

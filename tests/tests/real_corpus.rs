@@ -177,8 +177,14 @@ async fn the_probe_on_real_apps_against_hand_labelled_truth() {
     for page in truth.pages.values() {
         if !apps.contains_key(&page.app) {
             let kind = AppKind::parse(&page.app).expect("truth names a known app");
-            let app = RealApp::start(kind, RealAppOptions { autologin: true })
-                .unwrap_or_else(|e| panic!("starting {}: {e:#}", page.app));
+            let app = RealApp::start(
+                kind,
+                RealAppOptions {
+                    autologin: true,
+                    ..RealAppOptions::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("starting {}: {e:#}", page.app));
             apps.insert(page.app.clone(), app);
         }
     }

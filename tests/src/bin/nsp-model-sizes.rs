@@ -62,7 +62,10 @@ async fn main() -> Result<()> {
         if !apps.contains_key(&page.app) {
             let app = RealApp::start(
                 AppKind::parse(&page.app)?,
-                RealAppOptions { autologin: true },
+                RealAppOptions {
+                    autologin: true,
+                    ..RealAppOptions::default()
+                },
             )
             .with_context(|| format!("starting {}", page.app))?;
             apps.insert(page.app.clone(), app);
