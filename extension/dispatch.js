@@ -986,10 +986,15 @@
   async function chooseMany(field, pname, value, guard) {
     const want = (Array.isArray(value) ? value : value === null || value === undefined || value === "" ? [] : [value]).map((v) => String(v));
     const wanted = new Set(want.map(norm));
-    // The field's own box: the group around it within three levels (Streamlit's,
-    // React Aria's), else its parent; never a wider group a page wraps a form in.
-    let box = field.parentElement || field;
-    for (let a = field.parentElement, k = 0; a && k < 3; a = a.parentElement, k++) {
+    // The hidden `<select multiple>` a widget stands in for (Select2's tags): its
+    // selected options are the choices, each shown as a tag in the combobox around
+    // the field.
+    const select = NspExtract.manyFor(field);
+    // The field's own box: the combobox around it for such a widget, else the group
+    // around it within three levels (Streamlit's, React Aria's), else its parent; never
+    // a wider group a page wraps a form in.
+    let box = (select !== null && field.parentElement ? field.parentElement.closest('[role="combobox"]') : null) || field.parentElement || field;
+    for (let a = field.parentElement, k = 0; select === null && a && k < 3; a = a.parentElement, k++) {
       if (a.getAttribute("role") === "group") {
         box = a;
         break;
@@ -997,10 +1002,27 @@
     }
     // A tag: a button saying "Remove X" (or "Delete X") whose own element shows X and
     // nothing else besides it. Any other such button in the box (a "Delete account" a
-    // page put there) is no tag, and is never pressed.
+    // page put there) is no tag, and is never pressed. For a widget standing in for a
+    // select, each option the select has selected, shown by the innermost element of
+    // the box that shows its words and a glyph or button besides (Select2's `li` with
+    // its "×"), which removes it.
     const tags = () => {
-      /** @type {Map<string, Target>} */
+      /** @type {Map<string, Target | null>} */
       const out = new Map();
+      if (select !== null) {
+        for (const o of Array.from(select.selectedOptions)) {
+          const t = norm(o.text);
+          /** @type {Target | null} */
+          let remove = null;
+          for (const chip of /** @type {NodeListOf<Target>} */ (box.querySelectorAll("*"))) {
+            if (chip.contains(field) || NspExtract.withoutGlyphs(chip, norm(chip.textContent)) !== t) continue;
+            const parts = /** @type {Target[]} */ (Array.from(chip.querySelectorAll("*")));
+            remove = parts.find((d) => d.localName === "button" || d.getAttribute("role") === "button") || parts.find((d) => NspExtract.glyphOf(d) !== "") || remove;
+          }
+          out.set(t, remove);
+        }
+        return out;
+      }
       for (const b of /** @type {NodeListOf<Target>} */ (box.querySelectorAll("button, [role=button]"))) {
         const m = /^(?:remove|delete)\s+(.+)$/i.exec(norm(NspExtract.explainLabel(/** @type {PageElement} */ (b))));
         const chip = b.parentElement;
@@ -1012,25 +1034,51 @@
     };
     for (const [tag, remove] of tags()) {
       if (wanted.has(tag)) continue;
+      if (remove === null) fail("bad_parameters", `${pname}: ${JSON.stringify(tag)} shows no way to remove it; nothing was removed.`);
       click(remove, () => guard(remove));
       await settle();
     }
     for (const item of want) {
       if (tags().has(norm(item))) continue;
+      const before = new Set(field.ownerDocument.querySelectorAll('[role="listbox"]'));
       guard(field);
       setValue(field, item);
       await settle();
-      await chooseTyped(field, item, guard);
+      if (select !== null) await chooseListed(field, before, item, guard);
+      else await chooseTyped(field, item, guard);
     }
     // A list of many choices stays open after each (it covered Streamlit's submit):
     // closed as a person closes it, by Escape, and left.
-    if (field.getAttribute("aria-expanded") === "true") pressKey(field, "Escape", null);
+    if (field.getAttribute("aria-expanded") === "true" || box.getAttribute("aria-expanded") === "true") pressKey(field, "Escape", null);
     field.blur();
     await settle();
     await still();
     const now = tags();
     const missing = want.filter((item) => !now.has(norm(item)));
     if (missing.length) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(missing)}; give options it offers.`);
+    const kept = Array.from(now.keys()).filter((t) => !wanted.has(t));
+    if (kept.length) fail("bad_parameters", `${pname}: the page kept ${JSON.stringify(kept)} besides the options asked for.`);
+  }
+
+  // After `item` was typed into the search box of a widget of many choices, the option
+  // saying it is clicked in the list the box names (`aria-controls`), else the one
+  // listbox not open before the typing, once the list has narrowed to what was typed
+  // (filled). None, or several, saying it: nothing is clicked (chooseMany then
+  // refuses).
+  /** @param {Target} field @param {Set<Element>} before @param {string} item @param {(t: Target) => void} guard */
+  async function chooseListed(field, before, item, guard) {
+    const doc = field.ownerDocument;
+    const named = popupIds(field).map((id) => doc.getElementById(id)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
+    const list = named || openedList(field, before);
+    if (list === null) return;
+    const want = norm(item);
+    const options = await filled(list, null, want.toLowerCase());
+    const picks = options.filter((o) => !isDisabled(o) && (norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want));
+    if (picks.length !== 1) return;
+    await still();
+    click(picks[0], () => guard(picks[0]));
+    await settle();
+    await still();
   }
 
   // A field whose value is one of the options of a list it opens: a combobox, or an

@@ -1299,7 +1299,7 @@
   // option and choosing it adds a tag and leaves the field empty.
   /** @param {Element} el */
   function manyChoices(el) {
-    if (el.getAttribute("role") !== "combobox") return false;
+    if (el.getAttribute("role") !== "combobox") return manyFor(el) !== null;
     const doc = el.ownerDocument;
     for (const id of (el.getAttribute("aria-controls") || "").split(/\s+/)) {
       const list = id ? doc.getElementById(id) : null;
@@ -1311,6 +1311,18 @@
       if (cls && MANY_CLASS.test(cls)) return true;
     }
     return false;
+  }
+
+  // The hidden `<select multiple>` that search box `el` chooses for: the select right
+  // before the combobox `el` sits in (selectBefore), which a widget of many choices of
+  // the jQuery kind stands in for (Select2's tags around its search box). Its selected
+  // options are the choices, and its labels name the box. Null for anything else.
+  /** @param {Element} el @returns {HTMLSelectElement | null} */
+  function manyFor(el) {
+    if (el.localName !== "input" || el.getAttribute("role") !== "searchbox") return null;
+    const frame = el.parentElement ? el.parentElement.closest('[role="combobox"]') : null;
+    const select = frame ? selectBefore(frame) : null;
+    return select !== null && select.multiple ? select : null;
   }
 
   // A field a person types into, and one whose typing suggests options (an
@@ -1399,10 +1411,17 @@
     if (el.hasAttribute("data-placeholder")) return "";
     const ph = el.querySelector('[class*="placeholder" i]');
     if (ph !== null && norm(ph.textContent || "", TEXT_LIMIT) === text) return "";
+    return withoutGlyphs(el, text);
+  }
+
+  // `text` (what `el` shows) without the glyphs `el` draws in parts of their own at
+  // either end: one character that is no letter or digit (a clear "×", a caret).
+  /** @param {Element} el @param {string} text */
+  function withoutGlyphs(el, text) {
     if (text.length > 1 && (!ALNUM.test(text[0]) || !ALNUM.test(text[text.length - 1]))) {
       for (const part of el.querySelectorAll("*")) {
-        const g = part.childElementCount === 0 ? (part.textContent || "").trim() : "";
-        if (g.length !== 1 || ALNUM.test(g)) continue;
+        const g = glyphOf(part);
+        if (g === "") continue;
         if (text.startsWith(g)) text = text.slice(1).trimStart();
         else if (text.endsWith(g)) text = text.slice(0, -1).trimEnd();
       }
@@ -1410,6 +1429,14 @@
     return text;
   }
   const ALNUM = /[\p{L}\p{N}]/u;
+
+  // The glyph `el` draws, when all it holds is one character that is no letter or
+  // digit, else "".
+  /** @param {Element} el */
+  function glyphOf(el) {
+    const g = el.childElementCount === 0 ? (el.textContent || "").trim() : "";
+    return g.length === 1 && !ALNUM.test(g) ? g : "";
+  }
 
   // The option picker `el` shows now (pickerShows), read as a capture reads it.
   /** @param {PageElement} el */
@@ -2567,7 +2594,8 @@
       }
       // A combobox of many choices takes a list (the probe reads `multiple`, as on a
       // <select>).
-      if (field && role === "combobox" && manyChoices(el)) {
+      const many = field && (role === "combobox" || role === "searchbox") && manyChoices(el);
+      if (many) {
         if (attrs === null) attrs = {};
         attrs.multiple = "";
       }
@@ -2638,7 +2666,9 @@
       }
       if (picker) /** @type {Record<string, string>} */ (attrs).value = pickerShows(el, text);
       let label = "";
+      const twin = many ? manyFor(el) : null;
       if (picker) label = pickerLabel(el);
+      else if (twin !== null && twin.labels.length) label = labelsText(twin);
       else if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
       else if ((tag === "a" || tag === "button") && !text) label = imageLabel(el);
       if (!vis) recFlags |= F_HIDDEN;
@@ -2936,7 +2966,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, isPicker, pickerValue,
+    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
     enablerOf,
   };
 })();

@@ -1279,9 +1279,11 @@ pub fn field_params(
                     Some(Value::Bool(on)),
                     "true to check it, false to clear it".into(),
                 )
-            } else if first.role() == "combobox" && first.has("multiple") {
-                // A combobox of many choices (`manyChoices` in extract.js): the options
-                // to keep as its tags, which its list offers once it is open.
+            } else if matches!(first.role(), "combobox" | "searchbox") && first.has("multiple") {
+                // A combobox of many choices, or the search box of a widget of many
+                // choices standing in for a hidden `<select multiple>` (`manyChoices` in
+                // extract.js): the options to keep as its tags, which its list offers
+                // once it is open.
                 (
                     "array",
                     None,

@@ -193,11 +193,16 @@ pub fn find(page: &Page<'_>) -> Lists {
     // The heads of tables drawn without table markup, found with their rows
     // ([`drawn_table_columns`]): they name columns, and hold no list of their own.
     let mut heads: Vec<usize> = Vec::new();
+    // Whether each element is a combobox or inside one: what a combobox holds (the tags
+    // of Select2's list of many choices) is its value, no list.
+    let mut in_combobox = vec![false; page.els.len()];
     for c in 0..page.els.len() {
         in_record[c] = lists.row_of[c].is_some()
             || heads.contains(&c)
             || page.parent[c].is_some_and(|p| in_record[p]);
-        if page.declared_scope[c] || !page.els[c].visible {
+        in_combobox[c] =
+            page.els[c].role() == "combobox" || page.parent[c].is_some_and(|p| in_combobox[p]);
+        if page.declared_scope[c] || !page.els[c].visible || in_combobox[c] {
             continue;
         }
         let container = is_list_container(&page.els[c]);

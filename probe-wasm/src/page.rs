@@ -666,6 +666,22 @@ pub fn held_value(e: &ElementRecord) -> serde_json::Value {
             Value::Bool(e.attr("aria-checked") == Some("true"))
         }
         ("select", _) if !e.has("multiple") => text(&select_choices(e).1.unwrap_or_default()),
+        // A select of many choices holds the list of the options chosen, in the words
+        // its parameter takes (the extraction joins their values with commas).
+        ("select", _) => {
+            let (values, labels) = select_values_labels(e);
+            let value = e.attr("value").unwrap_or("");
+            Value::Array(
+                value
+                    .split(',')
+                    .filter(|v| !v.is_empty())
+                    .map(|v| {
+                        let i = values.iter().position(|x| x == v);
+                        text(i.and_then(|i| labels.get(i)).map_or(v, |l| l.trim()))
+                    })
+                    .collect(),
+            )
+        }
         _ => text(e.attr("value").unwrap_or("")),
     }
 }
@@ -695,27 +711,10 @@ pub fn held_chars(e: &ElementRecord) -> Option<usize> {
 /// chosen one, read the same way. Empty options ("Choose…" placeholders) are left out.
 /// The dispatcher takes either form (`dispatch.js`, `fill`).
 pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
-    let parse = |name: &str| {
-        e.attr(name)
-            .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
-    };
-    let values = parse("options").unwrap_or_default();
-    // Usable when every option a person can choose (one with a value; an empty one is a
-    // "Choose…" placeholder) has a text of its own that no other has.
-    let labels = parse("option_labels").filter(|l| {
-        let chosen: Vec<&str> = l
-            .iter()
-            .zip(&values)
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(t, _)| t.trim())
-            .collect();
-        l.len() == values.len()
-            && crate::text::sorted_distinct(&chosen).len() == chosen.len()
-            && chosen.iter().all(|t| !t.is_empty())
-    });
+    let (values, labels) = select_values_labels(e);
     let current = e.attr("value").filter(|v| !v.is_empty());
-    match labels {
-        Some(labels) => {
+    match labels.is_empty() {
+        false => {
             let chosen = current.and_then(|v| {
                 values
                     .iter()
@@ -730,11 +729,34 @@ pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
                 .collect();
             (shown, chosen)
         }
-        None => (
+        true => (
             values.into_iter().filter(|v| !v.is_empty()).collect(),
             current.map(str::to_owned),
         ),
     }
+}
+
+/// A select's option values and their texts, the texts empty unless usable: every
+/// option a person can choose (one with a value; an empty one is a "Choose…"
+/// placeholder) has a text of its own that no other has.
+fn select_values_labels(e: &ElementRecord) -> (Vec<String>, Vec<String>) {
+    let parse = |name: &str| {
+        e.attr(name)
+            .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
+    };
+    let values = parse("options").unwrap_or_default();
+    let labels = parse("option_labels").filter(|l| {
+        let chosen: Vec<&str> = l
+            .iter()
+            .zip(&values)
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(t, _)| t.trim())
+            .collect();
+        l.len() == values.len()
+            && crate::text::sorted_distinct(&chosen).len() == chosen.len()
+            && chosen.iter().all(|t| !t.is_empty())
+    });
+    (values, labels.unwrap_or_default())
 }
 
 /// A modal dialog: a `<dialog>`, `role=dialog` or `role=alertdialog` that says

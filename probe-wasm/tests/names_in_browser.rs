@@ -1945,3 +1945,79 @@ async fn a_select_widget_standing_in_for_a_hidden_select_waits_for_its_options()
         "the dropdown is closed again"
     );
 }
+
+#[wasm_bindgen_test]
+async fn a_select_widget_of_many_choices_keeps_exactly_the_options_asked_for() {
+    // The same kind of widget standing in for a hidden `<select multiple>` (Select2's
+    // tags, Django's autocomplete of a many-to-many field): each choice a tag with a "×"
+    // in a `role=combobox` frame around a search box; typing fetches the options that
+    // say it. The search box is a list parameter named by the select's label, the
+    // select's chosen options its value; the tags are no list of records. Tags not asked
+    // for are removed by their "×", the others typed and chosen; an option no list
+    // offers is refused with nothing sent.
+    mount(
+        r#"<main><form id="sm-form" onsubmit="return false">
+          <div class="row"><label for="sm-tags">Tags:</label>
+            <div class="wrap"><select id="sm-tags" name="tags" multiple tabindex="-1" aria-hidden="true"
+              style="position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden;border:0;padding:0"></select>
+            <span class="kit"><span class="selection"><span id="sm-frame" role="combobox" aria-haspopup="true" aria-expanded="false"
+              tabindex="-1"><ul id="sm-chips"><li class="kit-search"><input id="sm-search" type="search" role="searchbox"
+              aria-autocomplete="list" autocomplete="off"></li></ul></span></span></span></div></div>
+          <button id="sm-save" type="button">Save</button></form></main>"#,
+    );
+    eval(
+        "(() => { const all = [['1', 'urgent'], ['2', 'later'], ['3', 'family'], ['4', 'money']]; \
+           const sel = document.getElementById('sm-tags'); const frame = document.getElementById('sm-frame'); \
+           const chips = document.getElementById('sm-chips'); const search = document.getElementById('sm-search'); let drop = null; \
+           const close = () => { if (drop) { drop.remove(); drop = null; } frame.setAttribute('aria-expanded', 'false'); search.removeAttribute('aria-controls'); }; \
+           const add = (v, t) => { sel.append(new Option(t, v, true, true)); const li = document.createElement('li'); li.className = 'kit-choice'; li.dataset.kitId = 't' + v; li.title = t; \
+             const x = document.createElement('span'); x.textContent = '×'; x.setAttribute('role', 'presentation'); \
+             x.addEventListener('click', () => { Array.from(sel.options).filter((o) => o.value === v).forEach((o) => o.remove()); li.remove(); }); \
+             li.append(x, t); chips.insertBefore(li, search.parentElement); }; \
+           add('1', 'urgent'); add('2', 'later'); \
+           search.addEventListener('input', () => { if (!drop) { drop = document.createElement('span'); drop.className = 'kit-dropdown'; \
+               const ul = document.createElement('ul'); ul.setAttribute('role', 'listbox'); ul.id = 'sm-results'; drop.append(ul); \
+               document.body.append(drop); frame.setAttribute('aria-expanded', 'true'); search.setAttribute('aria-controls', 'sm-results'); } \
+             const ul = drop.querySelector('ul'); const term = search.value; ul.innerHTML = '<li role=\"option\" aria-disabled=\"true\">Searching…</li>'; \
+             setTimeout(() => { if (!ul.isConnected || search.value !== term) return; ul.innerHTML = ''; \
+               for (const [v, t] of all.filter(([w, t]) => t.includes(term) && !Array.from(sel.selectedOptions).some((o) => o.value === w))) { \
+                 const li = document.createElement('li'); li.setAttribute('role', 'option'); li.textContent = t; \
+                 li.addEventListener('mouseup', () => { add(v, t); search.value = ''; close(); }); ul.append(li); } }, 100); }); \
+           document.addEventListener('keydown', (e) => { if (e.key === 'Escape') close(); }); \
+           document.getElementById('sm-save').addEventListener('click', () => { \
+             globalThis.__smSaved = Array.from(sel.selectedOptions, (o) => o.text).sort().join(','); }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "sm-save").expect("the form's action");
+    let params = action["parameters"].as_array().expect("parameters");
+    assert_eq!(params.len(), 1, "{action:#}");
+    assert_eq!(params[0]["name"], "tags", "{action:#}");
+    assert_eq!(params[0]["type_name"], "array", "{action:#}");
+    let objects = c["objects"].as_object().expect("objects");
+    assert!(
+        objects
+            .iter()
+            .any(|(k, v)| k.ends_with("tags") && *v == serde_json::json!(["urgent", "later"])),
+        "{objects:#?}"
+    );
+    assert!(
+        objects
+            .keys()
+            .all(|k| k.ends_with(".tags") || k.ends_with(".sm_search")),
+        "the tags are no records: {objects:#?}"
+    );
+    let out = run(&name, r#"{"tags": ["money", "family"]}"#, &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__smSaved)"), "family,money");
+    assert_eq!(
+        eval_string("String(document.querySelectorAll('.kit-dropdown').length)"),
+        "0",
+        "the dropdown is closed again"
+    );
+    eval("globalThis.__smSaved = undefined");
+    let c = capture();
+    let out = run(&name, r#"{"tags": ["money", "nonsense"]}"#, &c).await;
+    assert_eq!(out["status"], "failed", "{out:#}");
+    assert_eq!(out["code"], "bad_parameters", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__smSaved)"), "undefined");
+}

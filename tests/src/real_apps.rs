@@ -231,9 +231,9 @@ pub struct RealAppOptions {
     /// fresh browser can open the admin's inner pages (the corpus); off for the login
     /// flow itself.
     pub autologin: bool,
-    /// Django only: the site with its `tasks` app too (a task's category is an
-    /// autocomplete field, drawn by the Select2 widget Django ships, over 25 seeded
-    /// categories), which the corpus's recorded pages leave out.
+    /// Django only: the site with its `tasks` app too (a task's category and labels are
+    /// autocomplete fields, drawn by the Select2 widget Django ships, over 25 seeded
+    /// categories and 3 labels), which the corpus's recorded pages leave out.
     pub tasks: bool,
 }
 
@@ -316,9 +316,10 @@ impl RealApp {
                         "-v",
                         "0",
                         "-c",
-                        "from tasks.models import Category\n\
+                        "from tasks.models import Category, Label\n\
                          for n in range(1, 25): Category.objects.create(name=f'Area {n:02}')\n\
-                         Category.objects.create(name='Travel')",
+                         Category.objects.create(name='Travel')\n\
+                         for n in ['errand', 'home', 'paperwork']: Label.objects.create(name=n)",
                     ])?;
                 }
                 cmd = Command::new(&python);

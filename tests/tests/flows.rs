@@ -142,11 +142,12 @@ async fn django_admin_create_edit_delete_and_bulk_delete() {
     );
 }
 
-/// Django's admin with an autocomplete field (the site's `tasks` app): a task's
-/// category is drawn by the Select2 widget Django ships, its `<select>` hidden, its
-/// options fetched from the server 20 at a time. File a task under "Travel", the 25th
-/// category, which shows only once typed into the widget's search box; then another
-/// under "Area 02", on the first page. The tasks table holds exactly both.
+/// Django's admin with autocomplete fields (the site's `tasks` app): a task's category
+/// is drawn by the Select2 widget Django ships, its `<select>` hidden, its options
+/// fetched from the server 20 at a time; its labels are the same widget keeping many
+/// choices, each a tag. File a task under "Travel", the 25th category, which shows only
+/// once typed into the widget's search box, with two labels; then another under "Area
+/// 02", on the first page, with none. The tasks table holds exactly both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn django_admin_autocomplete_field_through_its_search() {
     let app = RealApp::start(
@@ -168,7 +169,8 @@ async fn django_admin_autocomplete_field_through_its_search() {
                 Tier::ReversibleWrite,
             )
             .param(&["title"], "Book the train")
-            .param(&["category"], "Travel"),
+            .param(&["category"], "Travel")
+            .param(&["labels"], serde_json::json!(["paperwork", "errand"])),
         )
         .await
         .expect("step");
@@ -187,13 +189,20 @@ async fn django_admin_autocomplete_field_through_its_search() {
         .expect("step");
     let tasks = rows(
         &app,
-        "select t.title, c.name from tasks_task t left join tasks_category c on c.id = t.category_id order by t.id",
+        "select t.title, c.name, (select group_concat(name, ',') from \
+         (select l.name from tasks_task_labels tl join tasks_label l on l.id = tl.label_id \
+         where tl.task_id = t.id order by l.name)) \
+         from tasks_task t left join tasks_category c on c.id = t.category_id order by t.id",
     );
     agent.finish(
         tasks,
         vec![
-            vec!["Book the train".into(), "Travel".into()],
-            vec!["Renew the lease".into(), "Area 02".into()],
+            vec![
+                "Book the train".into(),
+                "Travel".into(),
+                "errand,paperwork".into(),
+            ],
+            vec!["Renew the lease".into(), "Area 02".into(), Value::Null],
         ],
     );
 }

@@ -122,6 +122,9 @@ declare var NspExtract: {
   /** The focused element of `doc` when it is a combobox whose popup is open. */
   openCombobox(doc: Document): HTMLElement | null;
   manyChoices(el: Element): boolean;
+  manyFor(el: Element): HTMLSelectElement | null;
+  withoutGlyphs(el: Element, text: string): string;
+  glyphOf(el: Element): string;
   isPicker(el: Element): boolean;
   pickerValue(el: PageElement): string;
   /** The checkbox or switch that enables a disabled field, when one names it. */
