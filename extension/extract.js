@@ -49,6 +49,8 @@
     "aria-haspopup", "aria-selected", "aria-current", "aria-required", "aria-disabled", "method", "action",
     // A submit button's own method and address, which the browser sends its form with.
     "formmethod", "formaction",
+    // The form a control belongs to when it sits outside it (HTML's form owner).
+    "form",
     "required", "placeholder", "autocomplete", "title", "alt", "for", "min", "max", "multiple",
     "contenteditable", "tabindex", "itemprop", "itemscope", "itemtype", "content", "datetime",
     "toolname", "tooldescription", "toolparamdescription", "data-confirm", "data-turbo-confirm",

@@ -191,16 +191,34 @@ pub fn discover_left(page: &Page<'_>, left: &[usize], claims: &mut Claims, found
 
 /// The fields of form `f`.
 fn fields_of(page: &Page<'_>, f: usize) -> Vec<usize> {
-    page.descendants(f)
-        .filter(|i| form_field(page, *i))
-        .collect()
+    owned(page, f, |i| form_field(page, i))
 }
 
 /// The visible submit buttons of form `f` no other source has taken.
 fn submits_of(page: &Page<'_>, f: usize, claims: &Claims) -> Vec<usize> {
-    page.descendants(f)
-        .filter(|i| is_submit(&page.els[*i]) && page.els[*i].visible && !claims.is_claimed(*i))
-        .collect()
+    owned(page, f, |i| {
+        is_submit(&page.els[i]) && page.els[i].visible && !claims.is_claimed(i)
+    })
+}
+
+/// The elements of form `f` that `keep` keeps, in document order: those inside it that
+/// name no other form, and those anywhere whose `form` attribute names it (HTML's form
+/// owner: Django Unfold puts its "Save" buttons outside the `<form>`, `form="…"`).
+fn owned(page: &Page<'_>, f: usize, keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let id = page.els[f].attr("id").filter(|id| !id.is_empty());
+    let names = |i: usize| page.els[i].attr("form");
+    let mut out: Vec<usize> = page
+        .descendants(f)
+        .filter(|&i| names(i).is_none_or(|x| Some(x) == id) && keep(i))
+        .collect();
+    if let Some(id) = id {
+        out.extend(
+            (0..page.els.len())
+                .filter(|&i| !page.descendants(f).contains(&i) && names(i) == Some(id) && keep(i)),
+        );
+        out.sort_unstable();
+    }
+    out
 }
 
 /// One action per submit button of form `f`, which the form's fields fill; the buttons

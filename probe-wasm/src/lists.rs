@@ -216,9 +216,24 @@ pub fn find(page: &Page<'_>) -> Lists {
             continue;
         }
         let grid = aria_grid(&page.els[c]);
-        let mut rows: Vec<usize> = page
-            .children(c)
+        // A table drawn with a `tbody` per row (Django Unfold's, to open each row
+        // apart): the rows of all its bodies are one list, taken at the first body.
+        let bodies: Vec<usize> = match page.parent[c] {
+            Some(t) if page.els[c].tag == "tbody" && page.els[t].tag == "table" => page
+                .children(t)
+                .iter()
+                .copied()
+                .filter(|b| page.els[*b].tag == "tbody" && page.els[*b].visible)
+                .collect(),
+            _ => Vec::new(),
+        };
+        if bodies.len() > 1 && bodies[0] != c {
+            continue;
+        }
+        let sources = if bodies.len() > 1 { bodies } else { vec![c] };
+        let mut rows: Vec<usize> = sources
             .iter()
+            .flat_map(|b| page.children(*b))
             .copied()
             .filter(|r| {
                 let e = &page.els[*r];

@@ -1406,3 +1406,96 @@ fn the_one_button_of_a_page_that_records_no_container_sends_its_fields() {
         c.actions["add_member"]
     );
 }
+
+#[test]
+fn a_table_drawn_with_a_body_per_row_is_one_list() {
+    // Django Unfold draws each row of its change list in a `tbody` of its own (to open
+    // it apart): the rows of all the bodies are one list under the table's head, not a
+    // list per row.
+    let mut els = vec![
+        el("table", None, "", &[("id", "result_list")]),
+        el("thead", Some(0), "", &[]),
+        el("tr", Some(1), "", &[]),
+        el("th", Some(2), "Title", &[]),
+        el("th", Some(2), "Pinned", &[]),
+    ];
+    for (title, pinned) in [("Book club", "no"), ("Dentist", "yes"), ("Groceries", "no")] {
+        let body = u32::try_from(els.len()).unwrap();
+        els.push(el("tbody", Some(0), "", &[]));
+        els.push(el("tr", Some(body), "", &[]));
+        els.push(el("td", Some(body + 1), title, &[]));
+        els.push(el("td", Some(body + 1), pinned, &[]));
+    }
+    let c = analyze(&snap(els));
+    let objects = serde_json::to_value(&c.objects).unwrap();
+    let keys: Vec<&String> = objects.as_object().unwrap().keys().collect();
+    assert_eq!(objects["result_list[1].title"], "Dentist", "{keys:?}");
+    assert_eq!(objects["result_list[2].pinned"], "no", "{keys:?}");
+    assert!(
+        !keys.iter().any(|k| k.contains("result_list_2")),
+        "{keys:?}"
+    );
+}
+
+#[test]
+fn a_submit_button_outside_its_form_sends_the_form_it_names() {
+    // HTML's form owner: a button with `form="task_form"` outside the `<form>` (Django
+    // Unfold's "Save" bar) sends that form with its fields; one inside another form
+    // that names this one is this one's too.
+    let els = vec![
+        el(
+            "form",
+            None,
+            "",
+            &[
+                ("id", "task_form"),
+                ("method", "post"),
+                ("action", "/tasks/add/"),
+            ],
+        ),
+        el(
+            "input",
+            Some(0),
+            "",
+            &[("name", "title"), ("aria-label", "Title")],
+        ),
+        el("div", None, "", &[("class", "submit-row")]),
+        el(
+            "button",
+            Some(2),
+            "Save",
+            &[("type", "submit"), ("form", "task_form"), ("name", "_save")],
+        ),
+        el(
+            "form",
+            None,
+            "",
+            &[("id", "logout"), ("method", "post"), ("action", "/logout/")],
+        ),
+        el(
+            "button",
+            Some(4),
+            "Save and continue editing",
+            &[
+                ("type", "submit"),
+                ("form", "task_form"),
+                ("name", "_continue"),
+            ],
+        ),
+    ];
+    let c = analyze(&snap(els));
+    let save = c
+        .actions
+        .keys()
+        .find(|n| n.starts_with("save") && !n.starts_with("save_and"))
+        .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
+    for name in [save.as_str(), "save_and_continue_editing"] {
+        let a = c
+            .actions
+            .get(name)
+            .unwrap_or_else(|| panic!("{name}: {:?}", c.actions.keys()));
+        let params: Vec<&str> = a.parameters.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(params, ["title"], "{name}: {a:?}");
+        assert_ne!(a.reversibility, Reversibility::Read, "{a:?}");
+    }
+}
