@@ -32,13 +32,14 @@ pub fn discover(
     found: &mut Vec<Found>,
 ) -> Vec<usize> {
     let mut left = Vec::new();
+    let owners = owners(page);
     for f in 0..page.els.len() {
         let form = &page.els[f];
         if form.tag != "form" || !form.visible || claims.is_claimed(f) {
             continue;
         }
-        let fields = fields_of(page, f);
-        let mut submits = submits_of(page, f, claims);
+        let fields = fields_of(page, f, &owners);
+        let mut submits = submits_of(page, f, claims, &owners);
         let in_rows = row_submits(page, lists, f, &submits);
         if !in_rows.is_empty() {
             // Both in document order.
@@ -180,9 +181,10 @@ fn row_submits(
 /// row only among several, a button whose address differs in more than its row's id):
 /// each the form's action, as any submit button is.
 pub fn discover_left(page: &Page<'_>, left: &[usize], claims: &mut Claims, found: &mut Vec<Found>) {
+    let owners = owners(page);
     for &f in left {
-        let fields = fields_of(page, f);
-        let submits = submits_of(page, f, claims);
+        let fields = fields_of(page, f, &owners);
+        let submits = submits_of(page, f, claims, &owners);
         let facts = form_facts(page, f, &fields, submits.len() > 1, false);
         let ns = page.namespace_incl(f).map(str::to_owned);
         each_submit(page, f, &fields, &submits, &facts, ns, claims, found);
@@ -190,34 +192,43 @@ pub fn discover_left(page: &Page<'_>, left: &[usize], claims: &mut Claims, found
 }
 
 /// The fields of form `f`.
-fn fields_of(page: &Page<'_>, f: usize) -> Vec<usize> {
-    owned(page, f, |i| form_field(page, i))
+fn fields_of(page: &Page<'_>, f: usize, owners: &[usize]) -> Vec<usize> {
+    owned(page, f, owners, &|i| form_field(page, i))
 }
 
 /// The visible submit buttons of form `f` no other source has taken.
-fn submits_of(page: &Page<'_>, f: usize, claims: &Claims) -> Vec<usize> {
-    owned(page, f, |i| {
+fn submits_of(page: &Page<'_>, f: usize, claims: &Claims, owners: &[usize]) -> Vec<usize> {
+    owned(page, f, owners, &|i| {
         is_submit(&page.els[i]) && page.els[i].visible && !claims.is_claimed(i)
     })
 }
 
+/// The elements that name their form (a `form` attribute), in document order: nearly
+/// always none.
+fn owners(page: &Page<'_>) -> Vec<usize> {
+    (0..page.els.len())
+        .filter(|&i| page.els[i].has("form"))
+        .collect()
+}
+
 /// The elements of form `f` that `keep` keeps, in document order: those inside it that
-/// name no other form, and those anywhere whose `form` attribute names it (HTML's form
-/// owner: Django Unfold puts its "Save" buttons outside the `<form>`, `form="…"`).
-fn owned(page: &Page<'_>, f: usize, keep: impl Fn(usize) -> bool) -> Vec<usize> {
+/// name no other form, and those of `owners` anywhere whose `form` attribute names it
+/// (HTML's form owner: Django Unfold puts its "Save" buttons outside the `<form>`).
+fn owned(page: &Page<'_>, f: usize, owners: &[usize], keep: &dyn Fn(usize) -> bool) -> Vec<usize> {
     let id = page.els[f].attr("id").filter(|id| !id.is_empty());
-    let names = |i: usize| page.els[i].attr("form");
-    let mut out: Vec<usize> = page
-        .descendants(f)
-        .filter(|&i| names(i).is_none_or(|x| Some(x) == id) && keep(i))
+    let ours = |i: usize| id.is_some() && page.els[i].attr("form") == id;
+    let inside = page.descendants(f);
+    let mut out: Vec<usize> = inside
+        .clone()
+        .filter(|&i| (!page.els[i].has("form") || ours(i)) && keep(i))
         .collect();
-    if let Some(id) = id {
-        out.extend(
-            (0..page.els.len())
-                .filter(|&i| !page.descendants(f).contains(&i) && names(i) == Some(id) && keep(i)),
-        );
-        out.sort_unstable();
-    }
+    out.extend(
+        owners
+            .iter()
+            .copied()
+            .filter(|&i| !inside.contains(&i) && ours(i) && keep(i)),
+    );
+    out.sort_unstable();
     out
 }
 
