@@ -918,9 +918,11 @@
       const named = labelsText(/** @type {HTMLButtonElement} */ (el));
       if (named) return named;
     }
+    // Its image's text, else the `aria-label` of an element inside it (an icon in a
+    // tooltip's span: sqladmin's row "Delete"), as its name from content is.
     const img = el.querySelector("img[alt], img[title]");
-    if (!img) return "";
-    for (const v of [img.getAttribute("alt"), img.getAttribute("title")]) {
+    const inner = img ? null : el.querySelector('[aria-label]:not([aria-hidden="true"])');
+    for (const v of img ? [img.getAttribute("alt"), img.getAttribute("title")] : inner ? [inner.getAttribute("aria-label")] : []) {
       const t = norm(v || "", TEXT_LIMIT);
       if (/[\p{L}\p{N}]/u.test(t)) return t;
     }

@@ -724,7 +724,7 @@ pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
             let shown = values
                 .iter()
                 .zip(&labels)
-                .filter(|(v, _)| !v.is_empty())
+                .filter(|(v, l)| !v.is_empty() && !l.trim().is_empty())
                 .map(|(_, l)| l.trim().to_owned())
                 .collect();
             (shown, chosen)
@@ -738,7 +738,8 @@ pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
 
 /// A select's option values and their texts, the texts empty unless usable: every
 /// option a person can choose (one with a value; an empty one is a "Choose…"
-/// placeholder) has a text of its own that no other has.
+/// placeholder, and so is a first option that shows no text, whatever its value:
+/// WTForms' `__None`) has a text of its own that no other has.
 fn select_values_labels(e: &ElementRecord) -> (Vec<String>, Vec<String>) {
     let parse = |name: &str| {
         e.attr(name)
@@ -749,8 +750,9 @@ fn select_values_labels(e: &ElementRecord) -> (Vec<String>, Vec<String>) {
         let chosen: Vec<&str> = l
             .iter()
             .zip(&values)
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(t, _)| t.trim())
+            .enumerate()
+            .filter(|(k, (t, v))| !v.is_empty() && (*k > 0 || !t.trim().is_empty()))
+            .map(|(_, (t, _))| t.trim())
             .collect();
         l.len() == values.len()
             && crate::text::sorted_distinct(&chosen).len() == chosen.len()

@@ -2021,3 +2021,24 @@ async fn a_select_widget_of_many_choices_keeps_exactly_the_options_asked_for() {
     assert_eq!(out["code"], "bad_parameters", "{out:#}");
     assert_eq!(eval_string("String(globalThis.__smSaved)"), "undefined");
 }
+
+#[wasm_bindgen_test]
+fn a_link_drawn_as_an_icon_is_named_by_the_label_inside_it() {
+    // sqladmin's row actions: an icon link whose name is the `aria-label` of the tooltip
+    // span inside it (its name from content). It was unnamed, and left out; a label
+    // inside that assistive technology skips (`aria-hidden`) names nothing.
+    mount(
+        r##"<main><table id="il-rows"><thead><tr><th>Title</th><th></th></tr></thead><tbody>
+          <tr><td>Login fails</td><td><a id="il-del-1" href="#" data-bs-toggle="modal" data-bs-target="#il-modal"><span
+            aria-label="Delete"><i class="fa-solid fa-trash" style="display:inline-block;width:12px;height:12px"></i></span></a> <a id="il-odd-1" href="/x/1"><span aria-hidden="true"
+            aria-label="Archive"><i class="fa-solid fa-box" style="display:inline-block;width:12px;height:12px"></i></span></a></td></tr>
+          <tr><td>Refund twice</td><td><a id="il-del-2" href="#" data-bs-toggle="modal" data-bs-target="#il-modal"><span
+            aria-label="Delete"><i class="fa-solid fa-trash" style="display:inline-block;width:12px;height:12px"></i></span></a> <a id="il-odd-2" href="/x/2"><span aria-hidden="true"
+            aria-label="Archive"><i class="fa-solid fa-box" style="display:inline-block;width:12px;height:12px"></i></span></a></td></tr>
+        </tbody></table></main>"##,
+    );
+    let c = capture();
+    let names: Vec<&String> = c["actions"].as_object().unwrap().keys().collect();
+    assert!(names.iter().any(|n| n.starts_with("delete")), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("archive")), "{names:?}");
+}

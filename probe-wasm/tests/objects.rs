@@ -1347,6 +1347,66 @@ fn a_selects_value_is_its_choice_in_the_words_its_parameter_takes() {
     assert_eq!(other.objects.get(key), Some(&json!("Amina")));
 }
 
+/// A first option that shows no text is a placeholder whatever its value (WTForms'
+/// `__None`, sqladmin's and Flask-Admin's forms): the choices are the other options'
+/// words, not their values; and a select of many choices holds the list of the
+/// options chosen, in those words.
+#[test]
+fn a_blank_first_option_is_a_placeholder_and_many_choices_are_a_list() {
+    let page = |team: &str, tags: &str| {
+        snap(vec![
+            el("form", None, "", &[("id", "ticket"), ("method", "post")]),
+            el(
+                "select",
+                Some(0),
+                "",
+                &[
+                    ("name", "team"),
+                    ("options", r#"["__None","1","2"]"#),
+                    ("option_labels", r#"[" ","Support","Billing"]"#),
+                    ("value", team),
+                ],
+            ),
+            el(
+                "select",
+                Some(0),
+                "",
+                &[
+                    ("name", "tags"),
+                    ("multiple", ""),
+                    ("options", r#"["1","2","3"]"#),
+                    ("option_labels", r#"["bug","ux","docs"]"#),
+                    ("value", tags),
+                ],
+            ),
+            el("button", Some(0), "Save", &[("type", "submit")]),
+        ])
+    };
+    let capture = analyze_snapshot(&page("__None", "1,3"), ProbeTier::WasmInPage);
+    let param = capture
+        .actions
+        .values()
+        .flat_map(|a| &a.parameters)
+        .find(|p| p.name == "team")
+        .expect("the select is a parameter");
+    assert_eq!(
+        param.allowed_values.as_deref(),
+        Some(&[json!("Support"), json!("Billing")][..]),
+        "{param:?}"
+    );
+    let object = |c: &nsp_protocol::PageCapture, name: &str| {
+        c.objects
+            .iter()
+            .find(|(k, _)| k.ends_with(name))
+            .map(|(_, v)| v.clone())
+    };
+    assert_ne!(object(&capture, "team"), Some(json!("__None")));
+    assert_eq!(object(&capture, "tags"), Some(json!(["bug", "docs"])));
+    let other = analyze_snapshot(&page("2", ""), ProbeTier::WasmInPage);
+    assert_eq!(object(&other, "team"), Some(json!("Billing")));
+    assert_eq!(object(&other, "tags"), Some(json!([])));
+}
+
 /// Classes of one family that say one thing of each row (`status-open`,
 /// `status-closed`) are one field, `status`, not a boolean per class; `is-` classes are
 /// states still.
