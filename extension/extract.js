@@ -57,8 +57,9 @@
     "data-method", "data-turbo-method", "target", "value", "aria-controls",
     // A field an agent cannot type into (its step buttons are then its only way).
     "readonly", "aria-readonly",
-    // Bootstrap's data API: what a click on the element opens (see DATA_API_TOGGLES).
-    "data-toggle", "data-bs-toggle",
+    // Bootstrap's data API: what a click on the element opens (see DATA_API_TOGGLES),
+    // and which element.
+    "data-toggle", "data-bs-toggle", "data-target", "data-bs-target",
     // Where a row of a virtualized list stands among all its rows, and how many there are;
     // a tree item's depth.
     "aria-rowindex", "aria-rowcount", "aria-posinset", "aria-setsize", "aria-level",

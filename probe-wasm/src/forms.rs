@@ -215,19 +215,19 @@ fn owners(page: &Page<'_>) -> Vec<usize> {
 /// name no other form, and those of `owners` anywhere whose `form` attribute names it
 /// (HTML's form owner: Django Unfold puts its "Save" buttons outside the `<form>`).
 fn owned(page: &Page<'_>, f: usize, owners: &[usize], keep: &dyn Fn(usize) -> bool) -> Vec<usize> {
-    let id = page.els[f].attr("id").filter(|id| !id.is_empty());
-    let ours = |i: usize| id.is_some() && page.els[i].attr("form") == id;
-    let inside = page.descendants(f);
-    let mut out: Vec<usize> = inside
-        .clone()
-        .filter(|&i| (!page.els[i].has("form") || ours(i)) && keep(i))
-        .collect();
-    out.extend(
-        owners
-            .iter()
-            .copied()
-            .filter(|&i| !inside.contains(&i) && ours(i) && keep(i)),
-    );
+    let id = page.els[f].attr("id");
+    let inside = f + 1..page.end[f];
+    // Inside it naming no form, or anywhere naming it.
+    let ours = |i: usize| match page.els[i].attr("form") {
+        None => inside.contains(&i),
+        named => named == id,
+    };
+    let mut out: Vec<usize> = inside.clone().filter(|&i| ours(i) && keep(i)).collect();
+    for &i in owners {
+        if !inside.contains(&i) && ours(i) && keep(i) {
+            out.push(i);
+        }
+    }
     out.sort_unstable();
     out
 }

@@ -231,11 +231,9 @@ pub fn find(page: &Page<'_>) -> Lists {
             continue;
         }
         let sources = if bodies.len() > 1 { bodies } else { vec![c] };
-        let mut rows: Vec<usize> = sources
-            .iter()
-            .flat_map(|b| page.children(*b))
-            .copied()
-            .filter(|r| {
+        let mut rows: Vec<usize> = Vec::new();
+        for &b in &sources {
+            rows.extend(page.children(b).iter().copied().filter(|r| {
                 let e = &page.els[*r];
                 let row_like = if container {
                     // A header row names columns; it is no record (a `tr` of `th`
@@ -266,8 +264,8 @@ pub fn find(page: &Page<'_>) -> Lists {
                     && !(bare && container)
                     && !page.declared_scope[*r]
                     && lists.row_of[*r].is_none()
-            })
-            .collect();
+            }));
+        }
         // A grid drawn in parts (pinned columns beside the others): one list per part,
         // the first keyed and named as usual, the others adding their cells to the same
         // records ([`grid_parts`]).

@@ -670,17 +670,13 @@ pub fn held_value(e: &ElementRecord) -> serde_json::Value {
         // its parameter takes (the extraction joins their values with commas).
         ("select", _) => {
             let (values, labels) = select_values_labels(e);
-            let value = e.attr("value").unwrap_or("");
-            Value::Array(
-                value
-                    .split(',')
-                    .filter(|v| !v.is_empty())
-                    .map(|v| {
-                        let i = values.iter().position(|x| x == v);
-                        text(i.and_then(|i| labels.get(i)).map_or(v, |l| l.trim()))
-                    })
-                    .collect(),
-            )
+            let mut chosen = Vec::new();
+            for v in e.attr("value").unwrap_or("").split(',') {
+                if let Some(i) = values.iter().position(|x| x == v) {
+                    chosen.push(text(labels.get(i).unwrap_or(&values[i]).trim()));
+                }
+            }
+            Value::Array(chosen)
         }
         _ => text(e.attr("value").unwrap_or("")),
     }
@@ -747,12 +743,13 @@ fn select_values_labels(e: &ElementRecord) -> (Vec<String>, Vec<String>) {
     };
     let values = parse("options").unwrap_or_default();
     let labels = parse("option_labels").filter(|l| {
+        let blank = l.first().is_some_and(|t| t.trim().is_empty());
         let chosen: Vec<&str> = l
             .iter()
             .zip(&values)
-            .enumerate()
-            .filter(|(k, (t, v))| !v.is_empty() && (*k > 0 || !t.trim().is_empty()))
-            .map(|(_, (t, _))| t.trim())
+            .skip(usize::from(blank))
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(t, _)| t.trim())
             .collect();
         l.len() == values.len()
             && crate::text::sorted_distinct(&chosen).len() == chosen.len()

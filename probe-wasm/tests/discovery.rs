@@ -1499,3 +1499,73 @@ fn a_submit_button_outside_its_form_sends_the_form_it_names() {
         assert_ne!(a.reversibility, Reversibility::Read, "{a:?}");
     }
 }
+
+#[test]
+fn a_control_that_opens_the_dialog_confirming_its_verb_only_asks() {
+    // sqladmin's row "Delete", a Bootstrap modal opener (`data-bs-toggle="modal"
+    // data-bs-target="#modal-delete"`), and the modal in the page, hidden, holding its
+    // own "Delete": the opener only asks, a read; the modal's "Delete" is the deletion.
+    // An opener whose dialog holds no control saying its verb, or names no dialog of
+    // the page, stays the stricter reading.
+    let page = |target: &str, confirm: &str, danger: bool| {
+        let mut els = vec![
+            el("table", None, "", &[("id", "rows")]),
+            el("tbody", Some(0), "", &[]),
+        ];
+        for title in ["Login fails", "Refund twice"] {
+            els.push(el("tr", Some(1), "", &[]));
+            let tr = u32::try_from(els.len() - 1).unwrap();
+            els.push(el("td", Some(tr), title, &[]));
+            els.push(el(
+                "a",
+                Some(tr),
+                "Delete",
+                &[
+                    ("href", "#"),
+                    ("data-bs-toggle", "modal"),
+                    ("data-bs-target", target),
+                    ("class", if danger { "btn btn-danger" } else { "btn" }),
+                ],
+            ));
+        }
+        let mut modal = el(
+            "div",
+            None,
+            "",
+            &[("id", "modal-delete"), ("class", "modal fade")],
+        );
+        modal.visible = false;
+        els.push(modal);
+        let m = u32::try_from(els.len() - 1).unwrap();
+        let mut b = el("button", Some(m), confirm, &[("class", "btn btn-danger")]);
+        b.visible = false;
+        els.push(b);
+        let mut c = el("button", Some(m), "Cancel", &[("data-bs-dismiss", "modal")]);
+        c.visible = false;
+        els.push(c);
+        analyze(&snap(els))
+    };
+    let tier = |c: &PageCapture| {
+        c.actions
+            .iter()
+            .find(|(n, _)| n.starts_with("delete"))
+            .map(|(_, a)| a.reversibility)
+            .unwrap_or_else(|| panic!("{:?}", c.actions.keys()))
+    };
+    assert_eq!(
+        tier(&page("#modal-delete", "Delete", false)),
+        Reversibility::Read
+    );
+    assert_eq!(
+        tier(&page("#modal-delete", "Delete", true)),
+        Reversibility::Read
+    );
+    assert_eq!(
+        tier(&page("#modal-delete", "Close", false)),
+        Reversibility::IrreversibleWrite
+    );
+    assert_eq!(
+        tier(&page("#elsewhere", "Delete", false)),
+        Reversibility::IrreversibleWrite
+    );
+}

@@ -91,6 +91,11 @@ pub struct Evidence<'a> {
     pub in_dialog: bool,
     /// The control's `aria-controls` names a dialog: it opens that dialog.
     pub opens_dialog: bool,
+    /// The dialog the control opens (named by `aria-controls`, Bootstrap's
+    /// `data-bs-target`, or its `#id` link) is in the page and holds a control whose
+    /// label opens with the same word as this one's ("Delete" and the modal's "Delete"):
+    /// the dialog confirms, and its control does what the label says.
+    pub opens_confirm: bool,
     /// The control submits the one writing form of the page, a form with no field to
     /// fill whose only other controls lead back ("Yes, publish" beside "Cancel"): the
     /// page asks only whether to go ahead with what its verb says.
@@ -158,6 +163,7 @@ impl<'a> Evidence<'a> {
             opens_popup: false,
             in_dialog: false,
             opens_dialog: false,
+            opens_confirm: false,
             confirm_step: false,
             formats_text: false,
             fills_form: false,
@@ -213,6 +219,7 @@ impl<'a> Evidence<'a> {
             .unwrap_or_default();
         ev.opens_popup = crate::controls::opens_popup(&els[idx]);
         ev.opens_dialog = opens_dialog(page, idx);
+        ev.opens_confirm = (ev.opens_popup || ev.opens_dialog) && opens_confirm(page, idx, label);
         ev.confirm_step = confirm_step(page, idx);
         // By structure alone (a toolbar beside an editor, a helper beside a form's
         // fields) only when nothing the control shows names another tier and it opens
@@ -295,6 +302,46 @@ fn opens_dialog(page: &crate::page::Page<'_>, idx: usize) -> bool {
             .iter()
             .any(|e| e.attr("id") == Some(id) && crate::page::is_dialog(e))
     })
+}
+
+/// Whether the dialog control `idx` (labelled `label`) opens is in the page and holds a
+/// control whose label opens with the word `label` opens with (see
+/// [`Evidence::opens_confirm`]). The dialog is named by `aria-controls`, by Bootstrap's
+/// `data-bs-target` / `data-target`, or by an `#id` link; it is a `<dialog>`, a
+/// `role=dialog`, or an element of class `modal`, and does not hold the control.
+fn opens_confirm(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool {
+    use crate::page::ElementRecordExt;
+    let Some(verb) = label.split_whitespace().next() else {
+        return false;
+    };
+    for n in ["aria-controls", "data-bs-target", "data-target", "href"] {
+        let Some(id) = page.els[idx].attr(n) else {
+            continue;
+        };
+        let id = id.trim().trim_start_matches('#');
+        for d in 0..page.els.len() {
+            let dialog = &page.els[d];
+            if id.is_empty()
+                || dialog.attr("id") != Some(id)
+                || !(crate::page::is_dialog(dialog)
+                    || dialog.classes().split_whitespace().any(|c| c == "modal"))
+                || (d..page.end[d]).contains(&idx)
+            {
+                continue;
+            }
+            for j in page.descendants(d) {
+                if page.control(j)
+                    && crate::page::control_label(&page.els[j])
+                        .split_whitespace()
+                        .next()
+                        .is_some_and(|w| w.eq_ignore_ascii_case(verb))
+                {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether control `idx` submits the page's one writing form, a form with no visible

@@ -291,7 +291,8 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         .is_some_and(|h| h.first && makes_item(&h.cue));
     // A dangerous-looking control that opens a dialog leads into the dangerous step:
     // that it only opens something is then no comfort.
-    let opens = (ev.opens_popup || ev.opens_dialog) && !ev.danger;
+    // Unless the dialog it opens is in the page and holds that step itself.
+    let opens = (ev.opens_popup || ev.opens_dialog) && (!ev.danger || ev.opens_confirm);
     if makes && !opens && lone_button {
         t.add(
             Signal::MakesItem,
@@ -349,6 +350,12 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
                 "its aria-controls names a dialog: it opens that dialog"
             },
         );
+        if ev.opens_confirm {
+            t.add(
+                Signal::OpensConfirm,
+                "the dialog it opens is in the page and its own control says the same verb: this one only asks",
+            );
+        }
     }
 
     // The form.

@@ -77,6 +77,9 @@ pub enum Signal {
     Reset,
     /// Opens a menu, dialog or disclosure.
     OpensPopup,
+    /// Opens a dialog of the page that holds a control saying the same verb: the
+    /// confirmation of what its label says, which that control does.
+    OpensConfirm,
     /// Shows, hides or toggles a part of the interface (a sidebar, a pane, a filter
     /// box): it changes what is shown, nothing stored.
     ShowsPart,
@@ -210,6 +213,7 @@ impl Signal {
             Signal::Choice => ("choice", Fixed(For(ReversibleWrite)), 1.5),
             Signal::Reset => ("reset", Fixed(For(ReversibleWrite)), 3.0),
             Signal::OpensPopup => ("opens_popup", Fixed(For(Read)), 3.5),
+            Signal::OpensConfirm => ("opens_confirm", Fixed(For(Read)), 2.5),
             Signal::ShowsPart => ("shows_part", Fixed(For(Read)), 3.5),
             Signal::FormatsText => ("formats_text", Fixed(For(ReversibleWrite)), 3.0),
             Signal::FillsForm => ("fills_form", Fixed(For(ReversibleWrite)), 2.0),
