@@ -91,10 +91,10 @@ pub struct Evidence<'a> {
     pub in_dialog: bool,
     /// The control's `aria-controls` names a dialog: it opens that dialog.
     pub opens_dialog: bool,
-    /// The dialog the control opens (named by `aria-controls`, Bootstrap's
-    /// `data-bs-target`, or its `#id` link) is in the page and holds a control whose
-    /// label opens with the same word as this one's ("Delete" and the modal's "Delete"):
-    /// the dialog confirms, and its control does what the label says.
+    /// What the control opens (named by Bootstrap's `data-bs-target` or by
+    /// `aria-controls`) is in the page and holds a control whose text opens with the
+    /// same word as this one's label ("Delete" and the modal's "Delete"): it confirms,
+    /// and its control does what the label says.
     pub opens_confirm: bool,
     /// The control submits the one writing form of the page, a form with no field to
     /// fill whose only other controls lead back ("Yes, publish" beside "Cancel"): the
@@ -304,44 +304,35 @@ fn opens_dialog(page: &crate::page::Page<'_>, idx: usize) -> bool {
     })
 }
 
-/// Whether the dialog control `idx` (labelled `label`) opens is in the page and holds a
-/// control whose label opens with the word `label` opens with (see
-/// [`Evidence::opens_confirm`]). The dialog is named by `aria-controls`, by Bootstrap's
-/// `data-bs-target` / `data-target`, or by an `#id` link; it is a `<dialog>`, a
-/// `role=dialog`, or an element of class `modal`, and does not hold the control.
+/// Whether what control `idx` (labelled `label`) opens is in the page and holds a
+/// control whose text opens with the word `label` opens with (see
+/// [`Evidence::opens_confirm`]): named by Bootstrap's `data-bs-target` / `data-target`
+/// or by `aria-controls`, and not around the control.
 fn opens_confirm(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool {
     use crate::page::ElementRecordExt;
-    let Some(verb) = label.split_whitespace().next() else {
-        return false;
-    };
-    for n in ["aria-controls", "data-bs-target", "data-target", "href"] {
-        let Some(id) = page.els[idx].attr(n) else {
-            continue;
-        };
-        let id = id.trim().trim_start_matches('#');
-        for d in 0..page.els.len() {
-            let dialog = &page.els[d];
-            if id.is_empty()
-                || dialog.attr("id") != Some(id)
-                || !(crate::page::is_dialog(dialog)
-                    || dialog.classes().split_whitespace().any(|c| c == "modal"))
-                || (d..page.end[d]).contains(&idx)
-            {
-                continue;
-            }
-            for j in page.descendants(d) {
-                if page.control(j)
-                    && crate::page::control_label(&page.els[j])
-                        .split_whitespace()
-                        .next()
-                        .is_some_and(|w| w.eq_ignore_ascii_case(verb))
-                {
-                    return true;
-                }
-            }
-        }
-    }
-    false
+    let e = &page.els[idx];
+    let verb = label.split_whitespace().next().unwrap_or("");
+    let id = e
+        .attr("data-bs-target")
+        .or(e.attr("data-target"))
+        .or(e.attr("aria-controls"))
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches('#');
+    !verb.is_empty()
+        && !id.is_empty()
+        && (0..page.els.len()).any(|d| {
+            page.els[d].attr("id") == Some(id)
+                && !(d..page.end[d]).contains(&idx)
+                && page.descendants(d).any(|j| {
+                    page.control(j)
+                        && page.els[j]
+                            .text
+                            .split_whitespace()
+                            .next()
+                            .is_some_and(|w| w.eq_ignore_ascii_case(verb))
+                })
+        })
 }
 
 /// Whether control `idx` submits the page's one writing form, a form with no visible
