@@ -784,6 +784,9 @@ fn link_lists(
         let shape = format!("{}.{}", e.tag, e.classes());
         let key = (g.list, shape);
         match merged.get_mut(&key) {
+            // A second link of one row (a record's "Edit" beside its "View" on the one
+            // row of its list) names no row of its own: it is its own action.
+            Some(m) if m.rows.contains(&g.rows[0]) => {}
             Some(m) => {
                 m.controls.push(c);
                 m.rows.push(g.rows[0]);

@@ -1569,3 +1569,50 @@ fn a_control_that_opens_the_dialog_confirming_its_verb_only_asks() {
         Reversibility::IrreversibleWrite
     );
 }
+
+#[test]
+fn the_links_of_a_lists_one_row_are_each_its_own_action() {
+    // sqladmin's list left with one record: its "View" and "Edit" icon links in one cell
+    // were one "link of the list, chosen by its text" whose only choice was "View", and
+    // "Edit" was offered nowhere. A second link of a row names no row: each link is an
+    // action of its own. A list of links, one per row, stays one action.
+    let els = vec![
+        el("table", None, "", &[("id", "tickets")]),
+        el("tbody", Some(0), "", &[]),
+        el("tr", Some(1), "", &[]),
+        el("td", Some(2), "Login fails", &[]),
+        el("td", Some(2), "", &[]),
+        el("a", Some(4), "View", &[("href", "/admin/ticket/details/1")]),
+        el("a", Some(4), "Edit", &[("href", "/admin/ticket/edit/1")]),
+        el("ul", None, "", &[("id", "nav")]),
+        el("li", Some(7), "", &[]),
+        el("a", Some(8), "Tickets", &[("href", "/admin/ticket/list")]),
+        el("li", Some(7), "", &[]),
+        el("a", Some(10), "Teams", &[("href", "/admin/team/list")]),
+    ];
+    let c = analyze(&snap(els));
+    let names: Vec<&String> = c.actions.keys().collect();
+    let takes = |word: &str| {
+        c.actions.iter().any(|(n, a)| {
+            n.contains(word)
+                || a.parameters.iter().any(|p| {
+                    p.allowed_values
+                        .as_ref()
+                        .is_some_and(|v| v.iter().any(|x| x == word))
+                })
+        })
+    };
+    assert!(takes("edit"), "{names:?}");
+    assert!(takes("view"), "{names:?}");
+    let nav = c.actions.values().find(|a| {
+        a.parameters.iter().any(|p| {
+            p.allowed_values
+                .as_ref()
+                .is_some_and(|v| v.len() == 2 && v.iter().any(|x| x == "Teams"))
+        })
+    });
+    assert!(
+        nav.is_some(),
+        "the navigation's links stay one action: {names:?}"
+    );
+}
