@@ -789,9 +789,7 @@
       list = openedList(field, before);
     }
     if (list === null) return;
-    // By what the option says to a person: its label (Gradio's options hold a hidden
-    // check mark before their text), else its text.
-    const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want));
+    const option = /** @type {Target | undefined} */ (Array.from(list.querySelectorAll('[role="option"]')).find((o) => optionSays(o, want)));
     if (option && option.getAttribute("aria-selected") !== "true") {
       // A person waits for the list to stop moving in (Gradio's fades up), and out
       // again before the next field (Quasar's menu covers the fields below it while
@@ -839,7 +837,7 @@
       fail("unsupported", `${pname}: ${say(field)} keeps many choices; nothing was chosen (choose each with the builtins, or ask the person).`);
     }
     const said = (/** @type {Target} */ o) => norm(NspExtract.explainLabel(/** @type {PageElement} */ (o)));
-    const saying = (/** @type {Target[]} */ opts) => opts.filter((o) => said(o) === want || norm(o.textContent) === want);
+    const saying = (/** @type {Target[]} */ opts) => opts.filter((o) => optionSays(o, want));
     let options = await filled(list, null, null);
     let picks = saying(options);
     // A list that shows its first options only, and the rest as the person types in
@@ -908,6 +906,13 @@
       if (up ? next > want : next < want) fail("bad_parameters", `${pname}: the slider moves in steps from ${now} to ${next}, past ${want}.`);
     }
     fail("bad_parameters", `${pname}: ${want} is more than ${SLIDE_STEPS} steps away.`);
+  }
+
+  // Whether option `o` says `want` (normalized) to a person: by its label (Gradio's
+  // options hold a hidden check mark before their text), else by its text.
+  /** @param {Element} o @param {string} want */
+  function optionSays(o, want) {
+    return norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want;
   }
 
   // The most an action waits for an opened list to fill (options a page fetches).
@@ -1067,13 +1072,11 @@
   // refuses).
   /** @param {Target} field @param {Set<Element>} before @param {string} item @param {(t: Target) => void} guard */
   async function chooseListed(field, before, item, guard) {
-    const doc = field.ownerDocument;
-    const named = popupIds(field).map((id) => doc.getElementById(id)).find((l) => l !== null && l.getAttribute("role") === "listbox") || null;
-    const list = named || openedList(field, before);
+    const list = openedList(field, before);
     if (list === null) return;
     const want = norm(item);
     const options = await filled(list, null, want.toLowerCase());
-    const picks = options.filter((o) => !isDisabled(o) && (norm(NspExtract.explainLabel(/** @type {PageElement} */ (o))) === want || norm(o.textContent) === want));
+    const picks = options.filter((o) => !isDisabled(o) && optionSays(o, want));
     if (picks.length !== 1) return;
     await still();
     click(picks[0], () => guard(picks[0]));
