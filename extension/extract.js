@@ -930,6 +930,15 @@
     return "";
   }
 
+  // The words of the one image with an alt in a cell that shows no text, when they
+  // hold a letter or a digit; "" for anything else.
+  /** @param {Element} el */
+  function cellImage(el) {
+    const imgs = el.querySelectorAll("img[alt]");
+    const t = imgs.length === 1 ? norm(imgs[0].getAttribute("alt") || "", TEXT_LIMIT) : "";
+    return /[\p{L}\p{N}]/u.test(t) ? t : "";
+  }
+
   /** @param {PageElement} el */
   function explainLabel(el) {
     return clip(controlLabel(el), 80);
@@ -954,7 +963,17 @@
     if (el.labels && el.labels.length) return labelsText(el);
     // A checkbox's or radio button's text follows it: what comes before is another's.
     const boxy = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
-    return FIELD_TAGS.has(el.localName) && !boxy ? captionOf(el) : "";
+    return FIELD_TAGS.has(el.localName) && !boxy ? captionOf(el) || selectPrompt(el) : "";
+  }
+
+  // The words of a select's first option when it chooses nothing (value "") and holds
+  // a letter: the prompt that names a select no label names ("Country", Jazzmin's
+  // filters' "pinned"). "" for anything else.
+  /** @param {Element} el */
+  function selectPrompt(el) {
+    const first = el.localName === "select" ? /** @type {HTMLSelectElement} */ (el).options[0] : undefined;
+    const t = first !== undefined && first.value === "" ? norm(first.text, TEXT_LIMIT) : "";
+    return /\p{L}/u.test(t) ? t : "";
   }
 
   /** The words of the `<label>`s of a labelable element, "" without one.
@@ -970,8 +989,14 @@
       const words = labelWords(label, 0);
       parts.push(words.trim() ? words : label.getAttribute("aria-label") || "");
     }
-    return norm(parts.join(" "), TEXT_LIMIT);
+    return norm(parts.join(" "), TEXT_LIMIT).replace(FILL_NOTE, "");
   }
+
+  // "(required)" or "(optional)" closing a label says how to fill the field, not what
+  // it is ("Email (required)" is `email`; Jazzmin's labels carry a visually hidden
+  // "(required)", GOV.UK's forms an "(optional)"): no part of its name. Whether a field
+  // must be filled is its `required` attribute's to say.
+  const FILL_NOTE = /\s*[(\[]\s*(?:required|optional)\s*[)\]]$/i;
 
   // The words of a label, not those of what it wraps besides them: the field itself,
   // another control (Fava's "Add metadata" button beside its narration), an open
@@ -1390,9 +1415,11 @@
     }
     const labelled = /** @type {Element & { labels?: NodeListOf<HTMLLabelElement> | null }} */ (el);
     if (labelled.labels && labelled.labels.length) return labelsText(labelled);
+    // The select it stands for: named by its labels, else by the caption before the
+    // picker, else by its `name` or its prompt, as the select itself would be.
     const twin = selectBefore(el);
-    if (twin !== null && twin.labels.length) return labelsText(twin);
-    return captionOf(el, true);
+    return (twin !== null && twin.labels.length ? labelsText(twin) : "") || captionOf(el, true) ||
+      (twin !== null ? twin.name || selectPrompt(twin) : "");
   }
 
   // The native `<select>` right before picker `el` or before one of its three nearest
@@ -1409,11 +1436,14 @@
 
   // The option picker `el` shows, "" while it shows its placeholder (Radix marks the
   // picker `data-placeholder`; Dash and others draw it in an element whose class says
-  // placeholder). A glyph drawn in a part of its own at either end (Select2's clear
+  // placeholder, a select widget the empty first option of its select). A glyph drawn in a part of its own at either end (Select2's clear
   // "×", a caret "▾": one character that is no letter or digit) is no part of it.
   /** @param {Element} el @param {string} text what it shows, as the record reads it */
   function pickerShows(el, text) {
     if (el.hasAttribute("data-placeholder")) return "";
+    // The select it stands for holds its empty choice (Django's "---------"): nothing.
+    const twin = selectBefore(el);
+    if (twin !== null && !twin.multiple && twin.value === "" && twin.selectedIndex === 0) return "";
     const ph = el.querySelector('[class*="placeholder" i]');
     if (ph !== null && norm(ph.textContent || "", TEXT_LIMIT) === text) return "";
     return withoutGlyphs(el, text);
@@ -2669,6 +2699,10 @@
       } else if (texty) {
         text = norm(unseen || muted ? textShown(el, block) : plainText(el, block), TEXT_LIMIT);
       }
+      // A table cell that shows only an image reads as the image's words, as the
+      // accessibility tree reads it (Django's admin draws a boolean as an icon whose alt
+      // is "True" or "False").
+      if (!text && texty && (tag === "td" || tag === "th") && children > 0) text = cellImage(el);
       if (picker) /** @type {Record<string, string>} */ (attrs).value = pickerShows(el, text);
       let label = "";
       const twin = many ? manyFor(el) : null;

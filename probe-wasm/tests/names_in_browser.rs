@@ -1866,6 +1866,82 @@ async fn a_picker_whose_option_changes_under_the_pointer_is_refused() {
 }
 
 #[wasm_bindgen_test]
+fn a_note_that_a_field_is_required_or_optional_is_no_part_of_its_name() {
+    // "(required)" or "(optional)" closing a label says how to fill the field; a
+    // visually hidden one (Jazzmin wraps its bulk-action select, drawn by Select2, in
+    // a label that says nothing else) too. The select widget is then named by the
+    // select's `name`, as the select itself would be, and its empty first choice is
+    // no value.
+    const HIDDEN: &str = "position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden;border:0;padding:0";
+    mount(&format!(
+        r#"<main><form id="rq-form" onsubmit="return false">
+          <label for="rq-email">Email (Required)</label><input id="rq-email" type="email">
+          <label for="rq-middle">Middle name <span style="{HIDDEN}">(optional)</span></label><input id="rq-middle">
+          <label><select name="action" required tabindex="-1" aria-hidden="true" style="{HIDDEN}">
+              <option value="" selected>---------</option><option value="delete_selected">Delete selected tasks</option></select><span
+            class="kit"><span class="selection"><span role="combobox" aria-haspopup="true" aria-expanded="false" tabindex="0"
+            aria-labelledby="rq-shown"><span id="rq-shown" role="textbox" aria-readonly="true">---------</span></span></span></span><span
+            style="{HIDDEN}"> (required)</span></label>
+          <button id="rq-go" type="submit">Go</button></form></main>"#
+    ));
+    let c = capture();
+    let (_, action) = action_on(&c, "rq-go").expect("the form's action");
+    let params = action["parameters"].as_array().expect("parameters");
+    let names: Vec<&str> = params.iter().filter_map(|p| p["name"].as_str()).collect();
+    assert_eq!(names, ["email", "middle_name", "action"], "{action:#}");
+    // It shows the select's empty first choice ("---------"): nothing is chosen.
+    assert_eq!(params[2]["default_value"], Value::Null, "{action:#}");
+}
+
+#[wasm_bindgen_test]
+fn a_select_no_label_names_is_named_by_its_prompt() {
+    // A select whose first option chooses nothing (value "") and says what to choose,
+    // and the select widget standing in for one with neither label nor `name`
+    // (Jazzmin's list filters): named by that prompt.
+    const HIDDEN: &str = "position:absolute;clip:rect(0 0 0 0);width:1px;height:1px;overflow:hidden;border:0;padding:0";
+    mount(&format!(
+        r#"<main><form id="pr-form" onsubmit="return false">
+          <select id="pr-country"><option value="">Country</option><option value="fr">France</option></select>
+          <div><select tabindex="-1" aria-hidden="true" style="{HIDDEN}"><option value="">pinned</option>
+              <option value="">---------</option><option value="1">Yes</option><option value="0">No</option></select><span
+            class="kit"><span class="selection"><span role="combobox" aria-haspopup="true" aria-expanded="false" tabindex="0"
+            aria-labelledby="pr-shown"><span id="pr-shown" role="textbox" aria-readonly="true">pinned</span></span></span></span></div>
+          <input name="q" aria-label="Search"><button id="pr-search" type="submit">Search</button></form></main>"#
+    ));
+    let c = capture();
+    let (_, action) = action_on(&c, "pr-search").expect("the form's action");
+    let params = action["parameters"].as_array().expect("parameters");
+    let names: Vec<&str> = params.iter().filter_map(|p| p["name"].as_str()).collect();
+    assert_eq!(names, ["country", "pinned", "q"], "{action:#}");
+    assert_eq!(params[0]["allowed_values"], json!(["France"]), "{action:#}");
+    assert_eq!(params[1]["default_value"], Value::Null, "{action:#}");
+}
+
+#[wasm_bindgen_test]
+fn a_table_cell_showing_only_an_image_reads_as_its_words() {
+    // Django's admin draws a boolean column as an icon whose alt says "True" or
+    // "False": the cell says it, as the accessibility tree reads it.
+    const ICON: &str = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==";
+    mount(&format!(
+        r#"<main><table id="notes-list"><thead><tr><th>Title</th><th>Pinned</th></tr></thead><tbody>
+          <tr><th><a href="/n/1/">Groceries</a></th><td><img src="{ICON}" width="12" height="12" alt="False"></td></tr>
+          <tr><th><a href="/n/2/">Dentist</a></th><td><img src="{ICON}" width="12" height="12" alt="True"></td></tr>
+        </tbody></table></main>"#
+    ));
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    let pinned: Vec<(&String, &Value)> = objects
+        .iter()
+        .filter(|(k, _)| k.ends_with(".pinned"))
+        .collect();
+    assert_eq!(
+        pinned.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>(),
+        [Some("False"), Some("True")],
+        "{objects:#?}"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_select_widget_standing_in_for_a_hidden_select_waits_for_its_options() {
     // A select widget of the jQuery kind (Select2's, which Django's admin draws for its
     // autocomplete fields): the native `<select>` hidden and labelled, a `role=combobox`
