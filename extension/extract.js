@@ -930,12 +930,13 @@
     return "";
   }
 
-  // The words of the one image with an alt in a cell that shows no text, when they
-  // hold a letter or a digit; "" for anything else.
+  // The words of the one image with an alt in a cell that shows no text, when it is
+  // drawn and not hidden from assistive technology and they hold a letter or a digit;
+  // "" for anything else.
   /** @param {Element} el */
   function cellImage(el) {
-    const imgs = el.querySelectorAll("img[alt]");
-    const t = imgs.length === 1 ? norm(imgs[0].getAttribute("alt") || "", TEXT_LIMIT) : "";
+    const imgs = el.querySelectorAll('img[alt]:not([aria-hidden="true"])');
+    const t = imgs.length === 1 && imgs[0].checkVisibility() ? norm(imgs[0].getAttribute("alt") || "", TEXT_LIMIT) : "";
     return /[\p{L}\p{N}]/u.test(t) ? t : "";
   }
 

@@ -1920,12 +1920,14 @@ fn a_select_no_label_names_is_named_by_its_prompt() {
 #[wasm_bindgen_test]
 fn a_table_cell_showing_only_an_image_reads_as_its_words() {
     // Django's admin draws a boolean column as an icon whose alt says "True" or
-    // "False": the cell says it, as the accessibility tree reads it.
+    // "False": the cell says it, as the accessibility tree reads it; an image not drawn
+    // says nothing.
     const ICON: &str = "data:image/gif;base64,R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==";
     mount(&format!(
         r#"<main><table id="notes-list"><thead><tr><th>Title</th><th>Pinned</th></tr></thead><tbody>
           <tr><th><a href="/n/1/">Groceries</a></th><td><img src="{ICON}" width="12" height="12" alt="False"></td></tr>
           <tr><th><a href="/n/2/">Dentist</a></th><td><img src="{ICON}" width="12" height="12" alt="True"></td></tr>
+          <tr><th><a href="/n/3/">Bank</a></th><td><img src="{ICON}" style="display:none" alt="True"></td></tr>
         </tbody></table></main>"#
     ));
     let c = capture();
