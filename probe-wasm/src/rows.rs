@@ -766,6 +766,8 @@ fn toggle_groups(page: &Page<'_>, groups: Vec<Group>) -> Vec<Group> {
 
 /// Links of the same shape on the rows of one list, each to a different place (search
 /// results, a table of documents): one `open_<list>(title)` chosen by the link's text.
+/// A link going nowhere (`javascript:`, `#`: Grappelli's "Open All Items" and "Close
+/// All Items") acts in the page: each is its own action, judged by its words.
 fn link_lists(
     page: &Page<'_>,
     lists: &Lists,
@@ -778,7 +780,7 @@ fn link_lists(
     for g in singles {
         let c = g.controls[0];
         let e = &page.els[c];
-        if e.tag != "a" || !e.has("href") {
+        if e.tag != "a" || kind_of(e) != Kind::Link {
             continue;
         }
         let shape = format!("{}.{}", e.tag, e.classes());
