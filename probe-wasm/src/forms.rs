@@ -228,7 +228,7 @@ fn owned(page: &Page<'_>, f: usize, owners: &[usize], keep: &dyn Fn(usize) -> bo
             out.push(i);
         }
     }
-    out.sort_unstable();
+    crate::text::sort_indices(&mut out);
     out
 }
 

@@ -1249,7 +1249,7 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
             continue;
         }
         members.push(i);
-        members.sort_unstable();
+        crate::text::sort_indices(&mut members);
         return Some(RadioGroup { holder: a, members });
     }
     None

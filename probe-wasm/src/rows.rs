@@ -606,7 +606,7 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
     if repeat.is_empty() {
         return groups;
     }
-    repeat.sort_unstable();
+    crate::text::sort_indices(&mut repeat);
     repeat.dedup();
     // Where a group's links all sit: its list, their place in the row and shape.
     let place = |g: &Group| -> Option<(usize, String, String)> {
@@ -713,7 +713,7 @@ fn toggle_groups(page: &Page<'_>, groups: Vec<Group>) -> Vec<Group> {
             continue;
         }
         let mut rows = g.rows.clone();
-        rows.sort_unstable();
+        crate::text::sort_indices(&mut rows);
         rows.dedup();
         if rows.len() == g.rows.len() {
             let split: Vec<Vec<String>> = g.labels.iter().map(|l| crate::text::words(l)).collect();

@@ -103,7 +103,12 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
     let raw = fs::metadata(&bg)?.len();
     let gz = gzip_len(&bg)?;
     let zip_len = fs::metadata(&zip_path)?.len();
-    println!("  probe wasm: {} raw, {} gzipped", kib(raw), kib(gz));
+    println!(
+        "  probe wasm: {} raw, {} gzipped ({gz} bytes of the bench's budget of {})",
+        kib(raw),
+        kib(gz),
+        crate::bench_probe::WASM_GZ_TARGET
+    );
     println!("  extension:  {}", out.display());
     println!("  zip:        {} ({})", zip_path.display(), kib(zip_len));
     Ok(out)

@@ -263,7 +263,7 @@ pub(super) fn hits_in(text: &str, inflected: bool) -> Vec<Hit> {
                 .map(|(_, i)| *i),
         );
     }
-    candidates.sort_unstable();
+    crate::text::sort_indices(&mut candidates);
     candidates.dedup();
     hits_trying(&words, candidates.into_iter().map(|i| &table[i]), inflected)
 }
