@@ -148,7 +148,6 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             .or_else(|| e.attr("data-turbo-method"))
             .map(|m| m.trim().to_ascii_lowercase());
         ev.data_method = method.as_deref().filter(|m| *m != "get");
-        ev.opens_popup = opens_popup(e);
         ev.in_dialog = page.in_dialog[i];
         let verdict = classify(&ev);
         let menu = open_menu_of(page, i);

@@ -859,6 +859,39 @@ fn menu_buttons_and_disclosures_read_wherever_they_are() {
     assert_eq!(a.reversibility, R);
     assert_ne!(open, action(&c, "Close All Items").0);
 
+    // A disclosure drawn without ARIA: the user's name as a link going nowhere, right
+    // before the list of links it shows (Grappelli's user menu), opens that part; a
+    // verb beside such a list is still judged by its words.
+    let c = page(
+        "http://127.0.0.1:1/admin/",
+        "Site administration",
+        vec![
+            el("header", None, "", &[]),
+            el("ul", Some(0), "", &[("id", "user-tools")]),
+            el("li", Some(1), "", &[("class", "grp-collapse grp-closed")]),
+            el("a", Some(2), "admin", &[("href", "javascript://")]),
+            el("ul", Some(2), "", &[]),
+            hidden(el("li", Some(4), "", &[])),
+            hidden(el(
+                "a",
+                Some(5),
+                "Change password",
+                &[("href", "/admin/password_change/")],
+            )),
+            hidden(el("li", Some(4), "", &[])),
+            hidden(el("button", Some(7), "Log out", &[("type", "button")])),
+            el("li", Some(1), "", &[]),
+            el("a", Some(9), "Empty trash", &[("href", "javascript://")]),
+            el("ul", Some(9), "", &[]),
+            hidden(el("a", Some(11), "Trash", &[("href", "/trash/")])),
+        ],
+    );
+    let (name, a) = action(&c, "admin");
+    eprintln!("{name}: {:?}", c.explain[name].signals);
+    assert_eq!(a.reversibility, R);
+    assert!(has_signal(&c, "admin", "opens_popup"));
+    assert!(!has_signal(&c, "Empty trash", "opens_popup"));
+
     // A hidden button beside a visible one is no menu: a state swaps them.
     let c = page(
         "http://127.0.0.1:1/builds/311",

@@ -217,7 +217,8 @@ impl<'a> Evidence<'a> {
                     .join(" ")
             })
             .unwrap_or_default();
-        ev.opens_popup = crate::controls::opens_popup(&els[idx]);
+        ev.opens_popup = crate::controls::opens_popup(&els[idx])
+            || discloses(page, idx, &[&[label][..], &ev.shown].concat());
         ev.opens_dialog = opens_dialog(page, idx);
         ev.opens_confirm = (ev.opens_popup || ev.opens_dialog) && opens_confirm(page, idx, label);
         ev.confirm_step = confirm_step(page, idx);
@@ -522,6 +523,26 @@ fn acts_in_page(page: &crate::page::Page<'_>, idx: usize) -> bool {
             !h.is_empty() && h != "#" && !h.to_ascii_lowercase().starts_with("javascript:")
         });
     page.control(idx) && !page.field(idx) && !submits_form(page, idx) && !real_link
+}
+
+/// A control that acts in the page and says no verb, right before an element holding
+/// controls all hidden (Grappelli's user menu: the user's name as a `javascript://`
+/// link before the list of "Change password" and "Log out" it shows): a disclosure
+/// drawn without ARIA, which shows that part.
+fn discloses(page: &crate::page::Page<'_>, idx: usize, texts: &[&str]) -> bool {
+    let next = page.end[idx];
+    if next >= page.els.len()
+        || page.parent[next] != page.parent[idx]
+        || !acts_in_page(page, idx)
+        || texts.iter().any(|t| !super::lexicon::hits(t).is_empty())
+    {
+        return false;
+    }
+    let mut controls = page
+        .descendants(next)
+        .filter(|&d| page.control(d))
+        .peekable();
+    controls.peek().is_some() && controls.all(|d| !page.els[d].visible)
 }
 
 /// Whether control `idx` is one of a group of buttons that switch a view (a segmented
