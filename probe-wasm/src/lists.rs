@@ -905,7 +905,13 @@ fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
         form.is_some()
             && rows.iter().all(|r| page.form[*r] == form)
             && rows.iter().flat_map(|&r| fields_of(r)).all(|f| {
-                let name = page.els[f].attr("name").map_or("", str::trim);
+                // A select widget is sent as the select it stands for, which its
+                // label names (Flask-AppBuilder's Select2 fields beside named inputs).
+                let e = &page.els[f];
+                let name = match e.attr("name") {
+                    None if crate::page::is_picker(e) => e.label.trim(),
+                    n => n.map_or("", str::trim),
+                };
                 let fresh = !name.is_empty() && !names.contains(&name);
                 names.push(name);
                 fresh
@@ -937,10 +943,11 @@ fn form_layout(page: &Page<'_>, rows: &[usize]) -> bool {
         let in_control = |i: usize| {
             std::iter::once(i)
                 .chain(page.ancestors(i).take_while(|a| *a != r))
-                .any(|a| page.control(a))
+                .any(|a| page.control(a) || page.field(a))
         };
-        // Every text of the row is a label of its fields or a control's (in rows sent
-        // by name, a caption in a header cell or ending in a colon: "Sort on:").
+        // Every text of the row is a label of its fields or a control's, or drawn inside
+        // one (a select widget's clear "×"; in rows sent by name, a caption in a header
+        // cell or ending in a colon: "Sort on:").
         let said = |i: usize| {
             let e = &page.els[i];
             let t = e.text.trim();

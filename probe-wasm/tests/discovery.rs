@@ -1438,6 +1438,92 @@ fn a_table_drawn_with_a_body_per_row_is_one_list() {
 }
 
 #[test]
+fn a_form_laid_out_as_a_table_with_a_select_widget_is_no_list() {
+    // Flask-AppBuilder lays its form out as a table, a label cell and a field cell per
+    // row; its "Team" is a Select2 widget (a picker with no `name`, standing in for the
+    // hidden select) showing a clear "×", and "Urgent" a checkbox. The rows are the
+    // form's layout, not records: the fields are objects of the form.
+    let mut els = vec![
+        el(
+            "form",
+            None,
+            "",
+            &[("id", "model_form"), ("method", "post")],
+        ),
+        el("table", Some(0), "", &[]),
+        el("tbody", Some(1), "", &[]),
+    ];
+    let row = |els: &mut Vec<ElementRecord>, caption: &str| -> u32 {
+        let tr = u32::try_from(els.len()).unwrap();
+        els.push(el("tr", Some(2), "", &[]));
+        els.push(el("td", Some(tr), caption, &[]));
+        els.push(el("td", Some(tr), "", &[]));
+        tr + 2
+    };
+    let cell = row(&mut els, "Team");
+    let mut select = el(
+        "select",
+        Some(cell),
+        "",
+        &[
+            ("id", "team"),
+            ("name", "team"),
+            ("value", "1"),
+            ("options", r#"["__None","1"]"#),
+            ("option_labels", r#"["","Red"]"#),
+        ],
+    );
+    select.visible = false;
+    els.push(select);
+    let picker = u32::try_from(els.len()).unwrap();
+    let mut p = el(
+        "span",
+        Some(cell),
+        "×Red",
+        &[("role", "combobox"), ("nsp-picker", ""), ("value", "Red")],
+    );
+    p.label = "Team".into();
+    els.push(p);
+    els.push(el(
+        "span",
+        Some(picker),
+        "×",
+        &[("title", "Remove all items")],
+    ));
+    for (caption, attrs) in [
+        (
+            "Name *",
+            vec![("id", "name"), ("name", "name"), ("type", "text")],
+        ),
+        (
+            "Email",
+            vec![("id", "email"), ("name", "email"), ("type", "text")],
+        ),
+        (
+            "Urgent",
+            vec![
+                ("id", "urgent"),
+                ("name", "urgent"),
+                ("type", "checkbox"),
+                ("checked", "true"),
+            ],
+        ),
+    ] {
+        let cell = row(&mut els, caption);
+        let mut f = el("input", Some(cell), "", &attrs);
+        f.label = caption.into();
+        els.push(f);
+    }
+    els.push(el("button", Some(0), "Save", &[("type", "submit")]));
+    let c = analyze(&snap(els));
+    let objects = serde_json::to_value(&c.objects).unwrap();
+    let keys: Vec<&String> = objects.as_object().unwrap().keys().collect();
+    assert!(!keys.iter().any(|k| k.contains("rows")), "{keys:?}");
+    assert_eq!(objects["model_form.team"], "Red", "{keys:?}");
+    assert_eq!(objects["model_form.urgent"], true, "{keys:?}");
+}
+
+#[test]
 fn a_submit_button_outside_its_form_sends_the_form_it_names() {
     // HTML's form owner: a button with `form="task_form"` outside the `<form>` (Django
     // Unfold's "Save" bar) sends that form with its fields; one inside another form
