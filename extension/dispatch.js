@@ -710,7 +710,7 @@
       }
     }
     if (form && (el === form || isSubmit(el))) {
-      if (!form.checkValidity()) {
+      if (!(await validSoon(form)) && !form.checkValidity()) {
         const bad = Array.from(/** @type {HTMLCollectionOf<HTMLInputElement>} */ (/** @type {unknown} */ (form.elements))).find((f) => f.willValidate && !f.checkValidity());
         const what = bad ? `${bad.name || bad.id || bad.localName}: ${bad.validationMessage}` : "the form is not valid";
         fail("bad_parameters", `The page refused the values (${what}).`);
@@ -738,6 +738,23 @@
       trigger(el, () => click(el, () => guard(el)));
     }
     await settle();
+    return true;
+  }
+
+  // Whether form `form` is valid, or becomes valid within VALID_MS: a page may fill a
+  // required field from another a moment after that one changed (Wagtail fills a page's
+  // slug, on a tab not shown, from its title once typing pauses), as a person sees
+  // before pressing the button. Read from each field's `validity`, which fires no
+  // `invalid` event.
+  const VALID_MS = 1000;
+  /** @param {HTMLFormElement} form */
+  async function validSoon(form) {
+    const deadline = performance.now() + VALID_MS;
+    const fields = /** @type {HTMLInputElement[]} */ (Array.from(form.elements));
+    while (fields.some((f) => f.willValidate && !f.validity.valid)) {
+      if (performance.now() >= deadline) return false;
+      await settle(50);
+    }
     return true;
   }
 

@@ -1944,6 +1944,45 @@ fn a_table_cell_showing_only_an_image_reads_as_its_words() {
 }
 
 #[wasm_bindgen_test]
+async fn a_required_field_the_page_fills_a_moment_later_is_waited_for() {
+    // Wagtail fills a page's required slug, on a tab not shown, from its title once
+    // typing pauses: the form is valid a moment after the title is filled, as a person
+    // sees before pressing "Save draft". A field nothing fills is still refused.
+    mount(
+        r#"<main><form id="wt-form" onsubmit="globalThis.__wtSent = new FormData(this).get('slug'); return false">
+          <label for="wt-title">Title</label><input id="wt-title" name="title" required>
+          <section hidden><label for="wt-slug">Slug</label><input id="wt-slug" name="slug" required></section>
+          <label for="wt-note">Note</label><input id="wt-note" name="note">
+          <button id="wt-save" type="submit">Save draft</button></form></main>"#,
+    );
+    eval(
+        "(() => { const title = document.getElementById('wt-title'); let t = 0; \
+           title.addEventListener('input', () => { clearTimeout(t); t = setTimeout(() => { \
+             if (/^[a-z ]+$/i.test(title.value)) document.getElementById('wt-slug').value = title.value.toLowerCase().replace(/ /g, '-'); }, 250); }); })()",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "wt-save").expect("the form's action");
+    let names: Vec<&str> = action["parameters"]
+        .as_array()
+        .expect("parameters")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["title", "note"], "{action:#}");
+    let out = run(&name, r#"{"title": "About us"}"#, &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__wtSent)"), "about-us");
+    // A title the page leaves the slug empty for: refused once the wait is over.
+    eval("globalThis.__wtSent = undefined; document.getElementById('wt-slug').value = ''");
+    let c = capture();
+    let (name, _) = action_on(&c, "wt-save").expect("the form's action");
+    let out = run(&name, r#"{"title": "100%"}"#, &c).await;
+    assert_eq!(out["status"], "failed", "{out:#}");
+    assert_eq!(out["code"], "bad_parameters", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__wtSent)"), "undefined");
+}
+
+#[wasm_bindgen_test]
 async fn a_select_widget_standing_in_for_a_hidden_select_waits_for_its_options() {
     // A select widget of the jQuery kind (Select2's, which Django's admin draws for its
     // autocomplete fields): the native `<select>` hidden and labelled, a `role=combobox`
