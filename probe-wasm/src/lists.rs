@@ -1787,6 +1787,18 @@ fn cell_elements(page: &Page<'_>, row: usize) -> Vec<usize> {
         if page.descendants(i).any(action_or_field) {
             continue;
         }
+        // Words of a control a person does not see (a theme toggle's visually hidden
+        // label for each theme, beside the one its icon stands for): the control's, no
+        // data of the row. The extraction records what the eye sees of such a control.
+        let text = e.text.trim();
+        if page.ancestors(i).take_while(|a| *a != row).any(|a| {
+            page.control(a)
+                && page.els[a]
+                    .attr("seen_text")
+                    .is_some_and(|seen| !seen.contains(text))
+        }) {
+            continue;
+        }
         out.push(i);
         if out.len() >= MAX_FIELDS {
             break;

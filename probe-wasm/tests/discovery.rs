@@ -1438,6 +1438,46 @@ fn a_table_drawn_with_a_body_per_row_is_one_list() {
 }
 
 #[test]
+fn the_words_of_a_control_a_person_does_not_see_are_no_data_of_its_row() {
+    // Grappelli's user tools: a list of links and Django's theme toggle, a button whose
+    // words are a visually hidden label per theme (only its icon is seen, so the
+    // extraction records what the eye sees of it, nothing). Those labels are the
+    // button's, no fields of the list's record.
+    let mut els = vec![
+        el("ul", None, "", &[("id", "grp-user-tools")]),
+        el("li", Some(0), "", &[]),
+        el("a", Some(1), "admin", &[("href", "/admin/me/")]),
+        el("li", Some(0), "", &[]),
+        el("a", Some(3), "View site", &[("href", "/")]),
+        el("li", Some(0), "", &[]),
+        el(
+            "button",
+            Some(5),
+            "Toggle theme (current theme: auto) Toggle theme (current theme: light)",
+            &[("class", "theme-toggle"), ("seen_text", "")],
+        ),
+    ];
+    for theme in ["auto", "light"] {
+        els.push(el(
+            "div",
+            Some(6),
+            &format!("Toggle theme (current theme: {theme})"),
+            &[(
+                "class",
+                &format!("visually-hidden theme-label-when-{theme}"),
+            )],
+        ));
+    }
+    let c = analyze(&snap(els));
+    let keys: Vec<&String> = c.objects.keys().collect();
+    assert!(!keys.iter().any(|k| k.contains("theme_label")), "{keys:?}");
+    assert!(
+        keys.iter().any(|k| k.contains("grp_user_tools")),
+        "{keys:?}"
+    );
+}
+
+#[test]
 fn a_form_laid_out_as_a_table_with_a_select_widget_is_no_list() {
     // Flask-AppBuilder lays its form out as a table, a label cell and a field cell per
     // row; its "Team" is a Select2 widget (a picker with no `name`, standing in for the
