@@ -930,6 +930,20 @@
     return "";
   }
 
+  // Whether a control (a button, a link, a form field, or an element with such a role)
+  // names `el` in its `aria-labelledby` or `aria-describedby`.
+  /** @param {Element} el */
+  function namesControl(el) {
+    const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
+    const id = CSS.escape(el.id);
+    if (typeof root.querySelectorAll !== "function") return false;
+    for (const by of root.querySelectorAll(`[aria-labelledby~="${id}"], [aria-describedby~="${id}"]`)) {
+      if (by !== el && by.matches(NAMING_CONTROLS)) return true;
+    }
+    return false;
+  }
+  const NAMING_CONTROLS = "button, a[href], input, select, textarea, [role=button], [role=link], [role=tab], [role=switch], [role=checkbox], [role=menuitem]";
+
   // The words of the one image with an alt in a cell that shows no text, when it is
   // drawn and not hidden from assistive technology and they hold a letter or a digit;
   // "" for anything else.
@@ -2343,6 +2357,10 @@
       const clsBits = cls ? classBits(cls) : 0;
       // (A link or button is a control already: the data API adds nothing to it.)
       let clickable = onclick || (dataApi && !PERCEIVED_TAGS.has(tag)) || (this.clickableCount > 0 && this.clickable.has(el));
+      // An element a control names as its label or description, which the page makes
+      // clickable to do what that control does (Wagtail's panel heading, described by
+      // the panel's toggle): the control is the action.
+      if (clickable && id && !PERCEIVED_TAGS.has(tag) && namesControl(el)) clickable = false;
       let record = marked || clickable || (bits & T_ALWAYS) !== 0 || (tag === "a" && href);
       if (!record && (tag === "div" || tag === "span" || tag === "li" || tag === "i" || tag === "img") &&
           ((clsBits & C_CLICKY) !== 0 || (style && CLICKY_STYLE.test(style)))) {

@@ -1944,6 +1944,32 @@ fn a_table_cell_showing_only_an_image_reads_as_its_words() {
 }
 
 #[wasm_bindgen_test]
+fn a_heading_a_toggle_is_described_by_is_no_action_of_its_own() {
+    // Wagtail's dashboard panel: its heading listens for clicks to do what the panel's
+    // toggle does, and the toggle names it (`aria-describedby`). The toggle is the
+    // action; the heading, no verb and no button, was one of its own put to a person.
+    // A clickable element no control names is still offered.
+    mount(
+        r#"<main><section id="pn-section" aria-labelledby="pn-heading">
+          <div><button id="pn-toggle" type="button" aria-label="Toggle section" aria-describedby="pn-heading"
+            aria-controls="pn-content" aria-expanded="true">▾</button>
+          <h2 id="pn-heading">Your most recent edits</h2></div>
+          <div id="pn-content"><p>Nothing yet</p></div>
+          <span id="pn-other">Recently viewed</span></section></main>"#,
+    );
+    eval(
+        "(() => { const t = document.getElementById('pn-toggle'); \
+           t.addEventListener('click', () => t.setAttribute('aria-expanded', String(t.getAttribute('aria-expanded') !== 'true'))); \
+           document.getElementById('pn-heading').addEventListener('click', () => t.click()); \
+           document.getElementById('pn-other').addEventListener('click', () => {}); })()",
+    );
+    let c = capture();
+    assert!(action_on(&c, "pn-toggle").is_some(), "{:#}", c["actions"]);
+    assert!(action_on(&c, "pn-heading").is_none(), "{:#}", c["actions"]);
+    assert!(action_on(&c, "pn-other").is_some(), "{:#}", c["actions"]);
+}
+
+#[wasm_bindgen_test]
 async fn a_required_field_the_page_fills_a_moment_later_is_waited_for() {
     // Wagtail fills a page's required slug, on a tab not shown, from its title once
     // typing pauses: the form is valid a moment after the title is filled, as a person
