@@ -1497,7 +1497,18 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
     }
     let (t, cells) = template;
     for (c, name) in cells.iter().take(4) {
-        let Some(rel) = rel_selector(page, t, *c) else {
+        // A cell its page gave an id of its own (Wagtail's `#page_5_title` inside the
+        // title's link) is found in each row by the element around it that says the
+        // same words.
+        let words = page.els[*c].text.trim();
+        let Some(rel) = std::iter::once(*c)
+            .chain(
+                page.ancestors(*c)
+                    .take_while(|a| *a != t)
+                    .filter(|a| page.els[*a].text.trim() == words),
+            )
+            .find_map(|a| rel_selector(page, t, a))
+        else {
             continue;
         };
         let values: Vec<String> = rows
@@ -1505,11 +1516,17 @@ fn row_key(page: &Page<'_>, rows: &[usize], columns: &[String]) -> Option<RowKey
             .filter_map(|r| cell_at(page, *r, &rel).map(|i| page.els[i].text.clone()))
             .collect();
         let texts: Vec<&str> = values.iter().map(String::as_str).collect();
+        // A time that moves by itself ("13 minutes ago", "just now") names no record: a
+        // date does not move.
+        let moving = |v: &str| {
+            let l = v.trim().to_ascii_lowercase();
+            (l.ends_with(" ago") || l == "just now") && crate::text::live_text(v)
+        };
         if values.len() == rows.len()
             && sorted_distinct(&texts).len() == rows.len()
             && values
                 .iter()
-                .all(|v| !v.trim().is_empty() && v.len() <= 120)
+                .all(|v| !v.trim().is_empty() && v.len() <= 120 && !moving(v))
         {
             // The record's name a person presses to open it (a listing item's name the
             // page makes focusable or listens for clicks on) is its `name`.

@@ -1438,6 +1438,114 @@ fn a_table_drawn_with_a_body_per_row_is_one_list() {
 }
 
 #[test]
+fn a_row_is_named_by_its_title_not_by_a_time_that_moves() {
+    // Wagtail's page explorer: each row's title is a link around a span with an id of
+    // its own (`#page_5_title`), then a "More options for 'Contact'" menu button; the
+    // next cell says when the page changed ("13 minutes ago", in a button). The rows are
+    // told apart by their titles: one `more_options(title)`, not an action per page, and
+    // never by the time, which moves by itself.
+    // Selectors as the extraction writes them: each a step below its parent's.
+    let step = |tag: &str, parent: u32, step: &str, text: &str, attrs: &[(&str, &str)]| {
+        let mut e = el_at(tag, Some(parent), step, text, attrs);
+        e.relative = true;
+        e
+    };
+    for time_first in [false, true] {
+        let heads = if time_first {
+            ["Updated", "Title"]
+        } else {
+            ["Title", "Updated"]
+        };
+        let mut els = vec![
+            el_at("table", None, "#pages", "", &[("id", "pages")]),
+            step("thead", 0, "thead:nth-of-type(1)", "", &[]),
+            step("tr", 1, "tr:nth-of-type(1)", "", &[]),
+            step("th", 2, "th:nth-of-type(1)", heads[0], &[]),
+            step("th", 2, "th:nth-of-type(2)", heads[1], &[]),
+            step("th", 2, "th:nth-of-type(3)", "Type", &[]),
+            step("tbody", 0, "tbody:nth-of-type(1)", "", &[]),
+        ];
+        for (n, (id, title, when)) in [
+            ("5", "Contact", "13 minutes ago"),
+            ("4", "About us", "15 minutes ago"),
+            ("6", "Blog", "just now"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let tr = u32::try_from(els.len()).unwrap();
+            let href = format!("/admin/pages/{id}/edit/");
+            let span_id = format!("page_{id}_title");
+            let more = format!("More options for '{title}'");
+            els.push(step(
+                "tr",
+                6,
+                &format!("tr:nth-of-type({})", n + 1),
+                "",
+                &[],
+            ));
+            // The time's cell first, too: still no key.
+            let (title_td, when_td) = if time_first { (2, 1) } else { (1, 2) };
+            for k in 1..=2 {
+                let td = u32::try_from(els.len()).unwrap();
+                let at = format!("td:nth-of-type({k})");
+                if k == when_td {
+                    els.push(step("td", tr, &at, when, &[]));
+                    els.push(step(
+                        "button",
+                        td,
+                        "button:nth-of-type(1)",
+                        when,
+                        &[("type", "button")],
+                    ));
+                    els.push(step("time", td + 1, "time:nth-of-type(1)", when, &[]));
+                    continue;
+                }
+                debug_assert_eq!(k, title_td);
+                els.push(step("td", tr, &at, title, &[("class", "title")]));
+                els.push(step("div", td, "div:nth-of-type(1)", title, &[]));
+                els.push(step(
+                    "a",
+                    td + 1,
+                    "a:nth-of-type(1)",
+                    title,
+                    &[("href", &href)],
+                ));
+                els.push(el_at(
+                    "span",
+                    Some(td + 2),
+                    &format!("#{span_id}"),
+                    title,
+                    &[("id", &span_id)],
+                ));
+                els.push(step("div", td, "div:nth-of-type(2)", "", &[]));
+                els.push(step(
+                    "button",
+                    td + 4,
+                    "button:nth-of-type(1)",
+                    "",
+                    &[
+                        ("type", "button"),
+                        ("aria-label", &more),
+                        ("aria-expanded", "false"),
+                    ],
+                ));
+            }
+            els.push(step("td", tr, "td:nth-of-type(3)", "Home page", &[]));
+        }
+        let c = analyze(&snap(els));
+        let names: Vec<&String> = c.actions.keys().collect();
+        let more = c
+            .actions
+            .get("more_options")
+            .unwrap_or_else(|| panic!("{names:?}"));
+        assert_eq!(more.parameters.len(), 1, "{more:?}");
+        assert_eq!(more.parameters[0].name, "title", "{more:?}");
+        assert!(!names.iter().any(|n| n.contains("contact")), "{names:?}");
+    }
+}
+
+#[test]
 fn the_words_of_a_control_a_person_does_not_see_are_no_data_of_its_row() {
     // Grappelli's user tools: a list of links and Django's theme toggle, a button whose
     // words are a visually hidden label per theme (only its icon is seen, so the
