@@ -1139,9 +1139,14 @@
   /** @param {Element} row @param {unknown[]} cells */
   function rowHolds(row, cells) {
     const text = globalThis.NspExtract ? globalThis.NspExtract.norm(row.textContent || "", 1 << 20) : String(row.textContent || "");
+    /** @type {string[] | null} */
+    let alts = null;
     return cells.every((c) => {
       const want = norm(String(c));
-      return !want || text.includes(want);
+      if (!want || text.includes(want)) return true;
+      // A cell that shows only an image says its alt (the extraction's cellImage).
+      if (alts === null) alts = Array.from(row.querySelectorAll("img[alt]"), (i) => norm(i.getAttribute("alt") || ""));
+      return alts.includes(want);
     });
   }
 

@@ -256,8 +256,7 @@ async fn flask_admin_create_edit_and_delete() {
         .expect("step");
     agent
         .run(
-            Step::new("open the bulk menu", &["items"], Tier::Read)
-                .record(&["title"], "With selected"),
+            Step::new("open the bulk menu", &["with", "selected"], Tier::Read),
         )
         .await
         .expect("step");
