@@ -255,9 +255,11 @@ async fn flask_admin_create_edit_and_delete() {
         .await
         .expect("step");
     agent
-        .run(
-            Step::new("open the bulk menu", &["with", "selected"], Tier::Read),
-        )
+        .run(Step::new(
+            "open the bulk menu",
+            &["with", "selected"],
+            Tier::Read,
+        ))
         .await
         .expect("step");
     agent
