@@ -457,6 +457,16 @@ async fn two_agents_get_tab_groups_the_popup_shows_shares_and_revokes_them() {
     // --- (3) Revoke in the popup: the agent's next request is 401 within a second --------
     // A script's click (untrusted) on beta's Revoke does nothing: had it sent anything, it
     // went over the popup's port before alpha's revocation, and beta would be refused too.
+    // The popup draws its list again once the restarted worker answers: wait for it.
+    wait_eval(
+        &browser,
+        "return ['alpha', 'beta'].every((a) => document.querySelector(`#agents .agent[data-agent='${a}'] .revoke`) !== null);",
+        json!([]),
+        "both agents' Revoke buttons",
+        Duration::from_secs(10),
+        |v| v == &json!(true),
+    )
+    .await;
     browser
         .eval(
             "document.querySelector(\"#agents .agent[data-agent='beta'] .revoke\").click();",
