@@ -92,11 +92,19 @@ pub fn discover(
                 found.push(action);
                 continue;
             }
-            // Enter in a field submits a form without a button (search boxes).
-            if !fields
+            // Enter in a field submits a form without a button (search boxes). A form
+            // whose shown fields are boxes without a `name` sends none of them, and
+            // Enter in a box submits nothing: the page acts on them itself (Wagtail's
+            // explorer wraps its rows' selection boxes in such a form).
+            let shown: Vec<&ElementRecord> = fields
                 .iter()
-                .any(|i| page.els[*i].visible && !page.els[*i].disabled)
-            {
+                .map(|i| &page.els[*i])
+                .filter(|e| e.visible && !e.disabled)
+                .collect();
+            let boxes_only = shown
+                .iter()
+                .all(|e| !e.has("name") && matches!(e.input_type().as_ref(), "checkbox" | "radio"));
+            if shown.is_empty() || boxes_only {
                 continue;
             }
             let label = form

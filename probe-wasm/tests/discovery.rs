@@ -1438,6 +1438,45 @@ fn a_table_drawn_with_a_body_per_row_is_one_list() {
 }
 
 #[test]
+fn a_form_of_boxes_without_names_and_no_submit_is_no_action() {
+    // Wagtail's page explorer wraps its rows' selection boxes (no `name`: the page
+    // reads them itself) in a `<form>` with no submit: nothing would send it, and it
+    // sends none of them. It was `submit_page_reorder_form(select_all, select)` at
+    // `irreversible` 0.48. A box with a name is sent, and its form stays an action.
+    for named in [false, true] {
+        let mut box_attrs = vec![
+            ("type", "checkbox"),
+            ("aria-label", "Select"),
+            ("checked", "false"),
+        ];
+        if named {
+            box_attrs.push(("name", "page"));
+        }
+        let els = vec![
+            el("form", None, "", &[("id", "page-reorder-form")]),
+            el(
+                "input",
+                Some(0),
+                "",
+                &[
+                    ("type", "checkbox"),
+                    ("aria-label", "Select all"),
+                    ("checked", "false"),
+                ],
+            ),
+            el("input", Some(0), "", &box_attrs),
+        ];
+        let c = analyze(&snap(els));
+        let names: Vec<&String> = c.actions.keys().collect();
+        assert_eq!(
+            names.iter().any(|n| n.contains("page_reorder_form")),
+            named,
+            "{names:?}"
+        );
+    }
+}
+
+#[test]
 fn a_row_is_named_by_its_title_not_by_a_time_that_moves() {
     // Wagtail's page explorer: each row's title is a link around a span with an id of
     // its own (`#page_5_title`), then a "More options for 'Contact'" menu button; the
