@@ -217,8 +217,8 @@ impl<'a> Evidence<'a> {
                     .join(" ")
             })
             .unwrap_or_default();
-        ev.opens_popup = crate::controls::opens_popup(&els[idx])
-            || discloses(page, idx, &[&[label][..], &ev.shown].concat());
+        ev.opens_popup =
+            crate::controls::opens_popup(&els[idx]) || discloses(page, idx, label, &ev.shown);
         ev.opens_dialog = opens_dialog(page, idx);
         ev.opens_confirm = (ev.opens_popup || ev.opens_dialog) && opens_confirm(page, idx, label);
         ev.confirm_step = confirm_step(page, idx);
@@ -529,12 +529,14 @@ fn acts_in_page(page: &crate::page::Page<'_>, idx: usize) -> bool {
 /// controls all hidden (Grappelli's user menu: the user's name as a `javascript://`
 /// link before the list of "Change password" and "Log out" it shows): a disclosure
 /// drawn without ARIA, which shows that part.
-fn discloses(page: &crate::page::Page<'_>, idx: usize, texts: &[&str]) -> bool {
+fn discloses(page: &crate::page::Page<'_>, idx: usize, label: &str, shown: &[&str]) -> bool {
     let next = page.end[idx];
     if next >= page.els.len()
         || page.parent[next] != page.parent[idx]
         || !acts_in_page(page, idx)
-        || texts.iter().any(|t| !super::lexicon::hits(t).is_empty())
+        || std::iter::once(&label)
+            .chain(shown)
+            .any(|t| !super::lexicon::hits(t).is_empty())
     {
         return false;
     }
