@@ -230,8 +230,21 @@
   // Captures, patches and dispatches run one at a time, in order.
   /** @param {() => unknown} task */
   function schedule(task) {
+    if (retired) return queue;
     queue = queue.then(task).catch((err) => console.warn("nsp:", err));
     return queue;
+  }
+
+  // The extension was updated, reloaded or removed under this page: this script is left
+  // behind with nothing to talk to (the new extension joins the page with scripts of its
+  // own, see worker/join.js), so it stops watching the page.
+  let retired = false;
+  function retire() {
+    retired = true;
+    observer.disconnect();
+    typeWatch.disconnect();
+    clearTimeout(flushTimer);
+    clearTimeout(settleTimer);
   }
 
   function snapshot() {
@@ -740,6 +753,7 @@
       // The worker went away (restart or extension update). Reconnect and re-announce
       // the current state (deltas are folded into `capture`).
       port = null;
+      if (!chrome.runtime.id) retire();
       if (direct) {
         direct.close();
         direct = null;

@@ -44,6 +44,8 @@
   const PAIRED = "nsp:channel-paired";
   const DIALOG = "nsp:dialog";
   const ANSWER = "nsp:dialog-answer";
+  const PING = "nsp:channel-ping";
+  const PONG = "nsp:channel-pong";
 
   /** @type {Element | null} */
   let chan = null;
@@ -127,6 +129,17 @@
     chan.dispatchEvent(new CustomEvent(ANSWER, { detail: verdict.accept === true ? "yes" : "no" }));
   }
 
+  // page-world.js asks, when another isolated world says hello, whether this one is
+  // still there. Not once the extension that made it is gone (updated, reloaded or
+  // removed under the page: chrome.runtime.id is undefined then), so that page-world.js
+  // pairs with the new one. Without chrome.runtime at all (tests and the bench inject
+  // these scripts into the page), always.
+  function onPing() {
+    const runtime = typeof chrome === "undefined" ? null : chrome.runtime;
+    if (runtime && !runtime.id) return;
+    if (chan) chan.dispatchEvent(new CustomEvent(PONG));
+  }
+
   /** @param {MouseEvent} event */
   function onOffer(event) {
     const el = event.relatedTarget;
@@ -136,6 +149,7 @@
     chan = el;
     document.removeEventListener(OFFER, onOffer, true);
     chan.addEventListener(DIALOG, onDialog);
+    chan.addEventListener(PING, onPing);
     chan.addEventListener("nsp:tools", onToolList);
     for (const type of ["nsp:clickable", "nsp:hover"]) {
       chan.addEventListener(type, onElement);
@@ -145,7 +159,8 @@
   }
 
   // Whichever of the two scripts runs second completes the pairing: page-world.js offers
-  // as it starts, and again (once) when it hears hello.
+  // as it starts, and again when it hears hello while unpaired (or paired with an
+  // isolated world that is gone, see onPing).
   document.addEventListener(OFFER, onOffer, true);
   document.dispatchEvent(new CustomEvent(HELLO));
 

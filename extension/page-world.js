@@ -31,7 +31,7 @@
   // replaces them cannot see or inject channel traffic.
   const listen = EventTarget.prototype.addEventListener;
   const dispatchEvent = EventTarget.prototype.dispatchEvent;
-  const removeEventListener = EventTarget.prototype.removeEventListener;
+  const Weak = WeakRef;
   const Custom = CustomEvent;
   const Mouse = MouseEvent;
   const stringify = JSON.stringify;
@@ -51,9 +51,15 @@
   };
 
   // Detached, never inserted, never given to the page: events on it reach only the
-  // listeners of page-world.js and page-channel.js.
-  const chan = createElement.call(document, "nsp-channel");
+  // listeners of page-world.js and page-channel.js. A new one replaces it only when
+  // the isolated world it was paired with is gone (see onHello).
+  let chan = createElement.call(document, "nsp-channel");
   let paired = false;
+  // The first MAX_MARKED elements given click or hover listeners (see below), sent again
+  // to an isolated world paired later (see the pairing).
+  const MAX_MARKED = 2000;
+  /** @type {[string, WeakRef<Element>][]} */
+  const marked = [];
 
   // Tells the isolated world about `el` (a "nsp:clickable" or "nsp:hover" element). An
   // element goes as the relatedTarget of an event on the channel; one inside a shadow
@@ -219,22 +225,48 @@
     }
   }
 
-  // --- dialogs raised by a dispatched action ---------------------------------------------
+  // --- the pairing, and dialogs raised by a dispatched action -----------------------------
   /** @type {string | null} */
   let answer = null;
-  listen.call(chan, "nsp:dialog-answer", (/** @type {CustomEvent} */ event) => {
-    answer = event.detail;
-  });
-  const offer = () => dispatchEvent.call(document, new Mouse("nsp:channel-offer", { relatedTarget: chan }));
-  const onHello = () => {
-    removeEventListener.call(document, "nsp:channel-hello", onHello, true);
-    if (!paired) offer();
+  let alive = false;
+  /** @param {Element} el */
+  const listenOn = (el) => {
+    listen.call(el, "nsp:dialog-answer", (/** @type {CustomEvent} */ event) => {
+      answer = event.detail;
+    });
+    listen.call(el, "nsp:channel-pong", () => {
+      alive = true;
+    });
+    listen.call(el, "nsp:channel-paired", () => {
+      paired = true;
+      // What the isolated world missed: all of it when it came after the page's scripts
+      // (the extension started after the page loaded, or was updated under it).
+      if (tools.size) toolsChanged();
+      for (const [kind, ref] of marked) {
+        const el = ref.deref();
+        if (el && el.isConnected) sendElement(kind, el);
+      }
+    });
   };
-  listen.call(chan, "nsp:channel-paired", () => {
-    paired = true;
-    removeEventListener.call(document, "nsp:channel-hello", onHello, true);
-    if (tools.size) toolsChanged();
-  });
+  listenOn(chan);
+  const offer = () => dispatchEvent.call(document, new Mouse("nsp:channel-offer", { relatedTarget: chan }));
+  // page-channel.js says hello as it starts. Unpaired, this answers with the offer.
+  // Paired, it asks the isolated world it is paired with whether it is still there: the
+  // extension was updated, reloaded or reinstalled under this page, which leaves this
+  // script here (its world is the page's) and starts a new isolated world. Only when
+  // nobody answers is a new channel offered, so a hello the page sends while NSP's
+  // isolated world is alive changes nothing.
+  const onHello = () => {
+    if (paired) {
+      alive = false;
+      dispatchEvent.call(chan, new Custom("nsp:channel-ping"));
+      if (alive) return;
+      paired = false;
+      chan = createElement.call(document, "nsp-channel");
+      listenOn(chan);
+    }
+    offer();
+  };
   listen.call(document, "nsp:channel-hello", onHello, true);
   offer();
 
@@ -264,6 +296,7 @@
   const HOVER_TYPES = new Set(["mouseenter", "mouseover", "pointerenter", "pointerover"]);
   /** @type {Record<string, WeakSet<Element>>} */
   const seen = { "nsp:clickable": new WeakSet(), "nsp:hover": new WeakSet() };
+
   const addEventListener = EventTarget.prototype.addEventListener;
   /**
    * @this {EventTarget}
@@ -277,6 +310,7 @@
       // Listeners on html/body delegate for the whole page; they mark nothing.
       if (this !== document.documentElement && this !== document.body) {
         seen[kind].add(this);
+        if (marked.length < MAX_MARKED) marked.push([kind, new Weak(this)]);
         try {
           sendElement(kind, this);
         } catch (_) {

@@ -19,7 +19,8 @@
 //   probe.js        probe settings per tab; the extension tier of the probe
 //   corrections.js  nspd's corrections; the person's, forwarded
 //   approvals.js    questions to the person and their answers
-//   tab-ops.js      open_tab / close_tab for nspd
+//   tab-ops.js      open_tab / close_tab for nspd; the launched browser's start page
+//   join.js         tabs open before the extension started: its content scripts, late
 //   agents.js       nspd's agents for the popup; their tab groups; share and revoke
 //   badge.js        the badge and per-tab summary
 //   popup.js        the popup's pushed status and the recent actions
@@ -35,6 +36,8 @@ import { onNotificationClicked } from "./worker/approvals.js";
 import { onPopupPort } from "./worker/popup.js";
 import { onTabUpdated, onGroupRemoved, forgetAgentTab } from "./worker/agents.js";
 import { fromExtensionPage, refused, onPageMessage } from "./worker/pages.js";
+import { openStartPage } from "./worker/tab-ops.js";
+import { joinOpenTabs } from "./worker/join.js";
 
 chrome.runtime.onConnect.addListener((port) => {
   if (port.name === "nsp-popup") {
@@ -73,5 +76,10 @@ if (chrome.notifications && chrome.notifications.onClicked) {
   chrome.notifications.onClicked.addListener(onNotificationClicked);
 }
 
-chrome.runtime.onStartup.addListener(() => ready);
-chrome.runtime.onInstalled.addListener(() => ready);
+// Pages open before the extension started (restored as Chromium started, or open as it
+// was installed, updated or reloaded) are joined (worker/join.js); then the page
+// `nspd run --launch` starts on is opened.
+chrome.runtime.onStartup.addListener(() => ready.then(joinOpenTabs));
+chrome.runtime.onInstalled.addListener((details) =>
+  ready.then(joinOpenTabs).then(() => (details.reason === "install" ? openStartPage() : undefined)),
+);

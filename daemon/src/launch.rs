@@ -150,7 +150,15 @@ impl Browser {
         // it comes from the manifest's key, not the folder.
         let ext = profile.path().join("extension");
         copy_dir(&opts.extension_dir, &ext).map_err(LaunchError::Profile)?;
-        let config = serde_json::json!({ "daemon_url": opts.daemon_ws_url });
+        // A web page to start on is opened by the extension once it is loaded
+        // (`start_url`), not from the command line: Chromium loads the tabs it starts
+        // with without waiting for its extensions, so such a tab can miss the
+        // `document_start` scripts (page-world.js: WebMCP tools, dialogs) or all of them.
+        let (start_url, first_tab) = split_start(opts.url.as_deref());
+        let mut config = serde_json::json!({ "daemon_url": opts.daemon_ws_url });
+        if let Some(url) = start_url {
+            config["start_url"] = url.into();
+        }
         std::fs::write(ext.join("nsp-config.json"), config.to_string())
             .map_err(LaunchError::Profile)?;
         let user_data = profile.path().join("user-data");
@@ -183,12 +191,7 @@ impl Browser {
             args.push("--no-sandbox".into());
         }
         args.extend(extra.iter().map(OsString::from));
-        args.push(
-            opts.url
-                .clone()
-                .unwrap_or_else(|| "about:blank".into())
-                .into(),
-        );
+        args.push(first_tab.into());
 
         let mut cmd = Command::new(&path);
         cmd.args(&args);
@@ -345,6 +348,19 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The page the extension opens once it is loaded (an http(s) URL), and what
+/// Chromium's command line opens: `about:blank` then, else the URL itself (no content
+/// script runs on other schemes, so there is nothing to wait for).
+fn split_start(url: Option<&str>) -> (Option<&str>, &str) {
+    match url {
+        Some(u) if url::Url::parse(u).is_ok_and(|p| matches!(p.scheme(), "http" | "https")) => {
+            (Some(u), "about:blank")
+        }
+        Some(u) => (None, u),
+        None => (None, "about:blank"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,6 +376,22 @@ mod tests {
         } else {
             None
         }
+    }
+
+    #[test]
+    fn a_web_page_to_start_on_is_left_to_the_extension() {
+        let page = "http://127.0.0.1:8000/inbox";
+        assert_eq!(split_start(Some(page)), (Some(page), "about:blank"));
+        assert_eq!(
+            split_start(Some("https://example.com/")),
+            (Some("https://example.com/"), "about:blank")
+        );
+        // No content script runs there: Chromium opens it as it is.
+        assert_eq!(
+            split_start(Some("file:///tmp/a.html")),
+            (None, "file:///tmp/a.html")
+        );
+        assert_eq!(split_start(None), (None, "about:blank"));
     }
 
     #[test]

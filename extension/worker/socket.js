@@ -23,7 +23,7 @@ const UNSENT_LIMIT = 100;
  *   attempts: number,
  *   keepaliveTimer: ReturnType<typeof setInterval> | undefined,
  *   reconnectTimer: ReturnType<typeof setTimeout> | null,
- *   config: { daemonUrl: string, instanceId: string } | null,
+ *   config: { daemonUrl: string, instanceId: string, startUrl: string | null } | null,
  *   unsent: object[],
  * }}
  */
@@ -44,9 +44,15 @@ async function loadConfig() {
   // nspd --launch writes nsp-config.json into its copy of the extension; an everyday
   // install may set a URL in storage; otherwise the default port.
   let daemonUrl = null;
+  /** @type {string | null} */
+  let startUrl = null;
   try {
     const resp = await fetch(chrome.runtime.getURL("nsp-config.json"));
-    if (resp.ok) daemonUrl = (await resp.json()).daemon_url || null;
+    if (resp.ok) {
+      const config = await resp.json();
+      daemonUrl = config.daemon_url || null;
+      startUrl = typeof config.start_url === "string" ? config.start_url : null;
+    }
   } catch (_) {
     // No config file: an ordinary install.
   }
@@ -57,7 +63,7 @@ async function loadConfig() {
     instanceId = crypto.randomUUID();
     await storage.sessionSet("instance_id", instanceId);
   }
-  return { daemonUrl, instanceId };
+  return { daemonUrl, instanceId, startUrl };
 }
 
 function browserName() {

@@ -3,7 +3,7 @@
 // this is the last word before chrome.tabs. A tab opened for an agent other than the
 // default one goes into that agent's tab group (agents.js).
 
-import { sendToDaemon } from "./socket.js";
+import { sendToDaemon, daemon } from "./socket.js";
 import { groupTab } from "./agents.js";
 
 /** @param {{type: string, request_id: string, url?: string, tab_id?: number, group?: TabGroup | null}} msg */
@@ -30,5 +30,25 @@ export async function tabOperation(msg) {
     }
   } catch (err) {
     answer(null, String(err instanceof Error ? err.message : err));
+  }
+}
+
+// The page `nspd run --launch URL` starts on (nsp-config.json's `start_url`), opened
+// here, once, when the launched browser installs the extension, rather than from
+// Chromium's command line: Chromium loads the tabs it starts with without waiting for
+// its extensions, so such a tab can miss the document_start scripts (page-world.js, and
+// with it the page's WebMCP tools and dialogs) or every content script. A navigation
+// made by the extension waits for its content scripts. The launched profile's one tab
+// (about:blank) is reused.
+export async function openStartPage() {
+  const url = daemon.config && daemon.config.startUrl;
+  if (!url || !/^https?:\/\/[^/]/i.test(url)) return;
+  try {
+    const tabs = await chrome.tabs.query({});
+    const only = tabs.length === 1 ? tabs[0].id : undefined;
+    if (typeof only === "number") await chrome.tabs.update(only, { url });
+    else await chrome.tabs.create({ url, active: true });
+  } catch (err) {
+    console.warn("nsp: cannot open the start page", err);
   }
 }

@@ -544,6 +544,7 @@ impl FlowAgent {
             extension: Some(extension_dir()?),
             daemon_ws_url: Some(ws_url),
             window_size: Some((1280, 1000)),
+            ..WebDriverOptions::default()
         })
         .await
         .context("chromedriver with the extension")?;

@@ -68,6 +68,7 @@ impl Suite {
                 nspd.port()
             )),
             window_size: Some((1000, 900)),
+            ..WebDriverOptions::default()
         })
         .await
         .context("chromedriver with the extension")?;

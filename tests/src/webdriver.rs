@@ -33,6 +33,8 @@ pub struct WebDriverOptions {
     /// The window size; `None` leaves Chromium's default. Recorded layouts (the probe's
     /// corpus) depend on it.
     pub window_size: Option<(u32, u32)>,
+    /// More command-line switches for the browser.
+    pub extra_args: Vec<String>,
 }
 
 /// A chromedriver with one headless Chromium session. Dropping it ends the session, then
@@ -63,7 +65,8 @@ fn find(env: &str, candidates: &[&str]) -> Result<PathBuf> {
         .with_context(|| format!("none of {candidates:?} exists; set ${env}"))
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+/// Copies the folder `from` (an unpacked extension) to `to`.
+pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
@@ -123,6 +126,7 @@ impl WebDriver {
             args.push(format!("--load-extension={}", ext.display()));
             args.push(format!("--disable-extensions-except={}", ext.display()));
         }
+        args.extend(opts.extra_args.iter().cloned());
         if let Some((w, h)) = opts.window_size {
             args.push(format!("--window-size={w},{h}"));
         }

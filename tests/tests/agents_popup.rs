@@ -179,6 +179,7 @@ async fn two_agents_get_tab_groups_the_popup_shows_shares_and_revokes_them() {
         extension: Some(extension_dir().expect("built extension")),
         daemon_ws_url: Some(ws_url),
         window_size: Some((900, 1000)),
+        ..WebDriverOptions::default()
     })
     .await
     .expect("chromedriver with the extension");

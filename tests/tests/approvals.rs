@@ -208,6 +208,7 @@ impl Scene {
             extension: Some(extension_dir().expect("built extension")),
             daemon_ws_url: Some(ws_url),
             window_size: Some((900, 1000)),
+            ..WebDriverOptions::default()
         })
         .await
         .expect("chromedriver with the extension");

@@ -112,6 +112,7 @@ async fn corrections_tighten_for_agents_stick_for_the_person_and_come_off_with_t
         extension: Some(extension_dir().expect("built extension")),
         daemon_ws_url: Some(format!("ws://127.0.0.1:{port}/substrate/v1/extension")),
         window_size: None,
+        ..WebDriverOptions::default()
     })
     .await
     .expect("chromedriver with the extension");

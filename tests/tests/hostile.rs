@@ -1246,3 +1246,41 @@ async fn page_text_cannot_shadow_the_products_names_or_approve_an_action() {
         .await;
     cases.finish();
 }
+
+// --- NSP's own channels -----------------------------------------------------------------
+
+/// The page says hello to page-world.js as a new isolated world would, and listens for
+/// the offer first: while the isolated world it is paired with is alive, page-world.js
+/// offers nothing, so the page holds no channel and cannot turn NSP's "no" to its
+/// `confirm()` into a yes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_saying_hello_to_the_page_world_gets_no_channel_and_no_yes() {
+    let mut cases = Cases::start().await;
+    cases
+        .case("hello before and during the action", |suite| async move {
+            let (tab, state) = open_with(&suite, "/hostile/hello.html", "archive").await;
+            assert_eq!(
+                state["actions"]["archive"]["reversibility"], "reversible_write",
+                "the page must be understood for this case: {state}"
+            );
+            let (status, body) = suite
+                .act(&tab, json!({"action": "archive", "parameters": {}}))
+                .await;
+            assert_eq!(status, 422, "{body}");
+            assert_eq!(body["failure"], "dialog_declined", "{body}");
+            let writes = tab.settled_writes(0).await;
+            assert!(
+                writes.is_empty(),
+                "the page answered its own confirm: {writes:?}"
+            );
+            let state = suite.fresh_state(&tab).await;
+            assert_eq!(
+                state["objects"]["page.offers_caught"], 0,
+                "the page caught a channel: {}",
+                state["objects"]
+            );
+            suite.close(tab).await;
+        })
+        .await;
+    cases.finish();
+}

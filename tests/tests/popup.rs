@@ -314,6 +314,7 @@ async fn the_popup_and_badge_show_what_nspd_knows_and_when_it_is_gone() {
         extension: Some(extension_dir().expect("built extension")),
         daemon_ws_url: Some(ws_url.clone()),
         window_size: None,
+        ..WebDriverOptions::default()
     })
     .await
     .expect("chromedriver with the extension");

@@ -268,6 +268,7 @@ async fn reads_take_the_direct_channel_where_it_is_safe_and_the_runtime_port_els
             nspd.port()
         )),
         window_size: None,
+        ..WebDriverOptions::default()
     })
     .await
     .expect("chromedriver with the extension");
