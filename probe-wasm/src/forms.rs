@@ -1175,6 +1175,7 @@ pub fn field_params(
     let mut order: Vec<String> = Vec::new();
     // Parameters named by what their field is, for want of anything naming them.
     let mut unnamed: Vec<String> = Vec::new();
+    let mut next_number: HashMap<String, usize> = HashMap::default();
     // Radio buttons with no `name` in one group (`page::radio_group`): one parameter.
     let mut radio_groups: Vec<(usize, String)> = Vec::new();
     for &i in fields {
@@ -1208,12 +1209,19 @@ pub fn field_params(
             continue;
         };
         if by_role {
-            // Fields named by what they are (two unnamed text boxes) are two parameters.
-            let base = name.clone();
-            let mut n = 2;
-            while groups.contains_key(&name) {
-                name = format!("{base}_{n}");
-                n += 1;
+            // Fields named by what they are (two unnamed text boxes) are two parameters,
+            // numbered on from the last number given (a form of thousands of them must
+            // not try every number before it each time).
+            if groups.contains_key(&name) {
+                let n = next_number.entry(name.clone()).or_insert(2);
+                let base = std::mem::take(&mut name);
+                loop {
+                    name = format!("{base}_{n}");
+                    *n += 1;
+                    if !groups.contains_key(&name) {
+                        break;
+                    }
+                }
             }
             unnamed.push(name.clone());
         }

@@ -197,15 +197,18 @@ impl Probe {
 
     pub fn analyze_json(&mut self, snapshot_json: &str) -> Result<String, String> {
         self.forget();
-        let snapshot: PageSnapshot =
+        let mut snapshot: PageSnapshot =
             serde_json::from_str(snapshot_json).map_err(|e| json_error("bad snapshot", &e))?;
         let started = now_ms();
+        // A page nested deeper than anyone reads is read to that depth; its records are
+        // then not the page's, so no patch applies: every change is a full snapshot.
+        let trimmed = page::trim_deep(&mut snapshot);
         let (mut capture, reuse) =
             discover::analyze_with_reuse(&snapshot, self.tier, self.limits, &self.fixes);
         stamp(&mut capture.probe_metadata, started);
         let text =
             serde_json::to_string(&capture).map_err(|e| json_error("cannot encode capture", &e))?;
-        self.snapshot = Some(snapshot);
+        self.snapshot = (!trimmed).then_some(snapshot);
         self.last = Some(capture);
         self.reuse = reuse;
         Ok(text)
@@ -257,9 +260,13 @@ impl Probe {
                 capture
             }
             None => {
+                let trimmed = page::trim_deep(snapshot);
                 let (capture, reuse) =
                     discover::analyze_with_reuse(snapshot, self.tier, self.limits, &self.fixes);
                 self.reuse = reuse;
+                if trimmed {
+                    self.snapshot = None;
+                }
                 capture
             }
         };
@@ -390,7 +397,7 @@ fn now_ms() -> f64 {
 
 /// Natively callable analysis, for tests and tools.
 pub fn analyze_snapshot(snapshot: &PageSnapshot, tier: ProbeTier) -> PageCapture {
-    discover::analyze(snapshot, tier, Limits::default())
+    analyze_snapshot_with(snapshot, tier, Limits::default())
 }
 
 /// [`analyze_snapshot`] with caps on `objects` other than the defaults.
@@ -399,6 +406,12 @@ pub fn analyze_snapshot_with(
     tier: ProbeTier,
     limits: Limits,
 ) -> PageCapture {
+    // As a `Probe` reads it (see `Probe::analyze_json`).
+    if page::too_deep(snapshot) {
+        let mut trimmed = snapshot.clone();
+        page::trim_deep(&mut trimmed);
+        return discover::analyze(&trimmed, tier, limits.clamped());
+    }
     discover::analyze(snapshot, tier, limits.clamped())
 }
 

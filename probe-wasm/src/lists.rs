@@ -1723,7 +1723,9 @@ fn is_utility_class(c: &str) -> bool {
     if c.contains(':') || c.contains("typography") {
         return true;
     }
-    let (head, rest) = c.split_once('-').unwrap_or((c.as_str(), ""));
+    // A negative size (Tailwind's `-mt-2`) is spacing too.
+    let c = c.trim_start_matches('-');
+    let (head, rest) = c.split_once('-').unwrap_or((c, ""));
     match head {
         "hidden" | "visible" | "invisible" | "d" | "sr" | "visually" | "text" | "font" | "fw"
         | "fs" | "lh" => true,
@@ -1731,7 +1733,7 @@ fn is_utility_class(c: &str) -> bool {
         // m, mt, mx, ms, p, pb, px…: a size or `auto` after the dash.
         _ => {
             let spacing = head.len() <= 2
-                && matches!(head.as_bytes()[0], b'm' | b'p')
+                && matches!(head.as_bytes().first(), Some(b'm' | b'p'))
                 && head[1..].bytes().all(|b| b"trblxyse".contains(&b));
             spacing
                 && (rest == "auto"

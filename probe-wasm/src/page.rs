@@ -15,6 +15,64 @@ const FIELD: u8 = 2;
 const REGION: u8 = 4;
 const HEADING: u8 = 8;
 
+/// How many recorded ancestors an element may have and still be read. Real pages nest
+/// their records a dozen deep at most (the corpus: 11); a page nesting thousands would
+/// make every selector at that depth thousands of steps long, and the analysis
+/// quadratic in time and its capture in size (a 3,000-deep chain: 7 s and 1.3 GB of
+/// capture), in the service worker every tab shares. See [`trim_deep`].
+pub const MAX_DEPTH: usize = 128;
+
+/// Each record's number of recorded ancestors (a parent that does not point backwards
+/// is none, as in [`Page`]).
+fn depths(els: &[ElementRecord]) -> Vec<usize> {
+    let mut depth = vec![0usize; els.len()];
+    for i in 0..els.len() {
+        if let Some(p) = els[i].parent.map(|p| p as usize).filter(|&p| p < i) {
+            depth[i] = depth[p] + 1;
+        }
+    }
+    depth
+}
+
+/// Whether a record of `snap` is deeper than [`MAX_DEPTH`].
+pub fn too_deep(snap: &PageSnapshot) -> bool {
+    depths(&snap.elements).iter().any(|&d| d > MAX_DEPTH)
+}
+
+/// Drops the records of `snap` deeper than [`MAX_DEPTH`] (their subtrees go with them)
+/// and marks it truncated, as a snapshot cut at its record cap is; whether it did.
+/// The records kept are numbered anew, so the snapshot no longer matches the page's
+/// record table: a patch cannot apply to it.
+pub fn trim_deep(snap: &mut PageSnapshot) -> bool {
+    let depth = depths(&snap.elements);
+    if depth.iter().all(|&d| d <= MAX_DEPTH) {
+        return false;
+    }
+    // A kept record's parent is shallower, so kept too.
+    let mut new_index = vec![0u32; depth.len()];
+    let mut kept = 0u32;
+    for (i, d) in depth.iter().enumerate() {
+        if *d <= MAX_DEPTH {
+            new_index[i] = kept;
+            kept += 1;
+        }
+    }
+    let mut i = 0;
+    snap.elements.retain_mut(|e| {
+        let keep = depth[i] <= MAX_DEPTH;
+        if keep {
+            e.parent = e
+                .parent
+                .filter(|&p| (p as usize) < i)
+                .map(|p| new_index[p as usize]);
+        }
+        i += 1;
+        keep
+    });
+    snap.truncated = true;
+    true
+}
+
 /// The snapshot plus structure.
 #[derive(Debug)]
 pub struct Page<'a> {
@@ -54,6 +112,9 @@ pub struct Page<'a> {
     child_list: Vec<usize>,
     /// The prefixes of ids the page's framework numbers ([`numbered_prefixes`]).
     numbered: Vec<&'a str>,
+    /// For each radio button, how many of its form (or of no form) have its name
+    /// ([`lone_radio`]); 0 for anything else.
+    radio_names: Vec<u32>,
 }
 
 impl<'a> Page<'a> {
@@ -118,12 +179,34 @@ impl<'a> Page<'a> {
             child_start,
             child_list,
             numbered: numbered_prefixes(els),
+            radio_names: Vec::new(),
         };
+        page.radio_names = page.count_radio_names();
         page.demote_containers();
         page.demote_control_parts();
         page.modal = page.open_modal();
         page.derive_context();
         page
+    }
+
+    /// See `radio_names`.
+    fn count_radio_names(&self) -> Vec<u32> {
+        let mut counts = vec![0u32; self.els.len()];
+        let name = |o: usize| self.els[o].attr("name").map_or("", str::trim);
+        let mut radios = Vec::new();
+        for (o, e) in self.els.iter().enumerate() {
+            if e.tag == "input" && e.input_type() == "radio" {
+                radios.push(o);
+            }
+        }
+        for &o in &radios {
+            for &x in &radios {
+                if self.form[x] == self.form[o] && name(x) == name(o) {
+                    counts[o] += 1;
+                }
+            }
+        }
+        counts
     }
 
     /// A plain element the page listens for clicks on that holds fields or several
@@ -375,7 +458,6 @@ impl<'a> Page<'a> {
     /// The full selector of element `i` (records may continue their parent's): the
     /// chain of records up to one that starts afresh, joined into one string.
     pub fn selector(&self, i: usize) -> String {
-        use std::fmt::Write as _;
         let mut chain = vec![i];
         let mut cur = i;
         while let Some(p) = self.parent[cur].filter(|_| {
@@ -385,6 +467,13 @@ impl<'a> Page<'a> {
             chain.push(p);
             cur = p;
         }
+        self.steps(&chain)
+    }
+
+    /// The selector steps of the records of `chain` (from the last, the outermost, to
+    /// the first), joined by ` > `.
+    fn steps(&self, chain: &[usize]) -> String {
+        use std::fmt::Write as _;
         let mut out = String::new();
         for (k, &j) in chain.iter().rev().enumerate() {
             let e = &self.els[j];
@@ -1259,24 +1348,12 @@ pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
 /// form, of the page) has.
 #[inline(never)]
 fn lone_radio(page: &Page<'_>, d: usize) -> bool {
-    let Some(n) = page.els[d]
+    // Anything but a radio button counts 0: no lone radio, and no group either.
+    !page.els[d]
         .attr("name")
         .map(str::trim)
-        .filter(|n| !n.is_empty())
-    else {
-        return false;
-    };
-    for (o, x) in page.els.iter().enumerate() {
-        if o != d
-            && x.tag == "input"
-            && page.form[o] == page.form[d]
-            && x.attr("name").map(str::trim) == Some(n)
-            && x.input_type() == "radio"
-        {
-            return false;
-        }
-    }
-    true
+        .is_none_or(str::is_empty)
+        && page.radio_names[d] == 1
 }
 
 /// What each of a group of radio buttons [`radio_group`] found, or of checkboxes

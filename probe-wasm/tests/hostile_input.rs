@@ -1,0 +1,216 @@
+//! What a page may put in its snapshot, whatever its shape, never stops the probe: a
+//! panic in the wasm is a trap, and the service worker's probe is one instance that
+//! every tab shares. And a page nesting its elements thousands deep costs the analysis
+//! what a page of ordinary depth costs, not the square of its depth.
+//!
+//! The page decides every text, label and attribute value of its records, and how deep
+//! and wide they nest; the extraction decides their form. Each recorded page of the
+//! corpus is analysed with its values replaced by awkward strings (combining marks,
+//! right-to-left, numbers out of range, selectors' punctuation, a CSS framework's
+//! negative sizes, long runs).
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::Path;
+
+use nsp_probe::analyze_snapshot;
+use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
+use nsp_protocol::ProbeTier;
+
+mod support;
+use support::el;
+
+/// Values a page may write anywhere.
+const AWKWARD: &[&str] = &[
+    "",
+    " ",
+    "-",
+    "-mt-2",
+    "-translate-x-1/2",
+    "--",
+    "m-",
+    "p",
+    "\u{0301}",
+    "e\u{0301}",
+    "İstanbul",
+    "ﬃ",
+    "…",
+    "👩‍👩‍👧 family",
+    "\u{200b}",
+    "\u{202e}evil",
+    "日本語のテキスト",
+    "١٢٣",
+    "1,234.56",
+    "-0",
+    "1e309",
+    "99999999999999999999999",
+    "NaN",
+    "(required)",
+    "()",
+    "[0]",
+    "a.b[3].c",
+    "\"",
+    "\\",
+    "\n\n",
+    "€12",
+    "12 €",
+    "100%",
+    "ǅ",
+    "ΐ",
+    "a\u{0000}b",
+    "\u{FEFF}",
+    "3 minutes ago",
+    "#",
+    "javascript:",
+    "?q=1&r=2",
+    "Ｄｅｌｅｔｅ",
+    "Delete all",
+    "--------",
+    "x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x",
+];
+
+/// Every recorded page of the corpus: its file name and snapshot.
+fn recorded_pages() -> Vec<(String, PageSnapshot)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut pages = Vec::new();
+    for dir in ["fixtures/pages/snapshots", "fixtures/real/snapshots"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+            .expect("the corpus")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("read");
+            let snap: PageSnapshot = serde_json::from_str(&text).expect("a snapshot");
+            let name = file
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            pages.push((name, snap));
+        }
+    }
+    assert!(
+        pages.len() >= 40,
+        "the corpus went missing: {}",
+        pages.len()
+    );
+    pages
+}
+
+fn set(e: &mut ElementRecord, what: &str, value: &str) {
+    match what {
+        "text" => e.text = value.into(),
+        "label" => e.label = value.into(),
+        attr => e.attrs.insert(attr.into(), value.into()),
+    }
+}
+
+#[test]
+fn awkward_texts_and_attributes_never_stop_the_probe() {
+    const PLACES: &[&str] = &[
+        "text",
+        "label",
+        "class",
+        "name",
+        "value",
+        "id",
+        "aria-label",
+        "href",
+        "role",
+        "type",
+        "data-nsp-key",
+        "options",
+    ];
+    let mut failed = Vec::new();
+    for (name, snap) in recorded_pages() {
+        for (pass, what) in PLACES.iter().enumerate() {
+            let mut s = snap.clone();
+            for (k, e) in s.elements.iter_mut().enumerate() {
+                let value = AWKWARD[(k * 7 + pass * 13) % AWKWARD.len()];
+                set(e, what, value);
+            }
+            s.title = AWKWARD[pass % AWKWARD.len()].into();
+            let outcome = std::panic::catch_unwind(|| {
+                let capture = analyze_snapshot(&s, ProbeTier::WasmExtension);
+                serde_json::to_string(&capture).expect("a capture encodes")
+            });
+            if outcome.is_err() {
+                failed.push(format!("{name} with awkward {what}"));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "the probe panicked on: {failed:#?}");
+}
+
+/// A page of ordinary depth (a form to save) with a chain of `depth` nested sections
+/// below it, each with a button, as only a page out to hurt would nest.
+fn nested_page(depth: u32) -> PageSnapshot {
+    let mut elements = vec![
+        el("main", None, "", &[]),
+        el("form", Some(0), "", &[("id", "note")]),
+        el(
+            "input",
+            Some(1),
+            "",
+            &[("name", "title"), ("type", "text"), ("value", "")],
+        ),
+        el("button", Some(1), "Save note", &[("type", "submit")]),
+        el("div", Some(0), "", &[]),
+    ];
+    for level in 0..depth {
+        let parent = elements.len() as u32 - 1;
+        let mut section = el("section", Some(parent), "", &[]);
+        section.nth = 1;
+        section.selector.clear();
+        elements.push(section);
+        let mut button = el("button", Some(parent + 1), &format!("Drop {level}"), &[]);
+        button.nth = 1;
+        button.selector.clear();
+        elements.push(button);
+    }
+    PageSnapshot {
+        url: "http://127.0.0.1:1/notes".into(),
+        title: "Notes".into(),
+        elements,
+        ..PageSnapshot::default()
+    }
+}
+
+#[test]
+fn a_page_nested_thousands_deep_is_read_to_a_depth_and_no_further() {
+    let shallow = analyze_snapshot(&nested_page(10), ProbeTier::WasmExtension);
+    let deep = analyze_snapshot(&nested_page(1_500), ProbeTier::WasmExtension);
+    // The page's own actions, and the first levels' buttons, are there.
+    for capture in [&shallow, &deep] {
+        assert!(
+            capture.actions.contains_key("save_note"),
+            "{:?}",
+            capture.actions.keys()
+        );
+    }
+    let offered = |c: &nsp_protocol::PageCapture, label: &str| {
+        c.actions.values().any(|a| a.description.contains(label))
+    };
+    assert!(offered(&deep, "Drop 3"), "{:?}", deep.actions.keys());
+    // Past the depth anyone nests, nothing is read: no selector thousands of steps
+    // long, and a capture the size of a page's, not gigabytes.
+    assert!(!offered(&deep, "Drop 1400"));
+    let longest = deep
+        .actions
+        .values()
+        .map(|a| a.internal_target.len())
+        .max()
+        .unwrap_or(0);
+    assert!(longest < 8_000, "a selector of {longest} bytes");
+    let size = serde_json::to_string(&deep).expect("json").len();
+    assert!(size < 4_000_000, "a capture of {size} bytes");
+    // It says it did not read everything.
+    assert!(
+        deep.confidence < shallow.confidence,
+        "{} vs {}",
+        deep.confidence,
+        shallow.confidence
+    );
+}
