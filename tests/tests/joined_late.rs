@@ -187,7 +187,7 @@ async fn a_page_the_extension_was_reinstalled_under_keeps_its_webmcp_tools() {
         .await
         .expect("nspd has the tab again");
     let state = rig.state(app.pid).await;
-    // Registered by the page as it loaded, before this extension existed: the old
+    // Registered by the page as it loaded, under the extension since removed: the old
     // page world, paired with the new isolated world, sent them again.
     assert_eq!(
         state["actions"]["add_to_basket"]["internal_target"], "webmcp:add_to_basket",
