@@ -1164,6 +1164,11 @@ fn describe(page: &Page<'_>, form: usize, control: usize, label: &str) -> String
     }
 }
 
+/// The most parameters an action has. Real forms have dozens (the corpus: 12 at most);
+/// a page of thousands of fields and many buttons would otherwise make a capture of
+/// their product (2,400 fields and 44 buttons: 48 MB) in the worker every tab shares.
+const MAX_PARAMETERS: usize = 200;
+
 /// Typed parameters from fields, and the selector each one fills.
 pub fn field_params(
     page: &Page<'_>,
@@ -1233,6 +1238,8 @@ pub fn field_params(
         }
         groups.entry(name).or_default().push(i);
     }
+    // The first MAX_PARAMETERS fields; the rest keep what the page holds.
+    order.truncate(MAX_PARAMETERS);
     for name in order {
         let members = &groups[&name];
         let first = &page.els[members[0]];

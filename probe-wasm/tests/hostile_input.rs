@@ -214,3 +214,39 @@ fn a_page_nested_thousands_deep_is_read_to_a_depth_and_no_further() {
         shallow.confidence
     );
 }
+
+#[test]
+fn a_form_of_thousands_of_fields_and_many_buttons_makes_a_capture_of_a_pages_size() {
+    let mut elements = vec![el("form", None, "", &[("id", "settings")])];
+    for k in 0..2_000 {
+        elements.push(el(
+            "input",
+            Some(0),
+            "",
+            &[
+                ("type", "text"),
+                ("value", ""),
+                ("aria-label", &format!("Setting {k}")),
+            ],
+        ));
+    }
+    for k in 0..30 {
+        elements.push(el("button", Some(0), &format!("Apply set {k}"), &[]));
+    }
+    let page = PageSnapshot {
+        url: "http://127.0.0.1:1/settings".into(),
+        title: "Settings".into(),
+        elements,
+        ..PageSnapshot::default()
+    };
+    let capture = analyze_snapshot(&page, ProbeTier::WasmExtension);
+    let apply = capture
+        .actions
+        .get("apply_set_0")
+        .expect("the form's first button");
+    // Every parameter an agent could use is a lot; the rest keep what the page holds.
+    assert_eq!(apply.parameters.len(), 200);
+    assert!(capture.actions.values().all(|a| a.parameters.len() <= 200));
+    let size = serde_json::to_string(&capture).expect("json").len();
+    assert!(size < 8_000_000, "a capture of {size} bytes");
+}
