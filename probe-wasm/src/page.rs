@@ -181,11 +181,12 @@ impl<'a> Page<'a> {
             numbered: numbered_prefixes(els),
             radio_names: Vec::new(),
         };
-        page.radio_names = page.count_radio_names();
         page.demote_containers();
         page.demote_control_parts();
         page.modal = page.open_modal();
         page.derive_context();
+        // After derive_context: counted per form.
+        page.radio_names = page.count_radio_names();
         page
     }
 
@@ -458,6 +459,7 @@ impl<'a> Page<'a> {
     /// The full selector of element `i` (records may continue their parent's): the
     /// chain of records up to one that starts afresh, joined into one string.
     pub fn selector(&self, i: usize) -> String {
+        use std::fmt::Write as _;
         let mut chain = vec![i];
         let mut cur = i;
         while let Some(p) = self.parent[cur].filter(|_| {
@@ -467,13 +469,6 @@ impl<'a> Page<'a> {
             chain.push(p);
             cur = p;
         }
-        self.steps(&chain)
-    }
-
-    /// The selector steps of the records of `chain` (from the last, the outermost, to
-    /// the first), joined by ` > `.
-    fn steps(&self, chain: &[usize]) -> String {
-        use std::fmt::Write as _;
         let mut out = String::new();
         for (k, &j) in chain.iter().rev().enumerate() {
             let e = &self.els[j];
@@ -1500,6 +1495,24 @@ pub fn role_name(e: &ElementRecord) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_radio_is_lone_by_the_names_of_its_own_form() {
+        let snap: PageSnapshot = serde_json::from_str(
+            r##"{"url":"u","title":"t","elements":[
+                {"t":"form","s":"#a"},
+                {"t":"input","n":1,"p":0,"a":{"type":"radio","name":"size"}},
+                {"t":"form","s":"#b"},
+                {"t":"input","n":1,"p":2,"a":{"type":"radio","name":"size"}},
+                {"t":"input","n":2,"p":2,"a":{"type":"radio","name":"colour"}},
+                {"t":"input","n":3,"p":2,"a":{"type":"radio","name":"colour"}},
+                {"t":"input","n":4,"p":2,"a":{"type":"text","name":"note"}}]}"##,
+        )
+        .expect("parses");
+        let page = Page::new(&snap);
+        let lone: Vec<bool> = (0..7).map(|i| lone_radio(&page, i)).collect();
+        assert_eq!(lone, [false, true, false, true, false, false, false]);
+    }
 
     #[test]
     fn numbered_selectors_read_like_written_ones() {
