@@ -6,7 +6,7 @@
 // WORKER_MAX_RECORDS); the extension's own CSP allows 'wasm-unsafe-eval', so a page whose
 // CSP forbids it is analysed here whatever its size.
 
-import initProbe, { Probe, warm } from "../probe/nsp_probe.js";
+import initProbe, { Probe, warm, __wbg_reset_state as resetProbeState } from "../probe/nsp_probe.js";
 import { tabs } from "./tabs.js";
 import { corrections } from "./corrections.js";
 
@@ -18,6 +18,7 @@ import { corrections } from "./corrections.js";
  *   settings: ProbeSettings | null,
  *   origins: Map<number, string | null>,
  *   sentSettings: Map<number, string>,
+ *   stopped: Set<number>,
  * }}
  */
 const probe = {
@@ -35,7 +36,15 @@ const probe = {
   origins: new Map(),
   // tabId -> JSON of the probe settings last sent to it.
   sentSettings: new Map(),
+  // Tabs whose document the probe stopped on (see replaceInstance): not read again here
+  // until a new document connects.
+  stopped: new Set(),
 };
+
+// What a tab whose document stopped the probe is told, for every capture it asks for.
+const STOPPED =
+  "the probe stopped while it read it (its WebAssembly trapped: a bug, or memory run out). " +
+  "NSP does not read this page again until it is loaded again (navigate or reload the tab); other tabs go on.";
 
 /** @param {string} tier @param {number} tabId */
 function probeConfig(tier, tabId) {
@@ -55,6 +64,7 @@ function settingsFor(tabId) {
 // A new content script: its page's origin, and its probe settings when there are any.
 /** @param {number} tabId @param {chrome.runtime.Port} port @param {string} url */
 export function probeTabConnected(tabId, port, url) {
+  probe.stopped.delete(tabId);
   probe.origins.set(tabId, originOf(url));
   const settings = settingsFor(tabId);
   probe.sentSettings.set(tabId, JSON.stringify(settings));
@@ -65,6 +75,7 @@ export function probeTabConnected(tabId, port, url) {
 export function probeTabGone(tabId) {
   probe.origins.delete(tabId);
   probe.sentSettings.delete(tabId);
+  probe.stopped.delete(tabId);
   dropProbe(tabId);
 }
 
@@ -114,12 +125,42 @@ function probeReady() {
       probe.memory = wasm.memory;
       try {
         warm();
-      } catch (_) {
+      } catch (err) {
         // Only an optimisation: the first capture is slower, nothing else changes.
+        if (trapped(err)) replaceInstance();
       }
       return wasm;
     });
   return probe.init;
+}
+
+// A trap (a panic, memory run out, a stack overflow) stops the wasm in the middle of a
+// call: the allocations it held are never freed, its shadow stack is not unwound, the
+// tab's probe stays borrowed. So the instance is not used again: its probes are
+// forgotten (stale objects of the old instance; its memory goes with them) and a new
+// instance of the compiled module serves every tab. Their next patch finds no probe, so
+// each sends a full snapshot (content.js), as after a worker restart.
+/** @param {unknown} err */
+function trapped(err) {
+  return err instanceof WebAssembly.RuntimeError || err instanceof RangeError;
+}
+
+function replaceInstance() {
+  probe.probes.clear();
+  probe.memory = null;
+  try {
+    resetProbeState();
+  } catch (err) {
+    // No new instance (no memory for one): every tab is told so, none is read.
+    probe.init = Promise.reject(err);
+    probe.init.catch(() => {});
+    return;
+  }
+  // The module is loaded, so this only hands back the new instance's exports.
+  probe.init = initProbe({ module_or_path: chrome.runtime.getURL("probe/nsp_probe_bg.wasm") }).then((wasm) => {
+    probe.memory = wasm.memory;
+    return wasm;
+  });
 }
 
 // What the probe holds in this worker, for the benchmark's memory per tab (it reads this
@@ -145,6 +186,10 @@ export async function runProbe(tabId, port, msg) {
       // The tab went away meanwhile.
     }
   };
+  if (probe.stopped.has(tabId) && (msg.type === "probe_analyze" || msg.type === "probe_update")) {
+    reply(false, null, STOPPED);
+    return;
+  }
   try {
     await probeReady();
     switch (msg.type) {
@@ -177,6 +222,15 @@ export async function runProbe(tabId, port, msg) {
         break;
     }
   } catch (err) {
+    if (trapped(err)) {
+      // Not this page's probe alone: the instance every tab shares. The page that
+      // stopped it is not read again (it would stop the new one too, and each stop
+      // costs every other tab a full capture).
+      replaceInstance();
+      probe.stopped.add(tabId);
+      reply(false, null, STOPPED);
+      return;
+    }
     reply(false, null, String((err && err.message) || err));
   }
 }

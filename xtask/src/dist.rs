@@ -55,6 +55,9 @@ pub fn run(root: &Path, tools: &Tools) -> Result<PathBuf> {
             // The name section alone is ~115 KiB raw; browsers do not need it.
             .arg("--remove-name-section")
             .arg("--remove-producers-section")
+            // `__wbg_reset_state()`: the worker replaces a probe instance that trapped
+            // (worker/probe.js), instead of serving every tab from a broken one.
+            .arg("--experimental-reset-state-function")
             .arg("--out-name")
             .arg("nsp_probe")
             .arg("--out-dir")

@@ -195,6 +195,9 @@ struct Trip<'a> {
 struct Seen {
     /// Shared with the hub: the gate reads it, and only agents' corrections copy it.
     state: Option<Arc<SubstrateState>>,
+    /// Why there is no state, when there is none (the probe's status and its words):
+    /// what a refusal for want of a state says instead of "wait and retry".
+    not_ready: Option<HubError>,
     url: Option<String>,
     explain: Arc<std::collections::BTreeMap<String, nsp_protocol::ActionExplain>>,
 }
@@ -215,6 +218,7 @@ impl Trip<'_> {
     /// Step: the state the gate judges (fresh if asked for).
     async fn look(&self) -> Result<Seen, CoreError> {
         let (state, pid) = (self.state, self.pid);
+        let mut not_ready = None;
         let gate_state = if self.req.fresh_state {
             Some(Arc::new(
                 state
@@ -225,7 +229,10 @@ impl Trip<'_> {
         } else {
             match state.hub.shared_state(pid) {
                 Ok(s) => Some(s),
-                Err(HubError::NotReady { .. }) => None,
+                Err(e @ HubError::NotReady { .. }) => {
+                    not_ready = Some(e);
+                    None
+                }
                 Err(e) => return Err(e.into()),
             }
         };
@@ -237,6 +244,7 @@ impl Trip<'_> {
         Ok(Seen {
             url: gate_state.as_ref().and_then(|s| s.context.url.clone()),
             state: gate_state,
+            not_ready,
             explain: state.hub.explain(pid).unwrap_or_default(),
         })
     }
@@ -317,6 +325,12 @@ impl Trip<'_> {
         )
         .await
         .map_err(|e| {
+            // Refused for want of a state: say why the tab has none (a probe that failed
+            // on the page is not cured by waiting).
+            let e = match &seen.not_ready {
+                Some(why) if e.code == codes::PROBE_NOT_READY => why.clone().into(),
+                _ => e,
+            };
             let secret = gate::secret_parameters(self.req, seen.state.as_deref(), resolved);
             self.refused(seen, e, &secret)
         })
