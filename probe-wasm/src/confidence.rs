@@ -75,6 +75,10 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
         }
     }
     let mut cov = Coverage::default();
+    // Per group of controls, whether it is an editor's toolbar (see formats_an_editor):
+    // 0 not known yet, 1 no, 2 yes. Asked of each of a group's controls, it is read
+    // once per group: a group of thousands of buttons is no n².
+    let mut toolbars = vec![0u8; page.els.len()];
     for (i, e) in page.els.iter().enumerate() {
         // Behind an open modal dialog nothing can be reached, so nothing is offered.
         if !e.visible || e.disabled || page.outside_modal(i) {
@@ -91,7 +95,7 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
         {
             continue;
         }
-        if best[i] < CONFIDENT && cannot_write(page, i) {
+        if best[i] < CONFIDENT && cannot_write(page, i, &mut toolbars) {
             cov.inert += 1;
             continue;
         }
@@ -123,7 +127,7 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
 /// from: they open or move within a page, show or hide part of it, format the text of
 /// an editor that a separate control saves, or step a number field that an action
 /// fills.
-fn cannot_write(page: &Page<'_>, i: usize) -> bool {
+fn cannot_write(page: &Page<'_>, i: usize, toolbars: &mut [u8]) -> bool {
     let e = &page.els[i];
     if e.tag == "a" && e.role().is_empty() && navigates(e) {
         return true;
@@ -136,7 +140,7 @@ fn cannot_write(page: &Page<'_>, i: usize) -> bool {
         return true;
     }
     dismisses(e)
-        || formats_an_editor(page, i)
+        || formats_an_editor(page, i, toolbars)
         || crate::classify::editor_toolbar_button(page, i)
         || crate::forms::steps_a_field(page, i).is_some()
 }
@@ -165,7 +169,7 @@ fn dismisses(e: &ElementRecord) -> bool {
 /// or more buttons that submit nothing, grouped right beside a text area or an editable
 /// region. What they change is the editor's text, which only its form's own submit
 /// sends.
-fn formats_an_editor(page: &Page<'_>, i: usize) -> bool {
+fn formats_an_editor(page: &Page<'_>, i: usize, toolbars: &mut [u8]) -> bool {
     let e = &page.els[i];
     if submits(e) {
         return false;
@@ -180,11 +184,25 @@ fn formats_an_editor(page: &Page<'_>, i: usize) -> bool {
     let Some(group) = page.ancestors(i).next() else {
         return false;
     };
-    let controls: Vec<usize> = page
-        .descendants(group)
-        .filter(|&d| page.control(d))
-        .collect();
-    if controls.len() < 3 || controls.iter().any(|&c| submits(&page.els[c])) {
+    if toolbars[group] == 0 {
+        toolbars[group] = 1 + u8::from(editor_beside(page, group));
+    }
+    toolbars[group] == 2
+}
+
+/// Three or more controls under `group`, none of which submits, beside a text area or
+/// an editable region.
+fn editor_beside(page: &Page<'_>, group: usize) -> bool {
+    let mut controls = 0;
+    for d in page.descendants(group) {
+        if page.control(d) {
+            if submits(&page.els[d]) {
+                return false;
+            }
+            controls += 1;
+        }
+    }
+    if controls < 3 {
         return false;
     }
     // The editor sits beside the group: under the group's parent (or grandparent).

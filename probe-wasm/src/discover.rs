@@ -207,21 +207,36 @@ fn put_twins_to_a_person(page: &Page<'_>, found: &mut [Found]) {
         })
         .collect();
     let form_of = |f: &Found| f.bound.first().and_then(|&b| page.form[b]);
+    // A twin, unless both submit one `<form>`: a write outside a form is one when any
+    // other write has its key, one in a form when a write outside that form has it.
+    // Counted, not compared pairwise: a page of thousands of one button is no n². One
+    // map counts both: a key ends with a tag, a `,` or a `\u{1}`, never with `\u{2}`
+    // and a form's number (no element's name holds a control character).
+    let mut count: HashMap<String, usize> = HashMap::default();
+    let form_key = |key: &str, form: usize| format!("{key}\u{2}{form}");
+    for (f, key) in found.iter().zip(&keys) {
+        let Some(key) = key else {
+            continue;
+        };
+        *count.entry(key.clone()).or_insert(0) += 1;
+        if let Some(form) = form_of(f) {
+            *count.entry(form_key(key, form)).or_insert(0) += 1;
+        }
+    }
+    let count_of = |k: &str| count.get(k).copied().unwrap_or(0);
     for i in 0..found.len() {
         let Some(key) = &keys[i] else {
             continue;
         };
-        // A twin, unless both submit one `<form>`.
-        let form = form_of(&found[i]);
-        let twinned = (0..found.len()).any(|j| {
-            j != i
-                && keys[j].as_ref() == Some(key)
-                && (form.is_none() || form_of(&found[j]) != form)
-        });
+        let alike = count_of(key);
+        let twinned = match form_of(&found[i]) {
+            None => alike > 1,
+            Some(form) => alike > count_of(&form_key(key, form)),
+        };
         if twinned {
             let f = &mut found[i];
             f.schema.confidence = f.schema.confidence.min(TWIN_CONFIDENCE);
-            f.explain.confidence_reason = "other controls look exactly like this one and nothing in the state tells them apart: a person is asked which".into();
+            f.explain.confidence_reason = "controls just like it, and nothing in the state tells them apart: a person is asked which".into();
         }
     }
 }
@@ -268,6 +283,9 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
         .iter()
         .map(|n| ((*n).to_owned(), 0))
         .collect();
+    // The next number to try after each qualified name: every one below it is taken
+    // (names are never given back), so a page of thousands of one button is no n².
+    let mut next: HashMap<String, usize> = HashMap::default();
     for f in found.iter_mut() {
         let base = if f.name.is_empty() {
             "action".to_owned()
@@ -280,10 +298,10 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
                 name = format!("{base}_{ns}");
             }
             let qualified = name.clone();
-            let mut n = 2;
+            let n = next.entry(qualified.clone()).or_insert(2);
             while taken.contains_key(&name) {
                 name = format!("{qualified}_{n}");
-                n += 1;
+                *n += 1;
             }
         }
         taken.insert(name.clone(), 0);

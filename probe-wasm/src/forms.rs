@@ -350,27 +350,22 @@ pub fn discover_implicit(
         // child holding it) unless that part holds this button too. A row's selection
         // box is its row's (`select(row)`), and a table header's box selects all rows:
         // neither is a parameter.
-        let inside = page.descendants(group);
-        let from = senders.partition_point(|&o| o < inside.start);
-        let owned: Vec<std::ops::Range<usize>> = senders[from..]
-            .iter()
-            .copied()
-            .take_while(|o| inside.contains(o))
-            .filter(|&o| o != b)
-            .filter_map(|o| {
-                let part = page
-                    .ancestors(o)
-                    .take_while(|a| *a != group)
-                    .last()
-                    .unwrap_or(o);
-                let range = part..page.end[part];
-                (!range.contains(&b)).then_some(range)
-            })
-            .collect();
+        // Asked of each field (the group's child holding it), not of each other button:
+        // a group of thousands of buttons is no n².
+        let owned = |i: usize| {
+            let part = page
+                .ancestors(i)
+                .take_while(|a| *a != group)
+                .last()
+                .unwrap_or(i);
+            let range = part..page.end[part];
+            let first = senders.partition_point(|&o| o < range.start);
+            !range.contains(&b) && senders.get(first).is_some_and(|o| range.contains(o))
+        };
         let fields: Vec<usize> = page
             .descendants(group)
             .filter(|i| form_field(page, *i) && page.form[*i].is_none())
-            .filter(|i| !owned.iter().any(|r| r.contains(i)))
+            .filter(|&i| !owned(i))
             .filter(|&i| !is_search_box(page, i) || names_verb_of(page, i, &label))
             .filter(|&i| {
                 !(is_toggle(&page.els[i])

@@ -794,6 +794,26 @@ fn buttons_nothing_tells_apart_are_put_to_a_person() {
     for (name, a) in saves {
         assert!(a.confidence >= 0.9, "{name}: {a:?}");
     }
+    // Two such forms: a "Save" of one form and one of the other look alike, so all four
+    // are put to a person, the pair within a form notwithstanding.
+    let mut els = vec![el("main", None, "", &[])];
+    for _ in 0..2 {
+        els.push(el("form", Some(0), "", &[]));
+        let form = (els.len() - 1) as u32;
+        els.push(el("button", Some(form), "Save", &[("type", "submit")]));
+        els.push(el("input", Some(form), "", &[("name", "title")]));
+        els.push(el("button", Some(form), "Save", &[("type", "submit")]));
+    }
+    let forms = analyze(&snap(els));
+    let saves: Vec<_> = forms
+        .actions
+        .iter()
+        .filter(|(n, _)| n.starts_with("save"))
+        .collect();
+    assert_eq!(saves.len(), 4, "{:?}", forms.actions.keys());
+    for (name, a) in saves {
+        assert!(a.confidence <= 0.5, "{name}: {a:?}");
+    }
 
     let mut els = vec![el("main", None, "", &[]), el("ul", Some(0), "", &[])];
     for name in ["Taxi", "Lunch", "Paper"] {

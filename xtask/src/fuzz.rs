@@ -1,6 +1,6 @@
 //! `cargo xtask fuzz [TARGET]`: runs the fuzz targets in `fuzz/` (the verify expression
-//! parser, the extension-channel decoder, the `/action` request decoder) one after
-//! another for a given time each, installing cargo-fuzz first when it is missing, and
+//! parser, the extension-channel decoder, the `/action` request decoder, the probe on
+//! what a page writes) one after another for a given time each, installing cargo-fuzz first when it is missing, and
 //! prints each target's executions and outcome at the end.
 //!
 //! cargo-fuzz passes nightly-only flags (`-Zsanitizer=address`, coverage passes) to
@@ -14,18 +14,50 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-/// Every target (in `fuzz/fuzz_targets/`) with its dictionary and its seed inputs (a
-/// directory in `fuzz/seeds/`, read but never written: new inputs go to
-/// `fuzz/corpus/<target>`, which git ignores).
-const TARGETS: &[(&str, &str, Option<&str>)] = &[
-    ("parse_eval", "parse_eval.dict", None),
-    (
-        "extension_message",
-        "json.dict",
-        Some("seeds/extension_message"),
-    ),
-    ("action_request", "json.dict", Some("seeds/action_request")),
+/// One fuzz target (in `fuzz/fuzz_targets/`).
+struct Target {
+    name: &'static str,
+    /// Its dictionary, in `fuzz/`.
+    dict: Option<&'static str>,
+    /// Its seed inputs: a directory in `fuzz/seeds/`, read but never written (new inputs
+    /// go to `fuzz/corpus/<target>`, which git ignores).
+    seeds: Option<&'static str>,
+    /// More libFuzzer flags.
+    flags: &'static [&'static str],
+}
+
+const TARGETS: &[Target] = &[
+    Target {
+        name: "parse_eval",
+        dict: Some("parse_eval.dict"),
+        seeds: None,
+        flags: &[],
+    },
+    Target {
+        name: "extension_message",
+        dict: Some("json.dict"),
+        seeds: Some("seeds/extension_message"),
+        flags: &[],
+    },
+    Target {
+        name: "action_request",
+        dict: Some("json.dict"),
+        seeds: Some("seeds/action_request"),
+        flags: &[],
+    },
+    // Its bytes are choices, not text (no dictionary; its pages are the corpus's, which
+    // it reads itself), and a page needs dozens of them: libFuzzer's length control
+    // would keep it at a few bytes while each new byte still finds new code.
+    Target {
+        name: "probe_snapshot",
+        dict: None,
+        seeds: None,
+        flags: &["-len_control=0", "-max_len=1024"],
+    },
 ];
+/// Seconds one input may take before libFuzzer calls it a failure (a page that costs
+/// the probe seconds is one: the worker serves every tab).
+const INPUT_TIMEOUT_SECS: u64 = 10;
 /// cargo-fuzz version we install and run with.
 const CARGO_FUZZ_VERSION: &str = "0.13.2";
 
@@ -40,12 +72,12 @@ struct Outcome {
 /// crash in any (the input is then in `fuzz/artifacts/<target>/`). A crash in one target
 /// does not stop the others from running.
 pub fn run(root: &Path, seconds: u64, only: Option<&str>) -> Result<()> {
-    let targets: Vec<_> = TARGETS
+    let targets: Vec<&Target> = TARGETS
         .iter()
-        .filter(|(name, _, _)| only.is_none_or(|o| o == *name))
+        .filter(|t| only.is_none_or(|o| o == t.name))
         .collect();
     if targets.is_empty() {
-        let names: Vec<&str> = TARGETS.iter().map(|t| t.0).collect();
+        let names: Vec<&str> = TARGETS.iter().map(|t| t.name).collect();
         bail!(
             "no fuzz target {:?}; the targets are {names:?}",
             only.unwrap_or("")
@@ -54,8 +86,8 @@ pub fn run(root: &Path, seconds: u64, only: Option<&str>) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     ensure_cargo_fuzz(&cargo)?;
     let mut outcomes = Vec::new();
-    for &&(target, dict, seeds) in &targets {
-        outcomes.push(fuzz_one(root, &cargo, target, dict, seeds, seconds)?);
+    for target in targets {
+        outcomes.push(fuzz_one(root, &cargo, target, seconds)?);
     }
     println!("\nfuzz summary ({seconds} s per target):");
     for o in &outcomes {
@@ -81,14 +113,13 @@ pub fn run(root: &Path, seconds: u64, only: Option<&str>) -> Result<()> {
     Ok(())
 }
 
-fn fuzz_one(
-    root: &Path,
-    cargo: &str,
-    target: &'static str,
-    dict: &str,
-    seeds: Option<&str>,
-    seconds: u64,
-) -> Result<Outcome> {
+fn fuzz_one(root: &Path, cargo: &str, target: &Target, seconds: u64) -> Result<Outcome> {
+    let Target {
+        name: target,
+        dict,
+        seeds,
+        flags,
+    } = *target;
     let fuzz_dir = root.join("fuzz");
     // libFuzzer writes new inputs into the first corpus directory only.
     let corpus = fuzz_dir.join("corpus").join(target);
@@ -105,10 +136,14 @@ fn fuzz_one(
     if let Some(seeds) = seeds {
         cmd.arg(fuzz_dir.join(seeds));
     }
-    let mut child = cmd
-        .arg("--")
+    cmd.arg("--")
         .arg(format!("-max_total_time={seconds}"))
-        .arg(format!("-dict={}", fuzz_dir.join(dict).display()))
+        .arg(format!("-timeout={INPUT_TIMEOUT_SECS}"))
+        .args(flags);
+    if let Some(dict) = dict {
+        cmd.arg(format!("-dict={}", fuzz_dir.join(dict).display()));
+    }
+    let mut child = cmd
         .arg("-print_final_stats=1")
         .stderr(Stdio::piped())
         .spawn()

@@ -41,12 +41,14 @@ enum Task {
     /// Install the real apps of the real-app corpus under target/real-apps (test does too).
     RealApps,
     /// Fuzz (cargo-fuzz, libFuzzer): the verify-expression parser and evaluator, the
-    /// extension-channel decoder and the /action request decoder, one after another.
+    /// extension-channel decoder, the /action request decoder and the probe on pages a
+    /// page could write, one after another.
     Fuzz {
         /// How long to run each target.
         #[arg(long, default_value_t = 600)]
         seconds: u64,
-        /// Only this target (parse_eval, extension_message, action_request).
+        /// Only this target (parse_eval, extension_message, action_request,
+        /// probe_snapshot).
         target: Option<String>,
     },
 }
