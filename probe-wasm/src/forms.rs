@@ -328,6 +328,11 @@ pub fn discover_implicit(
     let senders: Vec<usize> = (0..page.els.len())
         .filter(|&i| lists.record_of(page, i).is_none() && !claims.is_claimed(i) && sends(page, i))
         .collect();
+    // The fields in no `<form>`, in document order: each button's are a run of them (a
+    // group of thousands of buttons does not scan its group once per button).
+    let loose: Vec<usize> = (0..page.els.len())
+        .filter(|&i| page.form[i].is_none() && form_field(page, i))
+        .collect();
     for &b in &senders {
         if claims.is_claimed(b)
             // A `<form>` that holds buttons and no field of its own is only a wrapper:
@@ -362,9 +367,12 @@ pub fn discover_implicit(
             let first = senders.partition_point(|&o| o < range.start);
             !range.contains(&b) && senders.get(first).is_some_and(|o| range.contains(o))
         };
-        let fields: Vec<usize> = page
-            .descendants(group)
-            .filter(|i| form_field(page, *i) && page.form[*i].is_none())
+        let inside = page.descendants(group);
+        let from = loose.partition_point(|&i| i < inside.start);
+        let fields: Vec<usize> = loose[from..]
+            .iter()
+            .copied()
+            .take_while(|i| inside.contains(i))
             .filter(|&i| !owned(i))
             .filter(|&i| !is_search_box(page, i) || names_verb_of(page, i, &label))
             .filter(|&i| {
