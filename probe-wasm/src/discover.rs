@@ -283,8 +283,6 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
         .iter()
         .map(|n| ((*n).to_owned(), 0))
         .collect();
-    // The next number to try after each qualified name: every one below it is taken
-    // (names are never given back), so a page of thousands of one button is no n².
     let mut next: HashMap<String, usize> = HashMap::default();
     for f in found.iter_mut() {
         let base = if f.name.is_empty() {
@@ -297,12 +295,7 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
             if let Some(ns) = f.ns.as_deref().map(slug).filter(|s| !s.is_empty()) {
                 name = format!("{base}_{ns}");
             }
-            let qualified = name.clone();
-            let n = next.entry(qualified.clone()).or_insert(2);
-            while taken.contains_key(&name) {
-                name = format!("{qualified}_{n}");
-                *n += 1;
-            }
+            name = crate::text::number_on(name, &mut next, &|n| taken.contains_key(n));
         }
         taken.insert(name.clone(), 0);
         f.name = name;

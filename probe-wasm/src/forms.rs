@@ -1217,20 +1217,8 @@ pub fn field_params(
             continue;
         };
         if by_role {
-            // Fields named by what they are (two unnamed text boxes) are two parameters,
-            // numbered on from the last number given (a form of thousands of them must
-            // not try every number before it each time).
-            if groups.contains_key(&name) {
-                let n = next_number.entry(name.clone()).or_insert(2);
-                let base = std::mem::take(&mut name);
-                loop {
-                    name = format!("{base}_{n}");
-                    *n += 1;
-                    if !groups.contains_key(&name) {
-                        break;
-                    }
-                }
-            }
+            // Fields named by what they are (two unnamed text boxes) are two parameters.
+            name = crate::text::number_on(name, &mut next_number, &|n| groups.contains_key(n));
             unnamed.push(name.clone());
         }
         if let Some(g) = group {

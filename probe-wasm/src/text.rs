@@ -12,6 +12,27 @@ pub const MAX_VALUE_LEN: usize = 200;
 /// kept ([`clip_lines`]): an agent that edits such a text writes all of it back.
 pub const MAX_FIELD_TEXT_LEN: usize = 2000;
 
+/// `base` when `taken` says it is free, else `base_2`, `base_3`… from where the last
+/// numbering of `base` stopped (`next`): every number below that is taken, since names
+/// are never given back, so thousands of one name cost no n².
+pub fn number_on(
+    base: String,
+    next: &mut crate::HashMap<String, usize>,
+    taken: &dyn Fn(&str) -> bool,
+) -> String {
+    if !taken(&base) {
+        return base;
+    }
+    let n = next.entry(base.clone()).or_insert(2);
+    loop {
+        let name = format!("{base}_{n}");
+        *n += 1;
+        if !taken(&name) {
+            return name;
+        }
+    }
+}
+
 /// `texts` sorted, each once: what a `BTreeSet<&str>` of them would hold, in its order.
 /// Sorted as `(text, 0)` pairs, the type the lexicon sorts: the wasm holds a sort's code
 /// once per element type, and a `BTreeSet<&str>` brought a stable sort of its own and the

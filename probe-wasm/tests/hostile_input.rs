@@ -18,7 +18,7 @@ use nsp_protocol::snapshot::{ElementRecord, PageSnapshot};
 use nsp_protocol::ProbeTier;
 
 mod support;
-use support::el;
+use support::{el, snapshot};
 
 /// Values a page may write anywhere.
 const AWKWARD: &[&str] = &[
@@ -170,12 +170,7 @@ fn nested_page(depth: u32) -> PageSnapshot {
         button.selector.clear();
         elements.push(button);
     }
-    PageSnapshot {
-        url: "http://127.0.0.1:1/notes".into(),
-        title: "Notes".into(),
-        elements,
-        ..PageSnapshot::default()
-    }
+    snapshot("http://127.0.0.1:1/notes", "Notes", elements)
 }
 
 #[test]
@@ -233,12 +228,7 @@ fn a_form_of_thousands_of_fields_and_many_buttons_makes_a_capture_of_a_pages_siz
     for k in 0..30 {
         elements.push(el("button", Some(0), &format!("Apply set {k}"), &[]));
     }
-    let page = PageSnapshot {
-        url: "http://127.0.0.1:1/settings".into(),
-        title: "Settings".into(),
-        elements,
-        ..PageSnapshot::default()
-    };
+    let page = snapshot("http://127.0.0.1:1/settings", "Settings", elements);
     let capture = analyze_snapshot(&page, ProbeTier::WasmExtension);
     let apply = capture
         .actions
@@ -263,12 +253,7 @@ fn thousands_of_one_button_are_named_and_put_to_a_person() {
         elements.push(el("div", Some(0), "", &[]));
         elements.push(el("button", Some(row), "Delete", &[("type", "button")]));
     }
-    let page = PageSnapshot {
-        url: "http://127.0.0.1:1/rows".into(),
-        title: "Rows".into(),
-        elements,
-        ..PageSnapshot::default()
-    };
+    let page = snapshot("http://127.0.0.1:1/rows", "Rows", elements);
     let capture = analyze_snapshot(&page, ProbeTier::WasmExtension);
     let deletes: Vec<_> = capture
         .actions
@@ -301,12 +286,7 @@ fn a_toolbar_of_thousands_of_buttons_is_read_once() {
                 &[("type", "button")],
             ));
         }
-        PageSnapshot {
-            url: "http://127.0.0.1:1/editor".into(),
-            title: "Editor".into(),
-            elements,
-            ..PageSnapshot::default()
-        }
+        snapshot("http://127.0.0.1:1/editor", "Editor", elements)
     };
     let few = analyze_snapshot(&page(3), ProbeTier::WasmExtension);
     let many = analyze_snapshot(&page(2_500), ProbeTier::WasmExtension);

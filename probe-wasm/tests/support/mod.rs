@@ -33,6 +33,16 @@ pub fn el_at(
     }
 }
 
+/// A snapshot of `url` with these records and nothing else.
+pub fn snapshot(url: &str, title: &str, elements: Vec<ElementRecord>) -> PageSnapshot {
+    PageSnapshot {
+        url: url.into(),
+        title: title.into(),
+        elements,
+        ..PageSnapshot::default()
+    }
+}
+
 /// A snapshot of `url` whose element records are written as the extraction writes them
 /// (`[tag, parent, where, flags, text, attrs?, label?]`), for cases whose shape depends
 /// on the wire form (relative `nth-of-type` steps as numbers).
