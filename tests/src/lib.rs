@@ -27,6 +27,28 @@ use hyper_util::rt::TokioExecutor;
 use nsp_protocol::api::{AppList, AppSummary};
 use serde_json::Value;
 
+/// A port on 127.0.0.1 that nothing listened on a moment ago and that no other caller
+/// in this process has been given. The kernel may hand the same free port to two tests
+/// running side by side (one binds it later than the other asked); the set of ports
+/// given out keeps them apart, and a server that finds its port taken by another
+/// process is started again on a new one (`RealApp::start`).
+pub fn free_port() -> Result<u16> {
+    static GIVEN: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    // Held while asking again, so the kernel cannot answer the same port twice.
+    let mut held = Vec::new();
+    for _ in 0..64 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+        let port = listener.local_addr()?.port();
+        let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+        if given.insert(port) {
+            return Ok(port);
+        }
+        held.push(listener);
+    }
+    bail!("no free port on 127.0.0.1 that this process has not given out already")
+}
+
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -630,4 +652,26 @@ pub async fn open_tab_in(
         })
         .await?;
     Ok((nspd, app))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tests running side by side never get the same port, even when the kernel would
+    /// answer each with the port the other has just let go.
+    #[test]
+    fn free_ports_are_given_out_once() {
+        let threads: Vec<std::thread::JoinHandle<Vec<u16>>> = (0..4)
+            .map(|_| std::thread::spawn(|| (0..200).map(|_| free_port().unwrap()).collect()))
+            .collect();
+        let mut all: Vec<u16> = threads
+            .into_iter()
+            .flat_map(|t| t.join().expect("a thread asking for ports"))
+            .collect();
+        let n = all.len();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), n, "a port was given out twice");
+    }
 }

@@ -11,7 +11,7 @@
 //! truth. Dropping a [`RealApp`] kills its process group.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::workspace_root;
+use crate::{free_port, workspace_root};
 
 /// The superuser the Django site is seeded with.
 pub const DJANGO_USER: &str = "admin";
@@ -85,13 +85,17 @@ fn esbuild(entry: &Path, dir: &Path) -> Result<PathBuf> {
     Ok(bundle)
 }
 
+/// Whether an app's start failed because its port was in use (the words the servers we
+/// start print: Python's socketserver and werkzeug, Django, Node, Tornado).
+fn port_was_taken(failure: &str) -> bool {
+    ["Address already in use", "already in use", "EADDRINUSE"]
+        .iter()
+        .any(|w| failure.contains(w))
+}
+
 /// `fixtures/real/`.
 pub fn real_dir() -> PathBuf {
     workspace_root().join("fixtures/real")
-}
-
-fn free_port() -> Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
 /// Which app.
@@ -251,7 +255,20 @@ pub struct RealApp {
 }
 
 impl RealApp {
+    /// Starts `kind` on a free port with fresh data and waits until it answers. An app
+    /// that finds its port taken (by a process outside this one, between our asking and
+    /// its binding) is started again on another port, up to three times.
     pub fn start(kind: AppKind, opts: RealAppOptions) -> Result<RealApp> {
+        let mut tries = 0;
+        loop {
+            match RealApp::start_once(kind, opts) {
+                Err(e) if tries < 2 && port_was_taken(&format!("{e:#}")) => tries += 1,
+                started => return started,
+            }
+        }
+    }
+
+    fn start_once(kind: AppKind, opts: RealAppOptions) -> Result<RealApp> {
         let python = real_python()?;
         let dir = tempfile::Builder::new()
             .prefix(&format!("nsp-real-{}-", kind.name()))
@@ -625,12 +642,14 @@ impl RealApp {
         Ok(app)
     }
 
-    /// Polls until the app answers `path` with a status line, or fails with its log.
+    /// Polls until the app answers `path` (a page it has) without an error status, or
+    /// fails with its log. A 404 or 500 is not taken for ready: it may be another server
+    /// on the port, or the app before its routes are up.
     fn wait_ready(&mut self, port: u16, path: &str) -> Result<()> {
         let deadline = Instant::now() + READY_TIMEOUT;
         loop {
             if let Some(status) = http_status(port, path) {
-                if status < 500 {
+                if status < 400 {
                     return Ok(());
                 }
             }
@@ -887,5 +906,23 @@ impl RealApp {
         }
         out.sort();
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_taken_port_is_told_from_other_failures() {
+        // ihatemoney (werkzeug), Django's runserver, Node.
+        assert!(port_was_taken(
+            "ihatemoney exited (exit status: 1) before answering:\nAddress already in use\nPort 34435 is in use by another program."
+        ));
+        assert!(port_was_taken("Error: That port is already in use."));
+        assert!(port_was_taken(
+            "Error: listen EADDRINUSE: address already in use 127.0.0.1:4000"
+        ));
+        assert!(!port_was_taken("trac did not answer /ticket/1 within 60s"));
     }
 }

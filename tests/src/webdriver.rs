@@ -7,7 +7,6 @@
 //! client; chromedriver's `goog/cdp/execute` endpoint lets a script run before the
 //! page's own (as the extension's main-world script does).
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -135,7 +134,7 @@ impl WebDriver {
             args.push("--no-sandbox".into());
         }
 
-        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let port = crate::free_port()?;
         let mut cmd = Command::new(&chromedriver);
         cmd.arg(format!("--port={port}"));
         // Chromium's singleton socket folder and chromedriver's scratch go in our folder.

@@ -86,10 +86,7 @@ async fn inspect_prints_the_settled_state_and_explains_each_action() {
 /// stdout, instead of exiting in silence.
 #[test]
 fn inspect_says_which_stage_timed_out() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
+    let port = nsp_tests::free_port().expect("a free port");
     let out = Command::new(nspd_bin().expect("nspd"))
         .args(["inspect", "--headless", "--timeout", "3", "--extension"])
         .arg(extension_dir().expect("extension"))
