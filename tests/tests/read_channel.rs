@@ -8,9 +8,9 @@
 //!   `read_text` returns the page's live text (changed by the page after the capture);
 //! - a page whose CSP forbids frames still gets the channel (Chromium exempts an
 //!   extension's own frames from the page's CSP);
-//! - where the frame cannot do its job (the page points our frame at a page of its own),
-//!   nothing is delivered to the page, the frame still goes, and reads answer over the
-//!   runtime port as before;
+//! - where the page points our frame at a page of its own, nothing is delivered to the
+//!   page, the frame still goes, and reads answer (over the runtime port as before, or
+//!   over the channel when our page committed in the frame before the page's retargeting);
 //! - a page that frames channel.html itself and offers a port with a made-up token gets
 //!   nothing on it, and the tab's own channel still comes up;
 //! - after the service worker is stopped (as chrome://serviceworker-internals does), the
@@ -320,19 +320,24 @@ async fn reads_take_the_direct_channel_where_it_is_safe_and_the_runtime_port_els
     .await;
 
     // A page that points our frame at a page of its own: nothing reaches the page, the
-    // frame goes after its wait, and reads answer over the runtime port.
+    // frame goes, and reads answer. Mostly the page's observer retargets the frame
+    // before our page commits in it, and reads take the runtime port; on a loaded
+    // machine our page may commit first (the retargeting is a second navigation), and
+    // then the channel is ours and comes up: either is right, so which one is not
+    // asserted (a CI run on a busy machine saw the second).
     let (hijack, hijack_pid) = pids["/hijack"].clone();
     wait_page(&mut cdp, &hijack, OUR_FRAMES, "our frame", |v| v == 0).await;
-    assert!(
-        !direct_channel(&browser, &hijack).await.expect("status"),
-        "{hijack} has a direct channel"
-    );
+    let direct = direct_channel(&browser, &hijack).await.expect("status");
     read_after_change(
         &nspd,
         &mut cdp,
         &hijack,
         hijack_pid,
-        "over the runtime port",
+        if direct {
+            "over our own channel"
+        } else {
+            "over the runtime port"
+        },
     )
     .await;
     let caught = cdp
