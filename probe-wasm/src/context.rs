@@ -162,7 +162,7 @@ impl PageFacts {
                 let label = control_label(e);
                 let w = words(&label);
                 if let Some(first) = w.first() {
-                    *facts.verbs.entry(first.clone()).or_insert(0) += 1;
+                    *crate::slot(&mut facts.verbs, first.clone()) += 1;
                 }
                 if is_dismiss(&label)
                     || BACK

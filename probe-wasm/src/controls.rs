@@ -124,7 +124,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 claims.claim(i);
                 continue;
             }
-            links.insert(key, found.len());
+            *crate::slot(&mut links, key) = found.len();
         }
         // A title that puts a verb before the label's words ("Toggle Open entries" on
         // "Open", "Toggle metadata" on "Metadata") says what pressing it does, and its
@@ -450,7 +450,7 @@ fn toggle_or_choice(
             .explain
             .parameters
             .insert("value".into(), page.selector(i));
-        radios.insert(group, found.len());
+        *crate::slot(radios, group) = found.len();
     }
     action.bind(page, i);
     Some(action)

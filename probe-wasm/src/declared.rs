@@ -78,7 +78,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         if !groups.contains_key(&name) {
             order.push(name.clone());
         }
-        groups.entry(name).or_default().push(i);
+        crate::members(&mut groups, name).push(i);
     }
     for name in order {
         let members = &groups[&name];

@@ -218,9 +218,9 @@ fn put_twins_to_a_person(page: &Page<'_>, found: &mut [Found]) {
         let Some(key) = key else {
             continue;
         };
-        *count.entry(key.clone()).or_insert(0) += 1;
+        *crate::slot(&mut count, key.clone()) += 1;
         if let Some(form) = form_of(f) {
-            *count.entry(form_key(key, form)).or_insert(0) += 1;
+            *crate::slot(&mut count, form_key(key, form)) += 1;
         }
     }
     let count_of = |k: &str| count.get(k).copied().unwrap_or(0);
@@ -269,7 +269,7 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
     // number in brackets stays a count ("Replies (3)").
     let mut shared: HashMap<String, usize> = HashMap::default();
     for f in found.iter() {
-        *shared.entry(f.name.clone()).or_insert(0) += 1;
+        *crate::slot(&mut shared, f.name.clone()) += 1;
     }
     for f in found.iter_mut() {
         if shared.get(&f.name).is_some_and(|n| *n > 1) {
@@ -297,7 +297,7 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
             }
             name = crate::text::number_on(name, &mut next, &|n| taken.contains_key(n));
         }
-        taken.insert(name.clone(), 0);
+        *crate::slot(&mut taken, name.clone()) = 0;
         f.name = name;
     }
 }

@@ -1203,7 +1203,7 @@ pub fn field_params(
             .as_ref()
             .and_then(|g| radio_groups.iter().find(|(c, _)| *c == g.members[0]))
         {
-            groups.entry(name.clone()).or_default().push(i);
+            crate::members(&mut groups, name.clone()).push(i);
             continue;
         }
         let named = match &group {
@@ -1227,7 +1227,7 @@ pub fn field_params(
         if !groups.contains_key(&name) {
             order.push(name.clone());
         }
-        groups.entry(name).or_default().push(i);
+        crate::members(&mut groups, name).push(i);
     }
     // The first MAX_PARAMETERS fields; the rest keep what the page holds.
     order.truncate(MAX_PARAMETERS);

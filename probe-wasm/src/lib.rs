@@ -48,6 +48,19 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 /// Seeded per process, so a page cannot precompute collisions.
 pub type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
+/// The count kept under `key` (0 when new). Every count by name goes through here, so
+/// the wasm holds the hash map's insertion once instead of once per call site.
+#[inline(never)]
+pub fn slot(map: &mut HashMap<String, usize>, key: String) -> &mut usize {
+    map.entry(key).or_insert(0)
+}
+
+/// The indices kept under `key` (none when new); see [`slot`].
+#[inline(never)]
+pub fn members(map: &mut HashMap<String, Vec<usize>>, key: String) -> &mut Vec<usize> {
+    map.entry(key).or_default()
+}
+
 pub use classify::raised_by_confirm;
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 

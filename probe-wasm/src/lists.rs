@@ -1369,7 +1369,7 @@ fn column_names(
 }
 
 fn unique(seen: &mut HashMap<String, usize>, name: String) -> String {
-    let count = seen.entry(name.clone()).or_insert(0);
+    let count = crate::slot(seen, name.clone());
     *count += 1;
     if *count == 1 {
         name
@@ -1843,7 +1843,7 @@ fn state_classes(page: &Page<'_>, rows: &[usize]) -> (Vec<String>, Vec<String>) 
     let mut counts: HashMap<String, usize> = HashMap::default();
     for r in rows {
         for c in row_classes(page, *r) {
-            *counts.entry(c.to_owned()).or_insert(0) += 1;
+            *crate::slot(&mut counts, c.to_owned()) += 1;
         }
     }
     // Sorted as `(&str, usize)` pairs, a type the lexicon sorts too: the wasm holds a

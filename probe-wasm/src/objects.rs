@@ -514,7 +514,9 @@ fn field_value(
     match (e.tag.as_str(), e.input_type().as_ref()) {
         ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),
         ("input", "radio") => {
-            if e.attr("checked") == Some("true") && radio_done.insert(key.clone(), 1).is_none() {
+            if e.attr("checked") == Some("true")
+                && std::mem::replace(crate::slot(radio_done, key.clone()), 1) == 0
+            {
                 // As its parameter offers it (`page::group_choices`): a label where the
                 // values name nothing.
                 let value = match &group {
@@ -576,12 +578,12 @@ fn microdata(page: &Page<'_>, out: &mut Objects) {
     };
     let mut totals: HashMap<String, usize> = HashMap::default();
     for s in &scopes {
-        *totals.entry(type_of(*s)).or_insert(0) += 1;
+        *crate::slot(&mut totals, type_of(*s)) += 1;
     }
     let mut seen: HashMap<String, usize> = HashMap::default();
     for s in scopes {
         let t = type_of(s);
-        let n = seen.entry(t.clone()).or_insert(0);
+        let n = crate::slot(&mut seen, t.clone());
         let base = if totals[&t] > 1 {
             format!("{t}[{n}]")
         } else {
@@ -638,7 +640,7 @@ fn json_ld(page: &Page<'_>, out: &mut Objects) {
                 _ => String::new(),
             };
             let t = if t.is_empty() { "thing".to_owned() } else { t };
-            let n = seen.entry(t.clone()).or_insert(0);
+            let n = crate::slot(&mut seen, t.clone());
             let base = if *n == 0 {
                 format!("jsonld.{t}")
             } else {

@@ -337,7 +337,7 @@ impl<'a> Page<'a> {
             }
             if self.region_el(i) {
                 if let Some(name) = self.name_region(i) {
-                    let seen = used_names.entry(name.clone()).or_insert(0);
+                    let seen = crate::slot(&mut used_names, name.clone());
                     *seen += 1;
                     let name = if *seen == 1 {
                         name
@@ -633,7 +633,7 @@ fn numbered_prefixes(els: &[ElementRecord]) -> Vec<&str> {
         let k = match at.get(prefix) {
             Some(&k) => k,
             None => {
-                at.insert(prefix.to_owned(), groups.len());
+                *crate::slot(&mut at, prefix.to_owned()) = groups.len();
                 groups.push((prefix, 0, [""; MIN_TAGS]));
                 groups.len() - 1
             }

@@ -183,7 +183,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                             labels: Vec::new(),
                             at: None,
                         });
-                        index.insert(gk.clone(), groups.len() - 1);
+                        *crate::slot(&mut index, gk.clone()) = groups.len() - 1;
                         groups.len() - 1
                     }
                 };
@@ -325,13 +325,11 @@ fn frame_actions(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mu
             continue;
         }
         let key = format!("{name}\u{1}{}\u{1}{}", e.tag, e.classes());
-        match groups.get_mut(&key) {
-            Some(g) => g.push(c),
-            None => {
-                order.push(key.clone());
-                groups.insert(key, vec![c]);
-            }
+        let g = crate::members(&mut groups, key.clone());
+        if g.is_empty() {
+            order.push(key);
         }
+        g.push(c);
     }
     for key in order {
         let controls = &groups[&key];
@@ -632,10 +630,13 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
     for (j, p) in places.iter().enumerate() {
         if let Some((list, rel, shape)) = p {
             let key = format!("{list}\u{1}{rel}\u{1}{shape}");
-            let b = *index.entry(key).or_insert_with(|| {
+            // Bucket numbers from 1: a new key's count is 0.
+            let b = crate::slot(&mut index, key);
+            if *b == 0 {
                 buckets.push(Vec::new());
-                buckets.len() - 1
-            });
+                *b = buckets.len();
+            }
+            let b = *b - 1;
             buckets[b].push(j);
         }
     }

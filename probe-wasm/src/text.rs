@@ -23,7 +23,9 @@ pub fn number_on(
     if !taken(&base) {
         return base;
     }
-    let n = next.entry(base.clone()).or_insert(2);
+    // A new count starts at 2: `base` itself is the first.
+    let n = crate::slot(next, base.clone());
+    *n = (*n).max(2);
     loop {
         let name = format!("{base}_{n}");
         *n += 1;

@@ -446,7 +446,7 @@ fn group_inverse(page: &crate::page::Page<'_>, idx: usize, label: &str) -> Optio
     for j in range.filter(|&j| acts(j)) {
         let label = crate::page::control_label(&page.els[j]);
         if let Some(first) = crate::text::words(&label).into_iter().next() {
-            local.verbs.insert(first, 1);
+            *crate::slot(&mut local.verbs, first) = 1;
         }
     }
     local.inverse_of(&verb)
