@@ -396,7 +396,7 @@ fn toggle_or_choice(
         }
     } else {
         let allowed: Vec<Value> = if let Some(g) = &unnamed {
-            crate::page::group_choices(page, &g.members)
+            crate::page::group_choices(page, g.members)
                 .into_iter()
                 .map(Value::String)
                 .collect()

@@ -474,6 +474,20 @@ fn field_value(
     if group.is_some() && e.attr("checked") != Some("true") {
         return;
     }
+    // A group's checked radio says its value once, and the group is named once: a page
+    // checking each of thousands of one group's radios costs one naming, not thousands.
+    if let Some(g) = &group {
+        let done = format!(
+            "\u{3}{}\u{3}{}\u{3}{}\u{3}{}",
+            ns.unwrap_or(""),
+            g.holder,
+            g.members[0],
+            g.members.len()
+        );
+        if std::mem::replace(crate::slot(radio_done, done), 1) != 0 {
+            return;
+        }
+    }
     let group_name = group.as_ref().map(|g| {
         crate::page::radio_group_name(page, g).unwrap_or_else(|| {
             by_role = true;
@@ -522,7 +536,7 @@ fn field_value(
                 let value = match &group {
                     Some(g) => {
                         let k = g.members.iter().position(|m| *m == i).unwrap_or(0);
-                        crate::page::group_choices(page, &g.members)
+                        crate::page::group_choices(page, g.members)
                             .into_iter()
                             .nth(k)
                             .unwrap_or_default()

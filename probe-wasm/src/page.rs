@@ -112,9 +112,13 @@ pub struct Page<'a> {
     child_list: Vec<usize>,
     /// The prefixes of ids the page's framework numbers ([`numbered_prefixes`]).
     numbered: Vec<&'a str>,
-    /// For each radio button, how many of its form (or of no form) have its name
-    /// ([`lone_radio`]); 0 for anything else.
-    radio_names: Vec<u32>,
+    /// Each radio button's group ([`radio_group`]): the recorded element holding it,
+    /// and its members as the range `radio_lo..radio_hi` of `radio_list`. Empty when
+    /// the page has no radio button; `radio_hi` 0 for an element in no group.
+    radio_holder: Vec<u32>,
+    radio_lo: Vec<u32>,
+    radio_hi: Vec<u32>,
+    radio_list: Vec<usize>,
 }
 
 impl<'a> Page<'a> {
@@ -179,35 +183,133 @@ impl<'a> Page<'a> {
             child_start,
             child_list,
             numbered: numbered_prefixes(els),
-            radio_names: Vec::new(),
+            radio_holder: Vec::new(),
+            radio_lo: Vec::new(),
+            radio_hi: Vec::new(),
+            radio_list: Vec::new(),
         };
         page.demote_containers();
         page.demote_control_parts();
         page.modal = page.open_modal();
         page.derive_context();
-        // After derive_context: counted per form.
-        page.radio_names = page.count_radio_names();
+        // After derive_context: lone names are counted per form.
+        page.group_radios();
         page
     }
 
-    /// See `radio_names`.
-    fn count_radio_names(&self) -> Vec<u32> {
-        let mut counts = vec![0u32; self.els.len()];
+    /// Finds every radio button's group once ([`radio_group`]), in time linear in the
+    /// radios and their selectors: a page of thousands of radios is no n².
+    ///
+    /// The radios that may group are put in classes: those with no name or a generated
+    /// one by their name, and those whose name no other radio of their form (or, outside
+    /// any form, of the page) has by their form. Within a class, in document order, the
+    /// radios sharing the most selector steps with a radio are the run around it not
+    /// broken by a pair that shares fewer: elements sharing a DOM ancestor are a run of
+    /// the document's order, and so are selectors sharing their first steps.
+    #[inline(never)]
+    fn group_radios(&mut self) {
+        let n = self.els.len();
         let name = |o: usize| self.els[o].attr("name").map_or("", str::trim);
+        let form = |o: usize| self.form[o].unwrap_or(usize::MAX);
+        // How many radios of each form have each name (the form's number first, so no
+        // name makes two keys alike).
+        let key = |o: usize| format!("{}\u{2}{}", form(o), name(o));
         let mut radios = Vec::new();
+        let mut per: crate::HashMap<String, usize> = crate::HashMap::default();
         for (o, e) in self.els.iter().enumerate() {
             if e.tag == "input" && e.input_type() == "radio" {
                 radios.push(o);
+                *crate::slot(&mut per, key(o)) += 1;
             }
         }
+        let mut classes: crate::HashMap<String, Vec<usize>> = crate::HashMap::default();
         for &o in &radios {
-            for &x in &radios {
-                if self.form[x] == self.form[o] && name(x) == name(o) {
-                    counts[o] += 1;
+            let class = if !stable_id(name(o)) {
+                format!("\u{2}{}", name(o))
+            } else if per[&key(o)] == 1 {
+                format!("\u{1}{}", form(o))
+            } else {
+                // A name others of its form share: HTML's group.
+                continue;
+            };
+            crate::members(&mut classes, class).push(o);
+        }
+        if classes.is_empty() {
+            return;
+        }
+        let (mut holder, mut lo, mut hi) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+        let mut list = Vec::new();
+        for c in classes.values() {
+            let base = list.len();
+            list.extend_from_slice(c);
+            // The steps each radio's selector shares with the next one's.
+            let mut sel = Vec::new();
+            for &o in c {
+                sel.push(self.selector(o));
+            }
+            let mut shared = Vec::new();
+            for w in sel.windows(2) {
+                shared.push(
+                    w[0].split(" > ")
+                        .zip(w[1].split(" > "))
+                        .take_while(|(x, y)| x == y)
+                        .count(),
+                );
+            }
+            // For each pair, the run of radios around it whose pairs share as many: its
+            // first radio and its last.
+            let pairs = shared.len();
+            let (mut first, mut last) = (vec![0; pairs], vec![0; pairs]);
+            let mut stack: Vec<usize> = Vec::new();
+            for j in 0..pairs {
+                while stack.last().is_some_and(|&t| shared[t] >= shared[j]) {
+                    stack.pop();
                 }
+                first[j] = stack.last().map_or(0, |&t| t + 1);
+                stack.push(j);
+            }
+            stack.clear();
+            for j in (0..pairs).rev() {
+                while stack.last().is_some_and(|&t| shared[t] >= shared[j]) {
+                    stack.pop();
+                }
+                last[j] = stack.last().map_or(pairs, |&t| t);
+                stack.push(j);
+            }
+            for (k, &i) in c.iter().enumerate() {
+                // The nearest recorded ancestor holding another of the class, within its
+                // form.
+                let left_in = |a: usize| k > 0 && a < c[k - 1];
+                let right_in = |a: usize| c.get(k + 1).is_some_and(|&d| d < self.end[a]);
+                let Some(a) = self
+                    .ancestors(i)
+                    .find(|&a| left_in(a) || right_in(a) || self.els[a].tag == "form")
+                    .filter(|&a| left_in(a) || right_in(a))
+                else {
+                    continue;
+                };
+                // The run of those sharing the most steps with it, within `a` (a page's
+                // selectors that start afresh, at an id, may reach past it).
+                let left = left_in(a).then(|| shared[k - 1]);
+                let right = right_in(a).then(|| shared[k]);
+                let most = left.max(right);
+                let mut start = if left == most { first[k - 1] } else { k };
+                let mut end = if right == most { last[k] } else { k };
+                while c[start] <= a {
+                    start += 1;
+                }
+                while c[end] >= self.end[a] {
+                    end -= 1;
+                }
+                holder[i] = a as u32;
+                lo[i] = (base + start) as u32;
+                hi[i] = (base + end + 1) as u32;
             }
         }
-        counts
+        self.radio_holder = holder;
+        self.radio_lo = lo;
+        self.radio_hi = hi;
+        self.radio_list = list;
     }
 
     /// A plain element the page listens for clicks on that holds fields or several
@@ -1269,9 +1371,9 @@ pub fn names_something(s: &str) -> bool {
 /// A group of radio buttons with no `name`, or a generated one ([`radio_group`]): the recorded element
 /// holding them, and its members in document order (the first is the group's
 /// identity).
-pub struct RadioGroup {
+pub struct RadioGroup<'p> {
     pub holder: usize,
-    pub members: Vec<usize>,
+    pub members: &'p [usize],
 }
 
 /// The group of a radio button with no `name` (a component's radios, which HTML would
@@ -1287,68 +1389,14 @@ pub struct RadioGroup {
 /// `gr.Radio`: HTML leaves each a group of its own, which no person could clear, and
 /// the component's script makes them one): the lone-named radios under the nearest
 /// element holding another. `None` for a radio button with a name that names
-/// something and other radios share, or one alone.
-pub fn radio_group(page: &Page<'_>, i: usize) -> Option<RadioGroup> {
-    let name = |d: usize| page.els[d].attr("name").map(str::trim).unwrap_or("");
-    let own_name = name(i);
-    let by_lone = !own_name.is_empty() && stable_id(own_name);
-    if by_lone && !lone_radio(page, i) {
-        return None;
-    }
-    let same = |d: usize| {
-        page.els[d].tag == "input"
-            && page.els[d].input_type() == "radio"
-            && if by_lone {
-                page.form[d] == page.form[i] && stable_id(name(d)) && lone_radio(page, d)
-            } else {
-                name(d) == own_name
-            }
-    };
-    if !same(i) {
-        return None;
-    }
-    let own = page.selector(i);
-    for a in page.ancestors(i) {
-        // The nearest DOM ancestor holding another: the most selector steps shared.
-        let mut most = 0;
-        let mut members: Vec<usize> = Vec::new();
-        for d in page.descendants(a).filter(|d| *d != i && same(*d)) {
-            let shared = own
-                .split(" > ")
-                .zip(page.selector(d).split(" > "))
-                .take_while(|(x, y)| x == y)
-                .count();
-            if shared > most {
-                most = shared;
-                members.clear();
-            }
-            if shared == most {
-                members.push(d);
-            }
-        }
-        if members.is_empty() {
-            if page.els[a].tag == "form" {
-                break;
-            }
-            continue;
-        }
-        members.push(i);
-        crate::text::sort_indices(&mut members);
-        return Some(RadioGroup { holder: a, members });
-    }
-    None
-}
-
-/// Whether radio button `d` has a name no other radio of its form (or, outside any
-/// form, of the page) has.
-#[inline(never)]
-fn lone_radio(page: &Page<'_>, d: usize) -> bool {
-    // Anything but a radio button counts 0: no lone radio, and no group either.
-    !page.els[d]
-        .attr("name")
-        .map(str::trim)
-        .is_none_or(str::is_empty)
-        && page.radio_names[d] == 1
+/// something and other radios share, or one alone. Found for every radio at once when
+/// the page is read (`Page::group_radios`); this looks it up.
+pub fn radio_group<'p>(page: &'p Page<'_>, i: usize) -> Option<RadioGroup<'p>> {
+    let hi = page.radio_hi.get(i).map_or(0, |&h| h as usize);
+    (hi > 0).then(|| RadioGroup {
+        holder: page.radio_holder[i] as usize,
+        members: &page.radio_list[page.radio_lo[i] as usize..hi],
+    })
 }
 
 /// What each of a group of radio buttons [`radio_group`] found, or of checkboxes
@@ -1498,6 +1546,8 @@ mod tests {
 
     #[test]
     fn a_radio_is_lone_by_the_names_of_its_own_form() {
+        // "size" is lone in each form, "colour" is HTML's group of two, "opt-2" is lone:
+        // form b's lone radios are one group, form a's one is alone.
         let snap: PageSnapshot = serde_json::from_str(
             r##"{"url":"u","title":"t","elements":[
                 {"t":"form","s":"#a"},
@@ -1506,12 +1556,49 @@ mod tests {
                 {"t":"input","n":1,"p":2,"a":{"type":"radio","name":"size"}},
                 {"t":"input","n":2,"p":2,"a":{"type":"radio","name":"colour"}},
                 {"t":"input","n":3,"p":2,"a":{"type":"radio","name":"colour"}},
-                {"t":"input","n":4,"p":2,"a":{"type":"text","name":"note"}}]}"##,
+                {"t":"input","n":4,"p":2,"a":{"type":"radio","name":"opt-2"}},
+                {"t":"input","n":5,"p":2,"a":{"type":"text","name":"note"}}]}"##,
         )
         .expect("parses");
         let page = Page::new(&snap);
-        let lone: Vec<bool> = (0..7).map(|i| lone_radio(&page, i)).collect();
-        assert_eq!(lone, [false, true, false, true, false, false, false]);
+        let groups: Vec<Option<(usize, Vec<usize>)>> = (0..8)
+            .map(|i| radio_group(&page, i).map(|g| (g.holder, g.members.to_vec())))
+            .collect();
+        let b = Some((2, vec![3, 6]));
+        assert_eq!(groups, [None, None, None, b.clone(), None, None, b, None]);
+    }
+
+    #[test]
+    fn a_run_of_radios_is_grouped_by_the_steps_its_neighbours_share() {
+        // Unnamed radios: two under one unrecorded element, one beside it; and, under a
+        // second unrecorded element, a deeper pair and one above them.
+        let snap: PageSnapshot = serde_json::from_str(
+            r##"{"url":"u","title":"t","elements":[
+                {"t":"main","s":"main"},
+                {"t":"input","s":"div:nth-of-type(1) > input:nth-of-type(1)","r":true,"p":0,"a":{"type":"radio"}},
+                {"t":"input","s":"div:nth-of-type(1) > input:nth-of-type(2)","r":true,"p":0,"a":{"type":"radio"}},
+                {"t":"input","s":"input:nth-of-type(1)","r":true,"p":0,"a":{"type":"radio"}},
+                {"t":"input","s":"div:nth-of-type(2) > input:nth-of-type(1)","r":true,"p":0,"a":{"type":"radio"}},
+                {"t":"input","s":"div:nth-of-type(2) > p:nth-of-type(1) > input:nth-of-type(1)","r":true,"p":0,"a":{"type":"radio"}},
+                {"t":"input","s":"div:nth-of-type(2) > p:nth-of-type(1) > input:nth-of-type(2)","r":true,"p":0,"a":{"type":"radio"}}]}"##,
+        )
+        .expect("parses");
+        let page = Page::new(&snap);
+        let members: Vec<Vec<usize>> = (1..7)
+            .map(|i| radio_group(&page, i).map_or(Vec::new(), |g| g.members.to_vec()))
+            .collect();
+        assert_eq!(
+            members,
+            [
+                vec![1, 2],
+                vec![1, 2],
+                // Beside the first pair and the second element: every radio of `main`.
+                vec![1, 2, 3, 4, 5, 6],
+                vec![4, 5, 6],
+                vec![5, 6],
+                vec![5, 6],
+            ]
+        );
     }
 
     #[test]
