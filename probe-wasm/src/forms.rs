@@ -253,9 +253,26 @@ fn each_submit(
     claims: &mut Claims,
     found: &mut Vec<Found>,
 ) {
+    // Every button sends the same fields: their parameters are worked out for the
+    // first and copied to the rest (a form of thousands of fields and buttons is no n²
+    // of parameter work).
+    let mut first: Option<usize> = None;
     for &s in submits {
         let label = control_label(&page.els[s]);
-        let action = build(page, f, s, &label, fields, facts, ns.clone(), None);
+        let own = if first.is_some() { &[][..] } else { fields };
+        let mut action = build(page, f, s, &label, own, facts, ns.clone(), None);
+        match first {
+            Some(k) => {
+                let done = &found[k];
+                action.schema.parameters = done.schema.parameters.clone();
+                action.schema.signature = done.schema.signature.clone();
+                action.explain.parameters = done.explain.parameters.clone();
+                for &x in fields {
+                    action.cover(x);
+                }
+            }
+            None => first = Some(found.len()),
+        }
         claims.claim(s);
         found.push(action);
     }

@@ -208,13 +208,14 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
 
 fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
     let mut radio_done: HashMap<String, usize> = HashMap::default();
+    let mut next: HashMap<String, usize> = HashMap::default();
     for (i, e) in page.els.iter().enumerate() {
         if page.declared_scope[i] || lists.record_of(page, i).is_some() {
             continue;
         }
         let ns = page.namespace(i);
         if page.field(i) {
-            field_value(page, i, ns, &mut radio_done, out);
+            field_value(page, i, ns, &mut radio_done, &mut next, out);
             continue;
         }
         if !e.visible {
@@ -438,6 +439,7 @@ fn field_value(
     i: usize,
     ns: Option<&str>,
     radio_done: &mut HashMap<String, usize>,
+    next: &mut HashMap<String, usize>,
     out: &mut Objects,
 ) {
     let e = &page.els[i];
@@ -516,14 +518,10 @@ fn field_value(
     let Some(name) = name else { return };
     let mut key = page.key_under(ns, &name);
     // Fields named by their role alone are numbered as their parameters are (`text`,
-    // `text_2`): each keeps a key of its own.
+    // `text_2`): each keeps a key of its own, numbered on from the last number tried
+    // (thousands of unnamed boxes cost no n²).
     if by_role {
-        let base = key.clone();
-        let mut n = 2;
-        while out.values.contains_key(&key) {
-            key = format!("{base}_{n}");
-            n += 1;
-        }
+        key = crate::text::number_on(key, next, &|k| out.values.contains_key(k));
     }
     match (e.tag.as_str(), e.input_type().as_ref()) {
         ("input", "checkbox") => out.put(key, Value::Bool(e.attr("checked") == Some("true"))),

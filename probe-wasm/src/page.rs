@@ -14,6 +14,8 @@ const CONTROL: u8 = 1;
 const FIELD: u8 = 2;
 const REGION: u8 = 4;
 const HEADING: u8 = 8;
+/// A `<form>` element holding a control that submits it.
+const SENT: u8 = 16;
 
 /// How many recorded ancestors an element may have and still be read. Real pages nest
 /// their records a dozen deep at most (the corpus: 11); a page nesting thousands would
@@ -194,6 +196,19 @@ impl<'a> Page<'a> {
         page.derive_context();
         // After derive_context: lone names are counted per form.
         page.group_radios();
+        // Which forms hold a control that submits them, asked once per page (each
+        // button of a form asked it of the whole form: thousands of buttons were n²).
+        for d in 0..n {
+            if crate::classify::evidence::submits_form(&page, d) {
+                let mut a = page.parent[d];
+                while let Some(x) = a {
+                    if page.els[x].tag == "form" {
+                        page.kind[x] |= SENT;
+                    }
+                    a = page.parent[x];
+                }
+            }
+        }
         page
     }
 
@@ -534,6 +549,11 @@ impl<'a> Page<'a> {
     /// [`is_field`] of element `i`.
     pub fn field(&self, i: usize) -> bool {
         self.kind[i] & FIELD != 0
+    }
+
+    /// Whether `<form>` `f` holds a control that submits it.
+    pub fn sent(&self, f: usize) -> bool {
+        self.kind[f] & SENT != 0
     }
 
     /// [`is_region`] of element `i`.
@@ -1413,11 +1433,21 @@ pub fn group_choices(page: &Page<'_>, members: &[usize]) -> Vec<String> {
         let value = page.els[m].attr("value").unwrap_or("on").to_owned();
         let label = field_label(page, &page.els[m]);
         values_name |= names_something(&value) && stable_id(&value);
-        values_ok &= !value.trim().is_empty() && !values.contains(&value);
-        labels_ok &= !label.trim().is_empty() && !labels.contains(&label);
+        values_ok &= !value.trim().is_empty();
+        labels_ok &= !label.trim().is_empty();
         values.push(value);
         labels.push(label);
     }
+    // Each one distinct, told by sorting (thousands of options are no n²).
+    let distinct = |texts: &[String]| {
+        let mut all = Vec::new();
+        for t in texts {
+            all.push(t.as_str());
+        }
+        crate::text::sorted_distinct(&all).len() == texts.len()
+    };
+    values_ok = values_ok && distinct(&values);
+    labels_ok = labels_ok && distinct(&labels);
     if (values_ok && values_name) || !labels_ok {
         values
     } else {

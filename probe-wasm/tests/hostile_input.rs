@@ -350,3 +350,107 @@ fn thousands_of_checked_radios_are_grouped_once() {
         );
     }
 }
+
+/// Thousands of one field or button, each of which looked through all the others: the
+/// objects of unnamed boxes were numbered by trying every number from 2 (3,000 boxes:
+/// 0.2 s natively, 4 s at 8,000); each button of a form worked out the form's
+/// parameters again (2,000 switches drawn as buttons, which submit their form and are
+/// its fields too: 2 s); each button of a form asked the whole form whether anything
+/// submits it; and the options of a group were told apart by comparing each with
+/// every other. Each is asked once now, and says what it said of a few.
+#[test]
+fn thousands_of_one_field_or_button_are_read_as_a_few_are() {
+    let many = |n: usize, root: &str, field: &dyn Fn(usize) -> (String, Vec<(String, String)>)| {
+        let named: &[(&str, &str)] = if root == "form" {
+            &[("aria-label", "Prefs")]
+        } else {
+            &[]
+        };
+        let mut elements = vec![el_at(root, None, root, "", named)];
+        if root == "form" {
+            elements.push(el_at(
+                "input",
+                Some(0),
+                "form > input:nth-of-type(1)",
+                "",
+                &[("name", "q")],
+            ));
+        }
+        for k in 0..n {
+            let (tag, attrs) = field(k);
+            let attrs: Vec<(&str, &str)> = attrs
+                .iter()
+                .map(|(a, v)| (a.as_str(), v.as_str()))
+                .collect();
+            let text = if tag == "input" {
+                String::new()
+            } else {
+                format!("Opt {k}")
+            };
+            let at = format!("{root} > {tag}:nth-of-type({})", k + 2);
+            elements.push(el_at(&tag, Some(0), &at, &text, &attrs));
+        }
+        snapshot("http://127.0.0.1:1/prefs", "Prefs", elements)
+    };
+    let pairs = |p: &[(&str, &str)]| {
+        p.iter()
+            .map(|(a, v)| (a.to_string(), v.to_string()))
+            .collect()
+    };
+
+    // Unnamed boxes: each its own object and its own action, numbered in order.
+    let boxes = |_| ("input".to_owned(), pairs(&[("type", "text")]));
+    let cap = analyze_snapshot(&many(3_000, "main", &boxes), ProbeTier::WasmExtension);
+    // (The state lists the first 300 actions: `MAX_ACTIONS`.)
+    for k in ["text", "text_2", "text_200"] {
+        assert!(cap.actions.contains_key(&format!("fill_{k}")), "fill_{k}");
+    }
+    assert!(cap.objects.contains_key("text_1000"));
+
+    // Switches drawn as `<button>`s in a form: each submits the form with every switch
+    // (and the form's field) as its parameters, at most 200, the last as the first.
+    let switch = |_| {
+        (
+            "button".to_owned(),
+            pairs(&[("role", "switch"), ("aria-checked", "false")]),
+        )
+    };
+    for n in [3, 2_000] {
+        let cap = analyze_snapshot(&many(n, "form", &switch), ProbeTier::WasmExtension);
+        let (first, last) = (
+            &cap.actions["opt_0"],
+            // The last within the state's first 300 actions.
+            &cap.actions[&format!("opt_{}", (n - 1).min(250))],
+        );
+        assert_eq!(first.parameters, last.parameters);
+        assert_eq!(first.parameters.len(), (n + 1).min(200));
+    }
+
+    // Buttons that act in the page, in a form with a field and nothing that submits
+    // it: what is said of each is what is said of a few.
+    let button = |_| ("button".to_owned(), pairs(&[("type", "button")]));
+    let few = analyze_snapshot(&many(3, "form", &button), ProbeTier::WasmExtension);
+    let lots = analyze_snapshot(&many(3_000, "form", &button), ProbeTier::WasmExtension);
+    let (a, b) = (&few.actions["opt"], &lots.actions["opt"]);
+    assert_eq!(
+        (a.reversibility, a.confidence),
+        (b.reversibility, b.confidence)
+    );
+
+    // A group of boxes of one name: each value is offered, once.
+    let tags = |k: usize| {
+        let value = format!("t{k}");
+        (
+            "input".to_owned(),
+            pairs(&[("type", "checkbox"), ("name", "tags"), ("value", &value)]),
+        )
+    };
+    let cap = analyze_snapshot(&many(3_000, "form", &tags), ProbeTier::WasmExtension);
+    let offered = cap.actions.values().find_map(|a| {
+        a.parameters
+            .iter()
+            .find(|p| p.name == "tags")
+            .and_then(|p| p.allowed_values.clone())
+    });
+    assert_eq!(offered.map(|v| v.len()), Some(3_000));
+}

@@ -498,7 +498,7 @@ fn is_text_editor(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
 
 /// Whether control `idx` would submit its form (a `<button>` of a form without
 /// another type, a submit or image input).
-fn submits_form(page: &crate::page::Page<'_>, idx: usize) -> bool {
+pub(crate) fn submits_form(page: &crate::page::Page<'_>, idx: usize) -> bool {
     use crate::page::ElementRecordExt;
     let e = &page.els[idx];
     match e.tag.as_str() {
@@ -794,10 +794,8 @@ pub fn fills_form(page: &crate::page::Page<'_>, idx: usize) -> bool {
     if !acts_in_page(page, idx) {
         return false;
     }
-    if !page
-        .descendants(form)
-        .any(|d| d != idx && submits_form(page, d))
-    {
+    // Not `idx` itself, which acts in the page.
+    if !page.sent(form) {
         return false;
     }
     page.ancestors(idx)
