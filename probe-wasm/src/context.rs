@@ -210,7 +210,7 @@ impl PageFacts {
             } else {
                 return None;
             };
-            self.verbs.contains_key(other).then_some(other)
+            crate::kept(&self.verbs, other).map(|_| other)
         })
     }
 }

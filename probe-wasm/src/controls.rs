@@ -119,7 +119,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         if kind == Kind::Link {
             // The same link twice (header and footer) is one action.
             let key = format!("{base}\u{1}{href}");
-            if let Some(&idx) = links.get(&key) {
+            if let Some(idx) = crate::kept(&links, &key) {
                 found[idx].bind(page, i);
                 claims.claim(i);
                 continue;
@@ -322,7 +322,7 @@ fn toggle_or_choice(
         None => e.attr("name").unwrap_or("").to_owned(),
     };
     if is_radio {
-        if let Some(&idx) = radios.get(&group).filter(|_| !group.is_empty()) {
+        if let Some(idx) = crate::kept(radios, &group).filter(|_| !group.is_empty()) {
             // Another option of a group already offered: add its value (a group found
             // by where it sits offered them all at once).
             if unnamed.is_none() {
@@ -615,17 +615,20 @@ fn tab_bar(page: &Page<'_>, list: usize, claims: &mut Claims) -> Option<Found> {
         })
         .collect();
     let mut values: Vec<Value> = Vec::new();
+    // Each label once, in order (a bar of thousands of tabs is no n²).
+    let mut seen = HashMap::default();
     let mut selected = None;
     for &t in &tabs {
         let label = control_label(&page.els[t]);
         if label.is_empty() {
             continue;
         }
+        let fresh = std::mem::replace(crate::slot(&mut seen, label.clone()), 1) == 0;
         let v = Value::String(label);
         if page.els[t].attr("aria-selected").map(str::trim) == Some("true") {
             selected = Some(v.clone());
         }
-        if !values.contains(&v) {
+        if fresh {
             values.push(v);
         }
     }

@@ -223,7 +223,7 @@ fn put_twins_to_a_person(page: &Page<'_>, found: &mut [Found]) {
             *crate::slot(&mut count, form_key(key, form)) += 1;
         }
     }
-    let count_of = |k: &str| count.get(k).copied().unwrap_or(0);
+    let count_of = |k: &str| crate::kept(&count, k).unwrap_or(0);
     for i in 0..found.len() {
         let Some(key) = &keys[i] else {
             continue;
@@ -272,7 +272,7 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
         *crate::slot(&mut shared, f.name.clone()) += 1;
     }
     for f in found.iter_mut() {
-        if shared.get(&f.name).is_some_and(|n| *n > 1) {
+        if crate::kept(&shared, &f.name).is_some_and(|n| n > 1) {
             if let Some(&b) = f.bound.first() {
                 let label = crate::page::control_label(&page.els[b]);
                 f.name = with_numbers(&f.name, &label);
@@ -291,11 +291,11 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
             f.name.clone()
         };
         let mut name = base.clone();
-        if taken.contains_key(&name) {
+        if crate::kept(&taken, &name).is_some() {
             if let Some(ns) = f.ns.as_deref().map(slug).filter(|s| !s.is_empty()) {
                 name = format!("{base}_{ns}");
             }
-            name = crate::text::number_on(name, &mut next, &|n| taken.contains_key(n));
+            name = crate::text::number_on(name, &mut next, &|n| crate::kept(&taken, n).is_some());
         }
         *crate::slot(&mut taken, name.clone()) = 0;
         f.name = name;

@@ -33,6 +33,7 @@ pub fn discover(
 ) -> Vec<usize> {
     let mut left = Vec::new();
     let owners = owners(page);
+    let mut repeated = crate::HashMap::default();
     for f in 0..page.els.len() {
         let form = &page.els[f];
         if form.tag != "form" || !form.visible || claims.is_claimed(f) {
@@ -55,7 +56,7 @@ pub fn discover(
         // parameter: `rows` builds it.
         if submits.len() == 1
             && !fields.iter().any(|i| page.els[*i].visible)
-            && in_repeated_row(page, f, submits[0])
+            && in_repeated_row(page, f, submits[0], &mut repeated)
         {
             continue;
         }
@@ -299,8 +300,16 @@ pub fn submitter_facts(c: &ElementRecord, facts: &FormFacts) -> Option<FormFacts
 }
 
 /// Whether form `f`, with its one button `submit`, sits in a row (`tr`, `li`, `role=row`
-/// or `listitem`) whose siblings hold a form with a button of the same label.
-fn in_repeated_row(page: &Page<'_>, f: usize, submit: usize) -> bool {
+/// or `listitem`) whose siblings hold a form with a button of the same label. The rows
+/// of a list are read once (`seen`: for each list and row tag, how many rows hold such
+/// a form for each label), not once per row: a list of a thousand rows, each with its
+/// own "Delete" form, is no n².
+fn in_repeated_row(
+    page: &Page<'_>,
+    f: usize,
+    submit: usize,
+    seen: &mut crate::HashMap<String, usize>,
+) -> bool {
     let is_row = |i: usize| {
         let e = &page.els[i];
         matches!(e.tag.as_str(), "tr" | "li") || matches!(e.role(), "row" | "listitem")
@@ -315,20 +324,38 @@ fn in_repeated_row(page: &Page<'_>, f: usize, submit: usize) -> bool {
     if label.trim().is_empty() {
         return false;
     }
-    let alike = page
-        .children(list)
-        .iter()
-        .filter(|&&r| r != row && page.els[r].tag == page.els[row].tag)
-        .filter(|&&r| {
-            page.descendants(r).any(|d| {
-                page.els[d].tag == "form"
-                    && page
-                        .descendants(d)
-                        .any(|b| is_submit(&page.els[b]) && control_label(&page.els[b]) == label)
-            })
-        })
-        .count();
-    alike >= 1
+    let tag = &page.els[row].tag;
+    let rows = format!("{list}\u{1}{tag}\u{1}");
+    if std::mem::replace(crate::slot(seen, rows.clone()), 1) == 0 {
+        for &r in page.children(list) {
+            if page.els[r].tag == *tag {
+                let labels = submit_labels(page, r);
+                let mut each = Vec::new();
+                for l in &labels {
+                    each.push(l.as_str());
+                }
+                for l in crate::text::sorted_distinct(&each) {
+                    *crate::slot(seen, format!("{rows}{l}")) += 1;
+                }
+            }
+        }
+    }
+    let own = submit_labels(page, row).contains(&label) as usize;
+    crate::kept(seen, &format!("{rows}{label}")).unwrap_or(0) > own
+}
+
+/// The labels of the buttons that submit a form inside row `r`.
+#[inline(never)]
+fn submit_labels(page: &Page<'_>, r: usize) -> Vec<String> {
+    let mut labels = Vec::new();
+    for d in page.descendants(r).filter(|&d| page.els[d].tag == "form") {
+        for b in page.descendants(d) {
+            if is_submit(&page.els[b]) {
+                labels.push(control_label(&page.els[b]));
+            }
+        }
+    }
+    labels
 }
 
 /// Fields and a write button in one container, no `<form>`: filled, then clicked.

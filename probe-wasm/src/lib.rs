@@ -55,6 +55,12 @@ pub fn slot(map: &mut HashMap<String, usize>, key: String) -> &mut usize {
     map.entry(key).or_insert(0)
 }
 
+/// What is kept under `key`, if anything; see [`slot`].
+#[inline(never)]
+pub fn kept(map: &HashMap<String, usize>, key: &str) -> Option<usize> {
+    map.get(key).copied()
+}
+
 /// The indices kept under `key` (none when new); see [`slot`].
 #[inline(never)]
 pub fn members(map: &mut HashMap<String, Vec<usize>>, key: String) -> &mut Vec<usize> {

@@ -152,6 +152,7 @@ pub fn find(page: &Page<'_>) -> Lists {
         ..Lists::default()
     };
     let mut paths: HashMap<String, usize> = HashMap::default();
+    let mut next: HashMap<String, usize> = HashMap::default();
 
     // Declared lists first: their paths are the page's own and must not be renamed.
     let mut declared_rows: Vec<(String, usize)> = Vec::new();
@@ -318,7 +319,7 @@ pub fn find(page: &Page<'_>) -> Lists {
         {
             continue;
         }
-        let mut path = match (holder, ns) {
+        let path = match (holder, ns) {
             (Some((l, n)), _) => {
                 let outer = &lists.lists[l];
                 match &outer.item_names {
@@ -331,13 +332,9 @@ pub fn find(page: &Page<'_>) -> Lists {
             (None, Some(ns)) if item_names.is_some() && !named => ns.to_owned(),
             (None, _) => page.key_in(ns, &name),
         };
-        if paths.contains_key(&path) {
-            let mut n = 2;
-            while paths.contains_key(&format!("{path}_{n}")) {
-                n += 1;
-            }
-            path = format!("{path}_{n}");
-        }
+        // Numbered on from the last number tried: a page of thousands of lists of one
+        // name is no n².
+        let path = crate::text::number_on(path, &mut next, &|p| crate::kept(&paths, p).is_some());
         let mut column_parts = if grid {
             aria_columns(page, c)
         } else if container {

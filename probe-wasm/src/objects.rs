@@ -596,7 +596,7 @@ fn microdata(page: &Page<'_>, out: &mut Objects) {
     for s in scopes {
         let t = type_of(s);
         let n = crate::slot(&mut seen, t.clone());
-        let base = if totals[&t] > 1 {
+        let base = if crate::kept(&totals, &t).unwrap_or(0) > 1 {
             format!("{t}[{n}]")
         } else {
             t.clone()

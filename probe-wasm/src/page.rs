@@ -241,7 +241,7 @@ impl<'a> Page<'a> {
         for &o in &radios {
             let class = if !stable_id(name(o)) {
                 format!("\u{2}{}", name(o))
-            } else if per[&key(o)] == 1 {
+            } else if crate::kept(&per, &key(o)) == Some(1) {
                 format!("\u{1}{}", form(o))
             } else {
                 // A name others of its form share: HTML's group.
