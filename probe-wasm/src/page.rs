@@ -199,7 +199,7 @@ impl<'a> Page<'a> {
         // Which forms hold a control that submits them, asked once per page (each
         // button of a form asked it of the whole form: thousands of buttons were n²).
         for d in 0..n {
-            if crate::classify::evidence::submits_form(&page, d) {
+            if submits_form(&page, d) {
                 let mut a = page.parent[d];
                 while let Some(x) = a {
                     if page.els[x].tag == "form" {
@@ -779,6 +779,21 @@ fn number_prefix(id: &str) -> Option<&str> {
     let id = id.trim();
     let prefix = id.trim_end_matches(|c: char| c.is_ascii_digit());
     (!prefix.is_empty() && prefix.len() < id.len() && prefix.len() <= 24).then_some(prefix)
+}
+
+/// Whether control `idx` would submit its form (a `<button>` of a form without
+/// another type, a submit or image input).
+pub fn submits_form(page: &Page<'_>, idx: usize) -> bool {
+    let e = &page.els[idx];
+    match e.tag.as_str() {
+        "button" => {
+            page.form[idx].is_some()
+                && e.attr("type")
+                    .is_none_or(|t| t.trim().is_empty() || t.eq_ignore_ascii_case("submit"))
+        }
+        "input" => matches!(e.input_type().as_ref(), "submit" | "image"),
+        _ => false,
+    }
 }
 
 /// Ids a framework generated (`:r1:`, `ember123`, hashes) change between loads; keys

@@ -496,22 +496,6 @@ fn is_text_editor(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
     e.tag == "textarea" || crate::page::is_editable(e) || e.role() == "textbox"
 }
 
-/// Whether control `idx` would submit its form (a `<button>` of a form without
-/// another type, a submit or image input).
-pub(crate) fn submits_form(page: &crate::page::Page<'_>, idx: usize) -> bool {
-    use crate::page::ElementRecordExt;
-    let e = &page.els[idx];
-    match e.tag.as_str() {
-        "button" => {
-            page.form[idx].is_some()
-                && e.attr("type")
-                    .is_none_or(|t| t.trim().is_empty() || t.eq_ignore_ascii_case("submit"))
-        }
-        "input" => matches!(e.input_type().as_ref(), "submit" | "image"),
-        _ => false,
-    }
-}
-
 /// A control that can only act in the page: not a field, not a submit, not a link to a
 /// URL (`href="#"` and `javascript:` run a script of the page).
 fn acts_in_page(page: &crate::page::Page<'_>, idx: usize) -> bool {
@@ -522,7 +506,7 @@ fn acts_in_page(page: &crate::page::Page<'_>, idx: usize) -> bool {
             let h = h.trim();
             !h.is_empty() && h != "#" && !h.to_ascii_lowercase().starts_with("javascript:")
         });
-    page.control(idx) && !page.field(idx) && !submits_form(page, idx) && !real_link
+    page.control(idx) && !page.field(idx) && !crate::page::submits_form(page, idx) && !real_link
 }
 
 /// A control that acts in the page and says no verb, right before an element holding
@@ -744,7 +728,7 @@ pub fn editor_toolbar_button(page: &crate::page::Page<'_>, idx: usize) -> bool {
     let mut buttons = 0;
     let mut formatting = false;
     for d in page.descendants(group) {
-        if submits_form(page, d) {
+        if crate::page::submits_form(page, d) {
             return false;
         }
         if acts_in_page(page, d) {

@@ -39,7 +39,7 @@
 //! (evidence into signals), [`score`] (signals into a tier and a confidence) and, here,
 //! the rules about declarations.
 
-pub(crate) mod evidence;
+mod evidence;
 mod gather;
 mod lexicon;
 mod score;
