@@ -76,8 +76,9 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
     }
     let mut cov = Coverage::default();
     // Per group of controls, whether it is an editor's toolbar (see formats_an_editor):
-    // 0 not known yet, 1 no, 2 yes. Asked of each of a group's controls, it is read
-    // once per group: a group of thousands of buttons is no n².
+    // in bits 1 and 2, 0 not known yet, 1 no, 2 yes; and per element around a group,
+    // whether it holds an editor (bit 4 no, bit 8 yes). Asked of each of a group's
+    // controls, each is read once: a group of thousands of buttons is no n².
     let mut toolbars = vec![0u8; page.els.len()];
     for (i, e) in page.els.iter().enumerate() {
         // Behind an open modal dialog nothing can be reached, so nothing is offered.
@@ -184,15 +185,16 @@ fn formats_an_editor(page: &Page<'_>, i: usize, toolbars: &mut [u8]) -> bool {
     let Some(group) = page.ancestors(i).next() else {
         return false;
     };
-    if toolbars[group] == 0 {
-        toolbars[group] = 1 + u8::from(editor_beside(page, group));
+    if toolbars[group] & 3 == 0 {
+        let beside = editor_beside(page, group, toolbars);
+        toolbars[group] |= 1 + u8::from(beside);
     }
-    toolbars[group] == 2
+    toolbars[group] & 3 == 2
 }
 
 /// Three or more controls under `group`, none of which submits, beside a text area or
 /// an editable region.
-fn editor_beside(page: &Page<'_>, group: usize) -> bool {
+fn editor_beside(page: &Page<'_>, group: usize, toolbars: &mut [u8]) -> bool {
     let mut controls = 0;
     for d in page.descendants(group) {
         if page.control(d) {
@@ -205,12 +207,18 @@ fn editor_beside(page: &Page<'_>, group: usize) -> bool {
     if controls < 3 {
         return false;
     }
-    // The editor sits beside the group: under the group's parent (or grandparent).
+    // The editor sits beside the group: under the group's parent (or grandparent),
+    // each asked once (bits 4 and 8 of `toolbars`): the cells of a table of thousands of
+    // rows ask about the one table.
     page.ancestors(group).take(2).any(|around| {
-        page.descendants(around).any(|d| {
-            let el = &page.els[d];
-            el.tag == "textarea" || is_editable(el)
-        })
+        if toolbars[around] & 12 == 0 {
+            let holds = page.descendants(around).any(|d| {
+                let el = &page.els[d];
+                el.tag == "textarea" || is_editable(el)
+            });
+            toolbars[around] |= if holds { 8 } else { 4 };
+        }
+        toolbars[around] & 8 != 0
     })
 }
 

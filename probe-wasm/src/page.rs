@@ -221,7 +221,6 @@ impl<'a> Page<'a> {
     /// radios sharing the most selector steps with a radio are the run around it not
     /// broken by a pair that shares fewer: elements sharing a DOM ancestor are a run of
     /// the document's order, and so are selectors sharing their first steps.
-    #[inline(never)]
     fn group_radios(&mut self) {
         let n = self.els.len();
         let name = |o: usize| self.els[o].attr("name").map_or("", str::trim);
