@@ -17,6 +17,9 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
     // Keyed by "label\u{1}href" (one HashMap type across the probe keeps the wasm small).
     let mut links: HashMap<String, usize> = HashMap::default();
     let mut radios: HashMap<String, usize> = HashMap::default();
+    // Per form, whether it is switches sent as they change (`toggles_alone`): 0 not
+    // asked yet, 1 no, 2 yes. Asked by each of its fields, it is read once per form.
+    let mut alone = vec![0u8; page.els.len()];
     // Fields a form-like action already fills.
     let mut filled = vec![false; page.els.len()];
     for f in found
@@ -39,7 +42,7 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
             found.push(action);
             continue;
         }
-        if let Some(action) = toggle_or_choice(page, i, &mut radios, found) {
+        if let Some(action) = toggle_or_choice(page, i, &mut radios, &mut alone, found) {
             claims.claim(i);
             found.push(action);
             continue;
@@ -295,11 +298,17 @@ fn toggle_or_choice(
     page: &Page<'_>,
     i: usize,
     radios: &mut HashMap<String, usize>,
+    alone: &mut [u8],
     found: &mut [Found],
 ) -> Option<Found> {
     let e = &page.els[i];
-    if page.form[i].is_some_and(|f| !toggles_alone(page, f)) {
-        return None;
+    if let Some(f) = page.form[i] {
+        if alone[f] == 0 {
+            alone[f] = 1 + u8::from(toggles_alone(page, f));
+        }
+        if alone[f] == 1 {
+            return None;
+        }
     }
     let is_checkbox = (e.tag == "input" && e.input_type() == "checkbox")
         || matches!(e.role(), "switch" | "checkbox" | "menuitemcheckbox");

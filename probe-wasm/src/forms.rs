@@ -329,13 +329,11 @@ fn in_repeated_row(
     if std::mem::replace(crate::slot(seen, rows.clone()), 1) == 0 {
         for &r in page.children(list) {
             if page.els[r].tag == *tag {
-                let labels = submit_labels(page, r);
-                let mut each = Vec::new();
-                for l in &labels {
-                    each.push(l.as_str());
-                }
-                for l in crate::text::sorted_distinct(&each) {
-                    *crate::slot(seen, format!("{rows}{l}")) += 1;
+                // Each label counted once per row (marked under the row's number).
+                for l in submit_labels(page, r) {
+                    if std::mem::replace(crate::slot(seen, format!("{rows}{l}\u{2}{r}")), 1) == 0 {
+                        *crate::slot(seen, format!("{rows}{l}")) += 1;
+                    }
                 }
             }
         }
@@ -345,7 +343,6 @@ fn in_repeated_row(
 }
 
 /// The labels of the buttons that submit a form inside row `r`.
-#[inline(never)]
 fn submit_labels(page: &Page<'_>, r: usize) -> Vec<String> {
     let mut labels = Vec::new();
     for d in page.descendants(r).filter(|&d| page.els[d].tag == "form") {
@@ -377,6 +374,7 @@ pub fn discover_implicit(
     let loose: Vec<usize> = (0..page.els.len())
         .filter(|&i| page.form[i].is_none() && form_field(page, i))
         .collect();
+    let mut last: Option<(usize, Vec<usize>, FormFacts)> = None;
     for &b in &senders {
         if claims.is_claimed(b)
             // A `<form>` that holds buttons and no field of its own is only a wrapper:
@@ -431,9 +429,16 @@ pub fn discover_implicit(
         if !any_to_fill(page, &fields) {
             continue;
         }
-        let facts = form_facts(page, group, &fields, false, true);
+        // The group's facts (its heading, whether it edits a record) are the last
+        // button's when it sends the same fields from the same group: thousands of
+        // buttons in one group read its headings once, not once each.
+        let facts = match &last {
+            Some((g, f, facts)) if *g == group && *f == fields => facts.clone(),
+            _ => form_facts(page, group, &fields, false, true),
+        };
         let ns = page.namespace_incl(group).map(str::to_owned);
         let action = build(page, group, b, &label, &fields, &facts, ns, None);
+        last = Some((group, fields, facts));
         claims.claim(b);
         found.push(action);
     }
