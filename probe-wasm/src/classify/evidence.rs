@@ -459,16 +459,10 @@ fn group_inverse(page: &crate::page::Page<'_>, idx: usize, label: &str) -> Optio
 pub fn formats_text(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool {
     use crate::page::ElementRecordExt;
     let e = &page.els[idx];
-    let submits = match e.tag.as_str() {
-        "button" => {
-            page.form[idx].is_some()
-                && e.attr("type")
-                    .is_none_or(|t| t.trim().is_empty() || t.eq_ignore_ascii_case("submit"))
-        }
-        "input" => matches!(e.input_type().as_ref(), "submit" | "image"),
-        _ => false,
-    };
-    if submits || page.field(idx) || (e.tag == "a" && e.attr("href").is_some_and(|h| h != "#")) {
+    if crate::page::submits_form(page, idx)
+        || page.field(idx)
+        || (e.tag == "a" && e.attr("href").is_some_and(|h| h != "#"))
+    {
         return false;
     }
     let formatting = crate::text::words(label)
