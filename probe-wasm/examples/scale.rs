@@ -123,18 +123,21 @@ fn page(n: usize, kind: &str, in_form: bool) -> PageSnapshot {
     }
     support::snapshot("http://127.0.0.1:1/p", "P", els)
 }
+/// Records an element under `parent` at `sel` and returns its index.
+fn push(
+    els: &mut Vec<ElementRecord>,
+    tag: &str,
+    parent: usize,
+    sel: String,
+    text: &str,
+    attrs: &[(&str, &str)],
+) -> usize {
+    els.push(el_at(tag, Some(parent as u32), &sel, text, attrs));
+    els.len() - 1
+}
+
 fn shapes(n: usize, shape: &str) -> PageSnapshot {
     let mut els: Vec<ElementRecord> = vec![el_at("main", None, "main", "", &[])];
-    let push = |els: &mut Vec<ElementRecord>,
-                tag: &str,
-                parent: usize,
-                sel: String,
-                text: &str,
-                attrs: &[(&str, &str)]|
-     -> usize {
-        els.push(el_at(tag, Some(parent as u32), &sel, text, attrs));
-        els.len() - 1
-    };
     match shape {
         "rowforms" => {
             let t = push(&mut els, "table", 0, "main > table".into(), "", &[]);
@@ -639,16 +642,6 @@ fn shapes(n: usize, shape: &str) -> PageSnapshot {
 }
 fn shapes2(n: usize, shape: &str) -> PageSnapshot {
     let mut els: Vec<ElementRecord> = vec![el_at("main", None, "main", "", &[])];
-    let push = |els: &mut Vec<ElementRecord>,
-                tag: &str,
-                parent: usize,
-                sel: String,
-                text: &str,
-                attrs: &[(&str, &str)]|
-     -> usize {
-        els.push(el_at(tag, Some(parent as u32), &sel, text, attrs));
-        els.len() - 1
-    };
     match shape {
         "rowbuttons" => {
             let t = push(&mut els, "table", 0, "main > table".into(), "", &[]);

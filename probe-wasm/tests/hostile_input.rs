@@ -584,15 +584,7 @@ fn a_table_of_rows_of_buttons_is_asked_about_once() {
     };
     let few = analyze_snapshot(&page(3), ProbeTier::WasmExtension);
     let many = analyze_snapshot(&page(3_000), ProbeTier::WasmExtension);
-    for name in ["archive", "refund", "pin"] {
-        let (a, b) = (&few.actions[name], &many.actions[name]);
-        assert_eq!(a.signature, b.signature, "{name}");
-        assert_eq!(
-            (a.reversibility, a.confidence),
-            (b.reversibility, b.confidence),
-            "{name}"
-        );
-    }
+    says_the_same(&few, &many, &["archive", "refund", "pin"]);
 }
 
 /// Thousands of buttons that send the fields beside them, in one element (found by
@@ -635,15 +627,7 @@ fn thousands_of_sending_buttons_beside_fields_read_their_headings_once() {
     };
     let few = analyze_snapshot(&page(3), ProbeTier::WasmExtension);
     let many = analyze_snapshot(&page(3_000), ProbeTier::WasmExtension);
-    for name in ["add_0", "add_2"] {
-        let (a, b) = (&few.actions[name], &many.actions[name]);
-        assert_eq!(a.signature, b.signature, "{name}");
-        assert_eq!(
-            (a.reversibility, a.confidence),
-            (b.reversibility, b.confidence),
-            "{name}"
-        );
-    }
+    says_the_same(&few, &many, &["add_0", "add_2"]);
 }
 
 /// A form of thousands of boxes (found by `probe_snapshot`: each box asked whether its
@@ -677,4 +661,22 @@ fn a_form_of_thousands_of_boxes_is_asked_about_once() {
     let sent = analyze_snapshot(&page(3_000, true), ProbeTier::WasmExtension);
     assert!(!sent.actions.contains_key("set_box_2"));
     assert_eq!(sent.actions["save"].parameters.len(), 200);
+}
+
+/// Actions `names` say the same on a page of thousands as on a page of a few: their
+/// signature, tier and confidence.
+fn says_the_same(
+    few: &nsp_protocol::PageCapture,
+    many: &nsp_protocol::PageCapture,
+    names: &[&str],
+) {
+    for name in names {
+        let (a, b) = (&few.actions[*name], &many.actions[*name]);
+        assert_eq!(a.signature, b.signature, "{name}");
+        assert_eq!(
+            (a.reversibility, a.confidence),
+            (b.reversibility, b.confidence),
+            "{name}"
+        );
+    }
 }
