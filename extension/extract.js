@@ -179,6 +179,28 @@
   let ROWS_SEEN = 0;
   // Records whose controls are in a row already (twinRows looks no further).
   const IN_ROW_TAGS = new Set(["tr", "td", "th", "li"]);
+  // How far above a control Extractor.cardRows looks for the card holding it.
+  const CARD_DEPTH = 6;
+
+  // Whether `el` is a row (or a cell) that markup, a role or a class says is one: what
+  // holds it is a list already.
+  /** @param {Element} el */
+  function rowish(el) {
+    return ROW_TAGS.has(el.localName) || IN_ROW_TAGS.has(el.localName) || ROW_ROLES.has(el.getAttribute("role") || "") || TABLE_ROW_CLASS.test(el.getAttribute("class") || "");
+  }
+
+  // Whether `p` has three or more children, all of one tag and one class (a grid's
+  // cards).
+  /** @param {Element} p */
+  function sameShape(p) {
+    const kids = p.children;
+    if (kids.length < 3) return false;
+    const tag = kids[0].localName;
+    const cls = kids[0].getAttribute("class");
+    if (!cls || !cls.trim()) return false;
+    for (const k of kids) if (k.localName !== tag || k.getAttribute("class") !== cls) return false;
+    return true;
+  }
   // Attributes whose presence the record asks the DOM about (see note()).
   const ASK_LABELLEDBY = 1;
   const ASK_ARIA_DISABLED = 2;
@@ -2162,12 +2184,16 @@
     // controls apart. Returns whether any row is new.
     twinRows() {
       const recs = this.recs;
+      // Cards first: a book in two grids is no twin making rows of the grids' sections.
+      /** @type {Set<number>} */
+      const inCard = new Set();
+      const carded = this.cardRows(inCard);
       /** @type {Map<string, number[]>} */
       const groups = new Map();
       for (let i = 0; i < recs.length; i++) {
         const r = recs[i];
         const label = r[6] || r[R_TEXT];
-        if (r[R_PARENT] === null || !label || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || r[0] === "a" || (r[3] & F_CLICKABLE) !== 0)) continue;
+        if (inCard.has(i) || r[R_PARENT] === null || !label || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || r[0] === "a" || (r[3] & F_CLICKABLE) !== 0)) continue;
         // In a table's row or cell or a list's item: that is the row already.
         const parent = recs[r[R_PARENT]];
         if (parent !== undefined && IN_ROW_TAGS.has(parent[0])) continue;
@@ -2199,6 +2225,89 @@
         }
         TWIN_LISTS.add(holder);
       }
+      return carded || added;
+    }
+
+    // Cards drawn with nothing that says they are rows (a grid of books or products:
+    // a cover, a title and an author, each a link): three or more children of one
+    // element, all of one tag and one class, each holding a recorded link or button
+    // below it, no field, and words of its own different from every other's. From a
+    // control, up to CARD_DEPTH ancestors are climbed to the first whose siblings all
+    // share its tag and class; a control that is itself such a sibling (a bar of links)
+    // is no card. Marked as twinRows marks its rows; `inCard` gets the records of the
+    // controls inside a card. Returns whether any row is new.
+    /** @param {Set<number>} inCard */
+    cardRows(inCard) {
+      const recs = this.recs;
+      /** @type {Map<number, Element>} */
+      const cardOf = new Map();
+      /** @type {Map<Element, boolean>} */
+      const uniform = new Map();
+      /** @type {Set<Element>} */
+      const reached = new Set();
+      /** @type {Set<Element>} */
+      const holders = new Set();
+      for (let i = 0; i < recs.length; i++) {
+        const r = recs[i];
+        if ((r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "a" || r[0] === "button")) continue;
+        // In a table's row or cell or a list's item: that is the row already.
+        const parent = r[R_PARENT] === null ? undefined : recs[r[R_PARENT]];
+        if (parent !== undefined && IN_ROW_TAGS.has(parent[0])) continue;
+        /** @type {Element} */
+        let a = this.nodes[i];
+        for (let d = 0; d < CARD_DEPTH; d++) {
+          const p = a.parentElement;
+          if (TWIN_ROWS.has(a)) inCard.add(i);
+          if (!p || rowish(a) || rowish(p) || TWIN_ROWS.has(a)) break;
+          let u = uniform.get(p);
+          if (u === undefined) {
+            u = sameShape(p);
+            uniform.set(p, u);
+          }
+          if (u) {
+            if (d > 0) {
+              holders.add(p);
+              reached.add(a);
+              cardOf.set(i, a);
+            }
+            break;
+          }
+          a = p;
+        }
+      }
+      let added = false;
+      for (const holder of holders) {
+        const cards = holder.children;
+        /** @type {Set<string>} */
+        const words = new Set();
+        let ok = true;
+        for (const card of cards) {
+          const w = norm(card.textContent, 200);
+          if (!reached.has(card) || w === "" || words.has(w) || card.querySelector("input, select, textarea, [contenteditable]") !== null) {
+            ok = false;
+            break;
+          }
+          words.add(w);
+        }
+        if (!ok) continue;
+        for (const card of cards) {
+          if (TWIN_ROWS.has(card)) continue;
+          TWIN_ROWS.add(card);
+          ROWS_SEEN++;
+          added = true;
+        }
+        TWIN_LISTS.add(holder);
+        // The element holding the grid and a heading before it ("Books" above the
+        // cards): recorded too, so that the list is named by its heading.
+        const up = holder.parentElement;
+        for (let s = holder.previousElementSibling, n = 0; up && s && n < 3; s = s.previousElementSibling, n++) {
+          if (/^h[1-6]$/.test(s.localName)) {
+            TWIN_LISTS.add(up);
+            break;
+          }
+        }
+      }
+      for (const [i, card] of cardOf) if (TWIN_ROWS.has(card)) inCard.add(i);
       return added;
     }
 

@@ -143,15 +143,9 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         let mut ev = Evidence::on_page(kind, &label, page, i);
         ev.href = e.attr("href");
         ev.danger = is_danger_class(e.classes());
-        ev.confirms = e.has("data-confirm")
-            || e.has("data-turbo-confirm")
-            || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
-        let method = e
-            .attr("data-method")
-            .or_else(|| e.attr("data-turbo-method"))
-            .map(|m| m.trim().to_ascii_lowercase());
-        ev.data_method = method.as_deref().filter(|m| *m != "get");
-        ev.in_dialog = page.in_dialog[i];
+        ev.confirms = crate::page::asks_confirm(e);
+        let method = crate::page::data_method(e);
+        ev.data_method = method.as_deref();
         let verdict = classify(&ev);
         let menu = open_menu_of(page, i);
         // The label as the description quotes it: without a shortcut hint.

@@ -176,10 +176,8 @@ fn evidence<'a>(
 ) -> Evidence<'a> {
     let mut ev = Evidence::on_page(kind_of(e), label, page, idx);
     ev.danger = is_danger_class(e.classes());
-    ev.confirms =
-        e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
+    ev.confirms = crate::page::asks_confirm(e);
     ev.opens_popup = e.has("aria-haspopup") || e.has("aria-expanded");
-    ev.in_dialog = page.in_dialog[idx];
     ev.description = e.attr("data-nsp-description").unwrap_or("");
     ev
 }

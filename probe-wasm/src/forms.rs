@@ -1113,8 +1113,7 @@ pub fn build(
     ev.form = Some(own.as_ref().unwrap_or(facts));
     ev.disabled = c.disabled;
     ev.danger = is_danger_class(c.classes());
-    ev.confirms = c.has("data-confirm") || c.has("data-turbo-confirm");
-    ev.in_dialog = page.in_dialog[control];
+    ev.confirms = crate::page::asks_confirm(c);
     ev.declared = declared.and_then(|d| d.1);
     // What the page says the form does: its WebMCP `tooldescription`, else its
     // `data-nsp-description`. Evidence like any other text.

@@ -780,6 +780,26 @@ fn number_prefix(id: &str) -> Option<&str> {
     (!prefix.is_empty() && prefix.len() < id.len() && prefix.len() <= 24).then_some(prefix)
 }
 
+/// Whether `e` asks `confirm()` before it acts: Rails' `data-confirm`, Turbo's
+/// `data-turbo-confirm`, an inline handler calling `confirm(`.
+pub fn asks_confirm(e: &ElementRecord) -> bool {
+    e.has("data-confirm")
+        || e.has("data-turbo-confirm")
+        || e.attr("onclick").is_some_and(|o| o.contains("confirm("))
+}
+
+/// The method a link's `data-method` (Rails', Laravel's) or `data-turbo-method` sends,
+/// lowercased, unless it is GET: a click on it submits that request instead of
+/// navigating.
+pub fn data_method(e: &ElementRecord) -> Option<String> {
+    let m = e
+        .attr("data-method")
+        .or_else(|| e.attr("data-turbo-method"))?
+        .trim()
+        .to_ascii_lowercase();
+    (m != "get").then_some(m)
+}
+
 /// Whether control `idx` would submit its form (a `<button>` of a form without
 /// another type, a submit or image input).
 pub fn submits_form(page: &Page<'_>, idx: usize) -> bool {

@@ -88,6 +88,24 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                 } else {
                     control_label(e)
                 };
+                // The same link twice in one row, drawn as a picture and then in words
+                // (a card's cover and its title, both opening the book): one control,
+                // the one in words, found among the next few records.
+                if e.tag == "a"
+                    && e.text.is_empty()
+                    && e.has("href")
+                    && (c + 1..page.end[row].min(c + 8)).any(|d| {
+                        let o = &page.els[d];
+                        o.tag == "a"
+                            && !o.text.is_empty()
+                            && o.visible
+                            && !o.disabled
+                            && o.attr("href") == e.attr("href")
+                    })
+                {
+                    claims.claim(c);
+                    continue;
+                }
                 // "Delete Buy milk", "Delete Call the plumber": a label naming its own
                 // row's record is the same control on every row, named by the rest.
                 let label = if toggle {
@@ -168,7 +186,9 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
                     // Page text: the separator must not come from it.
                     gk.extend(class.chars().filter(|c| !c.is_control()));
                 }
-                let _ = write!(gk, "\u{1}{}\u{1}{spec}", page.els[row].tag);
+                // The list too: rows of two lists are two sets of records, each with its
+                // own action (a grid of "Discover" books above the grid of all books).
+                let _ = write!(gk, "\u{1}{}\u{1}{spec}\u{1}{l}", page.els[row].tag);
                 let g = match index.get(gk.as_str()) {
                     Some(&g) => g,
                     None => {
@@ -588,8 +608,8 @@ fn link_columns(page: &Page<'_>, lists: &Lists, groups: Vec<Group>) -> Vec<Group
                 let e = &page.els[c];
                 e.tag == "a"
                     && e.has("href")
-                    && !e.has("data-method")
-                    && !e.has("data-confirm")
+                    && crate::page::data_method(e).is_none()
+                    && !crate::page::asks_confirm(e)
                     && !e.has("onclick")
                     && !is_danger_class(e.classes())
             })
@@ -782,6 +802,15 @@ fn link_lists(
         let c = g.controls[0];
         let e = &page.els[c];
         if e.tag != "a" || kind_of(e) != Kind::Link {
+            continue;
+        }
+        // A link that does more than open a page is no choice of the list's: one that
+        // ends the session ("Logout" in a top bar) or whose markup writes (Rails'
+        // `data-method="delete"`, `data-confirm`) is its own action, gated as what it
+        // does. Its words otherwise name a record (a search result "Delete an account").
+        if crate::classify::logs_out(&crate::classify::hits(&control_label(e)))
+            || judge(page, c, Kind::Link, "", true, false).tier != nsp_protocol::Reversibility::Read
+        {
             continue;
         }
         let shape = format!("{}.{}", e.tag, e.classes());
@@ -1030,19 +1059,11 @@ fn judge_as(
     ev.positional = positional;
     ev.href = e.attr("href");
     ev.danger = is_danger_class(e.classes());
-    ev.confirms =
-        e.has("data-confirm") || e.attr("onclick").is_some_and(|o| o.contains("confirm("));
+    ev.confirms = crate::page::asks_confirm(e);
     // `on_page` has judged it already (`controls::opens_popup`).
     ev.opens_popup = ev.opens_popup || e.has("aria-haspopup") || e.has("aria-expanded");
-    ev.data_method = e
-        .attr("data-method")
-        .map(str::trim)
-        .filter(|m| !m.eq_ignore_ascii_case("get"));
-    let lowered;
-    if let Some(m) = ev.data_method {
-        lowered = m.to_ascii_lowercase();
-        ev.data_method = Some(&lowered);
-    }
+    let method = crate::page::data_method(e);
+    ev.data_method = method.as_deref();
     // A row's button that submits a form of its own (a "Delete" posted per row): the
     // form's method and address are evidence, as for any form.
     // Its own `formmethod` and `formaction` (a row's button in a form around the whole

@@ -1889,3 +1889,79 @@ fn the_links_of_a_lists_one_row_are_each_its_own_action() {
         "the navigation's links stay one action: {names:?}"
     );
 }
+
+#[test]
+fn a_link_that_acts_is_no_choice_of_its_lists_links() {
+    // Calibre-Web's top bar lists "Tasks", "Admin" and "Logout" as links of one shape:
+    // they were one read, `open_main_nav(title)`, and `title: "Logout"` ended the
+    // session through the gate as a read. Rails' sign-out sends a DELETE from a nav
+    // list's link. A link that does more than open a page is its own action; one that
+    // opens a page where a deletion is confirmed ("Delete account") stays a choice.
+    let nav = |last: &[(&str, &str)]| {
+        snap(vec![
+            el("ul", None, "", &[("id", "nav")]),
+            el("li", Some(0), "", &[]),
+            el("a", Some(1), "Books", &[("href", "/books")]),
+            el("li", Some(0), "", &[]),
+            el(
+                "a",
+                Some(3),
+                "Delete account",
+                &[("href", "/account/delete")],
+            ),
+            el("li", Some(0), "", &[]),
+            el("a", Some(5), "Logout", last),
+        ])
+    };
+    for (attrs, name) in [
+        (vec![("href", "/logout")], "open_logout"),
+        (
+            vec![("href", "/users/sign_out"), ("data-method", "delete")],
+            "logout",
+        ),
+        (
+            vec![("href", "/users/sign_out"), ("data-turbo-method", "delete")],
+            "logout",
+        ),
+    ] {
+        let c = analyze(&nav(&attrs));
+        let choices: Vec<&serde_json::Value> = c
+            .actions
+            .values()
+            .flat_map(|a| &a.parameters)
+            .flat_map(|p| p.allowed_values.iter().flatten())
+            .collect();
+        assert_eq!(choices, ["Books", "Delete account"], "{attrs:?}");
+        let own = &c.actions[name];
+        // Logging in again undoes it, the DELETE included: the session is what it deletes.
+        assert_eq!(
+            own.reversibility,
+            Reversibility::ReversibleWrite,
+            "{attrs:?}"
+        );
+        assert!(own.confidence >= 0.8, "{attrs:?}: {}", own.confidence);
+    }
+    // Tags each removed by a link that sends a DELETE: none is a choice of a read.
+    let c = analyze(&snap(vec![
+        el("ul", None, "", &[("id", "tags")]),
+        el("li", Some(0), "", &[]),
+        el(
+            "a",
+            Some(1),
+            "rust",
+            &[("href", "/tags/1"), ("data-turbo-method", "delete")],
+        ),
+        el("li", Some(0), "", &[]),
+        el(
+            "a",
+            Some(3),
+            "wasm",
+            &[("href", "/tags/2"), ("data-turbo-method", "delete")],
+        ),
+    ]));
+    for (name, a) in &c.actions {
+        if !a.internal_target.starts_with("builtin:") {
+            assert_ne!(a.reversibility, Reversibility::Read, "{name}");
+        }
+    }
+}

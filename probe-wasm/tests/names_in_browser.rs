@@ -1540,6 +1540,73 @@ async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
 }
 
 #[wasm_bindgen_test]
+async fn cards_of_a_grid_are_records_opened_by_their_title() {
+    // Calibre-Web's book grids: under a heading, cards of `div`s of one class, each a
+    // cover (a picture linking to the book), the title linking to the same place, and
+    // the author. Nothing says they are rows, and no control repeats its label: each
+    // book and author was an action of its own (`open_dune`, `open_frank_herbert`) and
+    // no object held a book. The cards are rows: one list per grid, named by its
+    // heading, whose records hold title and author, and one action opening a book by
+    // its title. A bar of links of one class is no grid of cards.
+    let img =
+        r#"<img width="30" height="40" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt=""#;
+    let card = |n: u32, title: &str, author: &str| {
+        format!(
+            r#"<div class="col book"><div class="cover"><a href="/book/{n}">{img}{title}"></a></div><div class="meta"><a href="/book/{n}"><p class="title">{title}</p></a><p class="author"><a class="author-name" href="/author/{n}">{author}</a></p></div></div>"#
+        )
+    };
+    mount(&format!(
+        r#"<main><div class="bar"><a class="nav" href="/hot">Hot</a><a class="nav" href="/new">New</a><a class="nav" href="/rated">Rated</a></div>
+        <div class="discover"><h2>Random books</h2><div class="row">{}{}{}</div></div>
+        <div class="discover"><h2>Books</h2><div class="row">{}{}{}{}</div></div></main>"#,
+        card(1, "Dune", "Frank Herbert"),
+        card(2, "Emma", "Jane Austen"),
+        card(3, "Solaris", "Stanislaw Lem"),
+        card(1, "Dune", "Frank Herbert"),
+        card(2, "Emma", "Jane Austen"),
+        card(3, "Solaris", "Stanislaw Lem"),
+        card(4, "Persuasion", "Jane Austen"),
+    ));
+    eval(
+        "(() => { for (const a of document.querySelectorAll('main a')) a.addEventListener('click', (e) => { \
+             e.preventDefault(); globalThis.__opened = a.closest('.row') ? a.closest('.discover').querySelector('h2').textContent + ' ' + a.getAttribute('href') : a.getAttribute('href'); }); })()",
+    );
+    let c = capture();
+    let objects = &c["objects"];
+    assert_eq!(objects["books[3].title"], "Persuasion", "{objects:#}");
+    assert_eq!(
+        objects["books[3].author_name"], "Jane Austen",
+        "{objects:#}"
+    );
+    assert_eq!(objects["random_books[0].title"], "Dune", "{objects:#}");
+    let names: Vec<&String> = c["actions"].as_object().expect("actions").keys().collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("dune") || n.contains("herbert")),
+        "no action per book or author: {names:?}"
+    );
+    assert!(
+        !objects
+            .as_object()
+            .expect("objects")
+            .keys()
+            .any(|k| k.contains("bar") || k.contains("hot")),
+        "a bar of links is no list of records: {objects:#}"
+    );
+    let open = &c["actions"]["open_books"];
+    assert_eq!(
+        open["parameters"][0]["allowed_values"],
+        json!(["Dune", "Emma", "Solaris", "Persuasion"]),
+        "{:#}",
+        c["actions"]
+    );
+    let out = run("open_books", r#"{"title": "Emma"}"#, &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("globalThis.__opened"), "Books /book/2");
+}
+
+#[wasm_bindgen_test]
 async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
     // Streamlit's multiselect, react-select's `isMulti`: a combobox whose chosen options
     // are tags beside it, each with a "Remove …" button; choosing one leaves the field

@@ -2067,3 +2067,57 @@ fn a_radio_group_outside_a_form_is_a_choice_that_can_be_made_back() {
         "a choice whose first option's words delete is no confident reversible write: {a:?}"
     );
 }
+
+#[test]
+fn every_way_of_asking_confirm_first_counts_on_every_kind_of_control() {
+    // Rails' `data-confirm`, Turbo's `data-turbo-confirm` and an inline `confirm()`
+    // handler all mean the page asks before it acts. A form's submit button knew only
+    // the first two, a row's control and a declared one only the first and the last.
+    for attr in [
+        ("data-confirm", "Sure?"),
+        ("data-turbo-confirm", "Sure?"),
+        ("onclick", "return confirm('Sure?')"),
+    ] {
+        let asks = |capture: &PageCapture, label: &str| {
+            let (name, _) = action(capture, label);
+            capture.explain[name]
+                .signals
+                .iter()
+                .any(|s| s.starts_with("asks_confirmation"))
+        };
+        // A form's submit.
+        let c = page(
+            "http://127.0.0.1:1/notes/3/edit",
+            "Edit note",
+            vec![
+                el(
+                    "form",
+                    None,
+                    "",
+                    &[("method", "post"), ("action", "/notes/3")],
+                ),
+                el(
+                    "input",
+                    Some(0),
+                    "",
+                    &[("name", "title"), ("value", "Milk")],
+                ),
+                el("button", Some(0), "Save", &[("type", "submit"), attr]),
+            ],
+        );
+        assert!(asks(&c, "Save"), "{attr:?}: a form's submit");
+        // A control repeated on a list's rows.
+        let c = page(
+            "http://127.0.0.1:1/notes",
+            "Notes",
+            vec![
+                el("ul", None, "", &[("id", "notes")]),
+                el("li", Some(0), "Milk", &[("data-id", "1")]),
+                el("button", Some(1), "Archive", &[("type", "button"), attr]),
+                el("li", Some(0), "Eggs", &[("data-id", "2")]),
+                el("button", Some(3), "Archive", &[("type", "button"), attr]),
+            ],
+        );
+        assert!(asks(&c, "Archive"), "{attr:?}: a row's control");
+    }
+}

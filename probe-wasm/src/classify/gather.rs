@@ -6,8 +6,8 @@ use nsp_protocol::Reversibility::{IrreversibleWrite, Read, ReversibleWrite};
 use super::evidence::{Declared, Evidence, Kind};
 use super::lexicon::{
     ends_session, hits, hits_in, is_authentication, is_deletion, is_dismiss, is_selection,
-    makes_item, opens_editor, previews, section_hits, sends, shows_part, shows_verb, stores_record,
-    strongest_per_tier,
+    logs_out, makes_item, opens_editor, previews, section_hits, sends, shows_part, shows_verb,
+    stores_record, strongest_per_tier,
 };
 use super::score::Tally;
 use super::signals::{Binding, Signal, Strength, Vote};
@@ -16,6 +16,8 @@ use super::signals::{Binding, Signal, Strength, Vote};
 pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     let section_phrase = section_hits(ev.label, &ev.section);
     let label_hits = section_phrase.clone().unwrap_or_else(|| hits(ev.label));
+    // The label opens with logging out.
+    let ends = logs_out(&label_hits);
     let form = ev.form.cloned().unwrap_or_default();
     let writes_form = ev.kind == Kind::Submit
         && !form.implicit
@@ -201,7 +203,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
 
     // The kind of control.
     match ev.kind {
-        Kind::Link if label_hits.iter().any(|h| h.first && ends_session(&h.cue)) => t.add(
+        Kind::Link if ends => t.add(
             Signal::LinkActs,
             "a link, but one that ends a session: its target performs it",
         ),
@@ -263,7 +265,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             "it holds a pressed or checked state: pressing it again undoes it",
         );
     }
-    if ev.kind != Kind::Submit && label_hits.iter().any(|h| h.first && ends_session(&h.cue)) {
+    if ev.kind != Kind::Submit && ends {
         t.add(
             Signal::Authentication,
             "it ends this session: logging in again undoes it",
@@ -538,7 +540,9 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
 
     // Markup that only ever makes things stricter.
     if let Some(m) = ev.data_method {
-        if m == "delete" {
+        // A link that ends the session and sends a DELETE deletes the session (Rails'
+        // sign-out): logging in again makes another.
+        if m == "delete" && !ends {
             t.add(
                 Signal::DataMethodDelete,
                 "data-method=delete: the link sends a DELETE request",

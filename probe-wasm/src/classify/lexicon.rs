@@ -385,6 +385,12 @@ pub(super) fn is_selection(cue: &str) -> bool {
     matches!(cue, "select" | "deselect" | "unselect" | "select all")
 }
 
+/// Whether a text opens with ending a session ("Log out", "Sign out"), given its hits.
+#[inline(never)]
+pub fn logs_out(hits: &[Hit]) -> bool {
+    hits.iter().any(|h| h.first && ends_session(&h.cue))
+}
+
 /// Labels that end a session.
 pub(super) fn ends_session(cue: &str) -> bool {
     matches!(cue, "sign out" | "log out" | "logout" | "signout")

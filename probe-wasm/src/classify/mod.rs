@@ -51,12 +51,11 @@ pub use evidence::{
     clears_field, editor_toolbar_button, formats_text, is_danger_class, Declared, Evidence,
     FormFacts, Kind,
 };
-pub use lexicon::{from_words, is_dismiss, names_storing, opening_verb};
+pub use lexicon::{from_words, hits, is_dismiss, logs_out, names_storing, opening_verb};
 pub use score::{raised_by_confirm, Verdict, DECLARED};
 pub use signals::{Signal, Strength, Vote, Weighed};
 
 use gather::gather;
-use lexicon::hits;
 use score::{decide, Tally};
 
 /// Classifies one action. See the module comment for what the numbers mean.
