@@ -2230,8 +2230,10 @@
 
     // Cards drawn with nothing that says they are rows (a grid of books or products:
     // a cover, a title and an author, each a link): three or more children of one
-    // element, all of one tag and one class, each holding a recorded link or button
-    // below it, no field, and words of its own different from every other's. From a
+    // element, all of one tag and one class, each holding as many recorded links and
+    // buttons below it as the others (one template; a timeline's days hold as many
+    // entries as they had), no field, and words of its own different from every
+    // other's. From a
     // control, up to CARD_DEPTH ancestors are climbed to the first whose siblings all
     // share its tag and class; a control that is itself such a sibling (a bar of links)
     // is no card. Marked as twinRows marks its rows; `inCard` gets the records of the
@@ -2243,8 +2245,9 @@
       const cardOf = new Map();
       /** @type {Map<Element, boolean>} */
       const uniform = new Map();
-      /** @type {Set<Element>} */
-      const reached = new Set();
+      // The controls each card holds.
+      /** @type {Map<Element, number>} */
+      const reached = new Map();
       /** @type {Set<Element>} */
       const holders = new Set();
       for (let i = 0; i < recs.length; i++) {
@@ -2267,7 +2270,7 @@
           if (u) {
             if (d > 0) {
               holders.add(p);
-              reached.add(a);
+              reached.set(a, (reached.get(a) || 0) + 1);
               cardOf.set(i, a);
             }
             break;
@@ -2281,9 +2284,10 @@
         /** @type {Set<string>} */
         const words = new Set();
         let ok = true;
+        const each = reached.get(cards[0]);
         for (const card of cards) {
           const w = norm(card.textContent, 200);
-          if (!reached.has(card) || w === "" || words.has(w) || card.querySelector("input, select, textarea, [contenteditable]") !== null) {
+          if (reached.get(card) !== each || w === "" || words.has(w) || card.querySelector("input, select, textarea, [contenteditable]") !== null) {
             ok = false;
             break;
           }

@@ -1547,7 +1547,9 @@ async fn cards_of_a_grid_are_records_opened_by_their_title() {
     // book and author was an action of its own (`open_dune`, `open_frank_herbert`) and
     // no object held a book. The cards are rows: one list per grid, named by its
     // heading, whose records hold title and author, and one action opening a book by
-    // its title. A bar of links of one class is no grid of cards.
+    // its title. A bar of links of one class is no grid of cards, nor are the days of
+    // a timeline holding as many entries as they had (TiddlyWiki's "Recent"): cards
+    // come from one template.
     let img =
         r#"<img width="30" height="40" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt=""#;
     let card = |n: u32, title: &str, author: &str| {
@@ -1558,7 +1560,10 @@ async fn cards_of_a_grid_are_records_opened_by_their_title() {
     mount(&format!(
         r#"<main><div class="bar"><a class="nav" href="/hot">Hot</a><a class="nav" href="/new">New</a><a class="nav" href="/rated">Rated</a></div>
         <div class="discover"><h2>Random books</h2><div class="row">{}{}{}</div></div>
-        <div class="discover"><h2>Books</h2><div class="row">{}{}{}{}</div></div></main>"#,
+        <div class="discover"><h2>Books</h2><div class="row">{}{}{}{}</div></div>
+        <div class="timeline"><div class="day">3rd January<div class="entry"><a class="link" href="/t/club">Book club</a></div><div class="entry"><a class="link" href="/t/draft">Draft</a></div></div>
+          <div class="day">2nd January<div class="entry"><a class="link" href="/t/dentist">Dentist</a></div></div>
+          <div class="day">1st January<div class="entry"><a class="link" href="/t/groceries">Groceries</a></div></div></div></main>"#,
         card(1, "Dune", "Frank Herbert"),
         card(2, "Emma", "Jane Austen"),
         card(3, "Solaris", "Stanislaw Lem"),
@@ -1593,6 +1598,28 @@ async fn cards_of_a_grid_are_records_opened_by_their_title() {
             .keys()
             .any(|k| k.contains("bar") || k.contains("hot")),
         "a bar of links is no list of records: {objects:#}"
+    );
+    assert!(
+        !objects
+            .as_object()
+            .expect("objects")
+            .values()
+            .any(|v| v.as_str().is_some_and(|s| s.contains("January"))),
+        "a timeline's days are no records: {objects:#}"
+    );
+    assert!(
+        c["actions"]
+            .as_object()
+            .expect("actions")
+            .iter()
+            .any(|(n, a)| {
+                n.contains("dentist")
+                    || a["parameters"][0]["allowed_values"]
+                        .as_array()
+                        .is_some_and(|v| v.iter().any(|x| x == "Dentist"))
+            }),
+        "a timeline's entries are still links chosen by their text: {:#}",
+        c["actions"]
     );
     let open = &c["actions"]["open_books"];
     assert_eq!(
