@@ -44,6 +44,22 @@ pub fn real_python() -> Result<PathBuf> {
     Ok(python)
 }
 
+/// The Python with Calibre-Web installed: `$NSP_CALIBRE_PYTHON`, else
+/// `target/calibre-venv`.
+pub fn calibre_python() -> Result<PathBuf> {
+    let python = std::env::var_os("NSP_CALIBRE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/calibre-venv/bin/python"));
+    if !python.is_file() {
+        bail!(
+            "no Python with Calibre-Web at {}: run `cargo xtask test` (it creates \
+             target/calibre-venv with calibreweb from PyPI)",
+            python.display()
+        );
+    }
+    Ok(python)
+}
+
 /// npm's `node_modules` with react, react-dom and esbuild: `$NSP_REAL_NODE_MODULES`,
 /// else `target/real-apps/npm/node_modules`.
 pub fn real_node_modules() -> Result<PathBuf> {
@@ -144,6 +160,12 @@ pub enum AppKind {
     /// disabled until the box before each is ticked, a row's delete and a table's drop
     /// are confirmation pages. The database file is the ground truth.
     SqliteWeb,
+    /// Calibre-Web 0.6, a library of e-books (Flask, Bootstrap 3), in a venv of its own
+    /// (`target/calibre-venv`; its pins are not the other apps'), on a library
+    /// `fixtures/real/calibre/library.py` writes: books drawn as a grid of cards, a top
+    /// bar whose links include "Logout". Its settings database (`app.db`: users, what
+    /// each has read) is the ground truth.
+    CalibreWeb,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -197,6 +219,7 @@ impl AppKind {
             AppKind::Streamlit => "streamlit",
             AppKind::Dash => "dash",
             AppKind::Mantine => "mantine",
+            AppKind::CalibreWeb => "calibre-web",
         }
     }
 
@@ -223,6 +246,7 @@ impl AppKind {
             "streamlit" => AppKind::Streamlit,
             "dash" => AppKind::Dash,
             "mantine" => AppKind::Mantine,
+            "calibre-web" => AppKind::CalibreWeb,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -269,7 +293,11 @@ impl RealApp {
     }
 
     fn start_once(kind: AppKind, opts: RealAppOptions) -> Result<RealApp> {
-        let python = real_python()?;
+        let python = if kind == AppKind::CalibreWeb {
+            calibre_python()?
+        } else {
+            real_python()?
+        };
         let dir = tempfile::Builder::new()
             .prefix(&format!("nsp-real-{}-", kind.name()))
             .tempdir()?;
@@ -285,6 +313,7 @@ impl RealApp {
             // The environment `serve.py` creates: `env/db/trac.db`.
             AppKind::Trac => dir.path().join("env/db/trac.db"),
             AppKind::Fava => dir.path().join("ledger.beancount"),
+            AppKind::CalibreWeb => dir.path().join("app.db"),
             AppKind::Roundup => dir.path().join("tracker/db/db"),
             _ => dir.path().join("app.sqlite3"),
         };
@@ -600,6 +629,36 @@ impl RealApp {
                 .arg(port.to_string())
                 .arg(&db);
                 ready_path = "/household/journal/";
+            }
+            AppKind::CalibreWeb => {
+                // A library with a few books; Calibre-Web is pointed at it through its
+                // own "Database Configuration" page (the flow does that).
+                let library = dir.path().join("library");
+                std::fs::create_dir_all(&library)?;
+                let out = Command::new(&python)
+                    .arg(real.join("calibre/library.py"))
+                    .arg(&library)
+                    .output()?;
+                if !out.status.success() {
+                    bail!(
+                        "writing Calibre-Web's library: {}",
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                }
+                let cache = dir.path().join("cache");
+                std::fs::create_dir_all(&cache)?;
+                cmd = Command::new(&python);
+                cmd.args(["-m", "calibreweb", "-i", "127.0.0.1", "-p"])
+                    .arg(&db)
+                    .arg("-g")
+                    .arg(dir.path().join("gdrive.db"))
+                    .arg("-o")
+                    .arg(dir.path().join("calibre-web.log"))
+                    // Its port when its settings are new; its settings and cache here.
+                    .env("CALIBRE_PORT", port.to_string())
+                    .env("CALIBRE_DBPATH", dir.path())
+                    .env("CACHE_DIRECTORY", &cache);
+                ready_path = "/login";
             }
             AppKind::Roundup => {
                 // serve.py installs the tracker and its users, then serves it.

@@ -64,7 +64,9 @@ fn main() -> ExitCode {
         Task::CheckJs => tools::ensure_for_dist(&root)
             .and_then(|t| dist::run(&root, &t))
             .and_then(|_| test::check_js(&root)),
-        Task::RealApps => tools::ensure_real_apps(&root).map(|_| ()),
+        Task::RealApps => tools::ensure_real_apps(&root)
+            .and_then(|_| tools::ensure_calibre_venv(&root))
+            .map(|_| ()),
         Task::Fuzz { seconds, target } => fuzz::run(&root, seconds, target.as_deref()),
     };
     match result {

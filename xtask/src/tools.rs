@@ -348,6 +348,16 @@ fn ensure_pinned_venv(root: &Path, dir: &str, package: &str, version: &str) -> R
     Ok(python)
 }
 
+/// Calibre-Web from PyPI, pinned, in a venv of its own: it pins Flask's and
+/// SQLAlchemy's extensions the other real apps pin otherwise.
+pub const CALIBRE_WEB_VERSION: &str = "0.6.27";
+
+/// A venv in `target/calibre-venv` with `calibreweb==CALIBRE_WEB_VERSION`; returns its
+/// python, which `test` passes to the native tests as `NSP_CALIBRE_PYTHON`.
+pub fn ensure_calibre_venv(root: &Path) -> Result<PathBuf> {
+    ensure_pinned_venv(root, "calibre-venv", "calibreweb", CALIBRE_WEB_VERSION)
+}
+
 /// The OpenAPI validator the daemon's contract test runs, from PyPI, pinned.
 pub const OPENAPI_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 
