@@ -202,17 +202,28 @@ impl PageFacts {
     /// The verb that undoes `verb`, or that `verb` undoes, when a control on the page
     /// says it.
     pub fn inverse_of(&self, verb: &str) -> Option<&'static str> {
-        INVERSES.iter().find_map(|(a, b)| {
-            let other = if *a == verb {
-                *b
-            } else if *b == verb {
-                *a
-            } else {
-                return None;
-            };
-            crate::kept(&self.verbs, other).map(|_| other)
-        })
+        inverse_where(verb, &mut |other| crate::kept(&self.verbs, other).is_some())
     }
+}
+
+/// The first verb undoing `verb` (in [`INVERSES`]'s order) for which `said` holds.
+pub fn inverse_where(
+    verb: &str,
+    said: &mut dyn FnMut(&'static str) -> bool,
+) -> Option<&'static str> {
+    for (a, b) in INVERSES {
+        let other = if *a == verb {
+            *b
+        } else if *b == verb {
+            *a
+        } else {
+            continue;
+        };
+        if said(other) {
+            return Some(other);
+        }
+    }
+    None
 }
 
 /// The page facts that apply to one control.

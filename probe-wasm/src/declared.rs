@@ -304,33 +304,32 @@ fn row_action(
             p.values.push(&value);
         }
     }
-    let params: Vec<ActionParameter> = ps
-        .iter()
-        .map(|p| {
-            let described = e
-                .attr("data-nsp-param-description")
-                .map(|d| clip(d, MAX_DESCRIPTION_LEN));
-            let description = described.unwrap_or_else(|| {
-                if p.sources.is_empty() {
-                    format!(
-                        "{} of the row to act on (each row declares its own)",
-                        humanize(&p.name)
-                    )
-                } else {
-                    format!("{} from {}", humanize(&p.name), p.sources.join(" or "))
-                }
-            });
-            ActionParameter {
-                name: p.name.clone(),
-                type_name: "string".into(),
-                required: true,
-                description,
-                allowed_values: p.values.allowed(),
-                default_value: None,
-                secret: false,
+    // Loops, not iterator chains: each chain is code of its own in the wasm.
+    let mut params: Vec<ActionParameter> = Vec::with_capacity(ps.len());
+    for p in &ps {
+        let described = e
+            .attr("data-nsp-param-description")
+            .map(|d| clip(d, MAX_DESCRIPTION_LEN));
+        let description = described.unwrap_or_else(|| {
+            if p.sources.is_empty() {
+                format!(
+                    "{} of the row to act on (each row declares its own)",
+                    humanize(&p.name)
+                )
+            } else {
+                format!("{} from {}", humanize(&p.name), p.sources.join(" or "))
             }
-        })
-        .collect();
+        });
+        params.push(ActionParameter {
+            name: p.name.clone(),
+            type_name: "string".into(),
+            required: true,
+            description,
+            allowed_values: p.values.allowed(),
+            default_value: None,
+            secret: false,
+        });
+    }
     // The rows' cells in the order of the one parameter's allowed values (the
     // dispatcher's row is the declared row around the control).
     let cells: Vec<Vec<String>> = match (params.as_slice(), ps.first()) {
@@ -450,50 +449,47 @@ pub fn schema_params(schema: &Value) -> Vec<ActionParameter> {
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let params: Vec<ActionParameter> = props
-        .iter()
-        .take(32)
-        .map(|(name, prop)| {
-            let type_name = match prop.get("type").and_then(Value::as_str) {
-                Some("integer" | "number") => "number",
-                Some("boolean") => "boolean",
-                Some("array") => "array",
-                Some("object") => "object",
-                _ => "string",
-            };
-            let allowed = prop
-                .get("enum")
-                .and_then(Value::as_array)
-                .cloned()
-                .or_else(|| {
-                    prop.get("oneOf")
-                        .and_then(Value::as_array)
-                        .map(|alts| {
-                            alts.iter()
-                                .filter_map(|a| a.get("const").cloned())
-                                .collect::<Vec<_>>()
-                        })
-                        .filter(|v| !v.is_empty())
-                });
-            let description = prop
-                .get("description")
-                .and_then(Value::as_str)
-                .map(|d| clip(d, MAX_DESCRIPTION_LEN))
-                .unwrap_or_else(|| humanize(name));
-            ActionParameter {
-                name: clip(name, 64),
-                type_name: type_name.into(),
-                required: required.contains(&name.as_str()),
-                description,
-                allowed_values: allowed,
-                default_value: prop.get("default").cloned(),
-                // A tool's parameter fills no field of ours: secret by its name (the
-                // same rule as a field's) or a `format` of `password`.
-                secret: nsp_protocol::secrets::is_secret_name(name)
-                    || prop.get("format").and_then(Value::as_str) == Some("password"),
-            }
-        })
-        .collect();
+    let mut params: Vec<ActionParameter> = Vec::new();
+    for (name, prop) in props.iter().take(32) {
+        let type_name = match prop.get("type").and_then(Value::as_str) {
+            Some("integer" | "number") => "number",
+            Some("boolean") => "boolean",
+            Some("array") => "array",
+            Some("object") => "object",
+            _ => "string",
+        };
+        let allowed = prop
+            .get("enum")
+            .and_then(Value::as_array)
+            .cloned()
+            .or_else(|| {
+                prop.get("oneOf")
+                    .and_then(Value::as_array)
+                    .map(|alts| {
+                        alts.iter()
+                            .filter_map(|a| a.get("const").cloned())
+                            .collect::<Vec<_>>()
+                    })
+                    .filter(|v| !v.is_empty())
+            });
+        let description = prop
+            .get("description")
+            .and_then(Value::as_str)
+            .map(|d| clip(d, MAX_DESCRIPTION_LEN))
+            .unwrap_or_else(|| humanize(name));
+        params.push(ActionParameter {
+            name: clip(name, 64),
+            type_name: type_name.into(),
+            required: required.contains(&name.as_str()),
+            description,
+            allowed_values: allowed,
+            default_value: prop.get("default").cloned(),
+            // A tool's parameter fills no field of ours: secret by its name (the
+            // same rule as a field's) or a `format` of `password`.
+            secret: nsp_protocol::secrets::is_secret_name(name)
+                || prop.get("format").and_then(Value::as_str) == Some("password"),
+        });
+    }
     // Required ones first, each group in the schema's order (a stable partition, not a
     // sort: a stable sort's code is kilobytes of wasm per element type).
     let (mut first, rest): (Vec<_>, Vec<_>) = params.into_iter().partition(|p| p.required);

@@ -75,6 +75,17 @@ pub fn trim_deep(snap: &mut PageSnapshot) -> bool {
     true
 }
 
+/// Answers a pass keeps by name while it asks ([`Page::says_in_group`]); taken and put
+/// back around each use.
+#[derive(Default)]
+pub struct Memo(pub std::cell::Cell<crate::HashMap<String, usize>>);
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Memo")
+    }
+}
+
 /// The snapshot plus structure.
 #[derive(Debug)]
 pub struct Page<'a> {
@@ -121,6 +132,10 @@ pub struct Page<'a> {
     radio_lo: Vec<u32>,
     radio_hi: Vec<u32>,
     radio_list: Vec<usize>,
+    /// Whether a group holds a control saying a verb (`classify::evidence`'s undoing
+    /// verb), by "group\u{1}verb": 1 no, 2 yes. Each control of a group asked it of the
+    /// whole group: thousands of "Close" buttons in one were n².
+    pub says_in_group: Memo,
 }
 
 impl<'a> Page<'a> {
@@ -189,6 +204,7 @@ impl<'a> Page<'a> {
             radio_lo: Vec::new(),
             radio_hi: Vec::new(),
             radio_list: Vec::new(),
+            says_in_group: Default::default(),
         };
         page.demote_containers();
         page.demote_control_parts();

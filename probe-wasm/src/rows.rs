@@ -488,17 +488,18 @@ fn frame_split(selectors: &[String]) -> Option<(String, Vec<String>)> {
 /// A control's tag and classes as a selector, without classes a selector cannot carry
 /// as they are.
 fn control_shape(e: &nsp_protocol::snapshot::ElementRecord) -> String {
-    let classes: Vec<String> = e
-        .classes()
-        .split_whitespace()
-        .filter(|c| {
-            c.chars()
-                .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_')
-        })
-        .filter(|c| !c.starts_with(|ch: char| ch.is_ascii_digit()))
-        .map(|c| format!(".{c}"))
-        .collect();
-    format!("{}{}", e.tag, classes.join(""))
+    // A loop, not an iterator chain: each chain is code of its own in the wasm.
+    let mut out = e.tag.clone();
+    for c in e.classes().split_whitespace() {
+        if c.chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_')
+            && !c.starts_with(|ch: char| ch.is_ascii_digit())
+        {
+            out.push('.');
+            out.push_str(c);
+        }
+    }
+    out
 }
 
 /// For a group of submit buttons, what the dispatcher requires of the button it presses
@@ -1167,8 +1168,9 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     // Per parameter, the first row (its position in the group) holding each value, in
     // the order the values were first seen: the order of `allowed_values`.
     let mut firsts: Vec<Vec<(String, usize)>> = Vec::new();
-    let params: Vec<ActionParameter> = match &group.key {
-        KeySpec::Index => vec![ActionParameter {
+    let mut params: Vec<ActionParameter> = Vec::new();
+    match &group.key {
+        KeySpec::Index => params.push(ActionParameter {
             name: "index".into(),
             type_name: "number".into(),
             required: true,
@@ -1176,12 +1178,13 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
             allowed_values: None,
             default_value: None,
             secret: false,
-        }],
-        _ => group
-            .param
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .map(|pname| {
+        }),
+        // A loop, not an iterator chain: each chain is code of its own in the wasm.
+        _ => {
+            for pname in group.param.split(',') {
+                if pname.is_empty() {
+                    continue;
+                }
                 let mut values = FewValues::default();
                 let mut sources: Vec<String> = Vec::new();
                 let mut seen_lists: Vec<usize> = Vec::new();
@@ -1209,7 +1212,7 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
                 } else {
                     format!("{} from {}", humanize(pname), sources.join(" or "))
                 };
-                ActionParameter {
+                params.push(ActionParameter {
                     name: pname.to_owned(),
                     type_name: "string".into(),
                     required: true,
@@ -1217,10 +1220,10 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
                     allowed_values: values.allowed(),
                     default_value: None,
                     secret: false,
-                }
-            })
-            .collect(),
-    };
+                });
+            }
+        }
+    }
     if params.is_empty() {
         return None;
     }

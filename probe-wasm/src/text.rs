@@ -548,13 +548,19 @@ pub fn humanize(name: &str) -> String {
 pub fn words(text: &str) -> Vec<String> {
     // ASCII word characters only: the lexicon is English, and Unicode letter tables
     // would cost the wasm kilobytes.
-    text.split(|c: char| !c.is_ascii_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .take(24)
-        // The lexicon is ASCII: ASCII lowercasing is enough and keeps Unicode case
-        // tables out of the wasm.
-        .map(|w| w.trim_matches('\'').to_ascii_lowercase())
-        .collect()
+    // A loop, not an iterator chain: each chain is code of its own in the wasm.
+    let mut out = Vec::new();
+    for w in text.split(|c: char| !c.is_ascii_alphanumeric() && c != '\'') {
+        if out.len() == 24 {
+            break;
+        }
+        if !w.is_empty() {
+            // The lexicon is ASCII: ASCII lowercasing is enough and keeps Unicode case
+            // tables out of the wasm.
+            out.push(w.trim_matches('\'').to_ascii_lowercase());
+        }
+    }
+    out
 }
 
 /// A JSON value for display text: plain numbers become numbers (thousands separators

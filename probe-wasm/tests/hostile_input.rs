@@ -680,3 +680,50 @@ fn says_the_same(
         );
     }
 }
+
+#[test]
+fn a_group_of_thousands_looks_for_its_undoing_verb_once() {
+    // The fuzzer's page: thousands of buttons in one group whose verb has an undoing
+    // verb on the page. Each looked for it among the controls of its group and read
+    // the whole group (1,576 "Close" buttons beside an "Open" tab: 0.45 s natively);
+    // each group's verbs are counted once now. What each button says is the same: the
+    // "Unarchive" in its group still makes "Archive" undoable.
+    let name = |k: usize| {
+        let a = (b'a' + (k / 26 % 26) as u8) as char;
+        let b = (b'a' + (k % 26) as u8) as char;
+        format!("{a}{b}{}", "x".repeat(k / 676))
+    };
+    let page = |n: usize| {
+        let mut elements = vec![
+            el_at("section", None, "section", "", &[("aria-label", "Items")]),
+            el_at(
+                "button",
+                Some(0),
+                "section > button:nth-of-type(1)",
+                "Unarchive selected",
+                &[("type", "button")],
+            ),
+        ];
+        for k in 0..n {
+            let at = format!("section > button:nth-of-type({})", k + 2);
+            let label = format!("Archive {}", name(k));
+            elements.push(el_at("button", Some(0), &at, &label, &[("type", "button")]));
+        }
+        snapshot("http://127.0.0.1:1/items", "Items", elements)
+    };
+    let few = analyze_snapshot(&page(3), ProbeTier::WasmExtension);
+    let many = analyze_snapshot(&page(1_500), ProbeTier::WasmExtension);
+    says_the_same(
+        &few,
+        &many,
+        &["archive_aa", "archive_ab", "unarchive_selected"],
+    );
+    assert!(
+        few.explain["archive_aa"]
+            .signals
+            .iter()
+            .any(|s| s.starts_with("inverse_pair")),
+        "{:?}",
+        few.explain["archive_aa"].signals
+    );
+}

@@ -407,15 +407,15 @@ fn group_inverse(page: &crate::page::Page<'_>, idx: usize, label: &str) -> Optio
                 | "main"
         )
     };
-    let acts = |j: usize| {
+    let acts_here = |j: usize| {
         let e = &page.els[j];
         // A tab or a link names a view ("Open" tabs, "Show all" links), not an act.
-        j != idx
-            && page.control(j)
+        page.control(j)
             && e.visible
             && e.role() != "tab"
             && !(e.tag == "a" && e.attr("href").is_some_and(|h| !h.is_empty() && h != "#"))
     };
+    let acts = |j: usize| j != idx && acts_here(j);
     // A form holding this one button and nothing else that acts (a row's own form
     // around its "Deactivate") is the button, not a group: the list of rows it sits
     // in is, if it sits in one (its "Reactivate" is on another row).
@@ -442,14 +442,31 @@ fn group_inverse(page: &crate::page::Page<'_>, idx: usize, label: &str) -> Optio
     if range.len() > MAX_GROUP {
         return None;
     }
-    let mut local = crate::context::PageFacts::default();
-    for j in range.filter(|&j| acts(j)) {
-        let label = crate::page::control_label(&page.els[j]);
-        if let Some(first) = crate::text::words(&label).into_iter().next() {
-            *crate::slot(&mut local.verbs, first) = 1;
+    // A verb undoing this one that a control of the group other than this one opens
+    // with. How many of the group's controls open with it is counted once per group
+    // and verb (kept as the count plus one): each control of a group of thousands
+    // read the whole group.
+    let opens_with = |j: usize, w: &str| {
+        crate::text::words(&crate::page::control_label(&page.els[j]))
+            .first()
+            .is_some_and(|f| f == w)
+    };
+    let mut memo = page.says_in_group.0.take();
+    let inverse = crate::context::inverse_where(&verb, &mut |other| {
+        let count = crate::slot(&mut memo, format!("{group}\u{1}{other}"));
+        if *count == 0 {
+            *count = 1;
+            for j in range.clone() {
+                if acts_here(j) && opens_with(j, other) {
+                    *count += 1;
+                }
+            }
         }
-    }
-    local.inverse_of(&verb)
+        let own = usize::from(acts_here(idx) && opens_with(idx, other));
+        *count > 1 + own
+    });
+    page.says_in_group.0.set(memo);
+    inverse
 }
 
 /// Whether control `idx` is a button of an editor's formatting toolbar: a button that
