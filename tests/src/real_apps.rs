@@ -31,13 +31,27 @@ const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The Python with the apps installed: `$NSP_REAL_PYTHON`, else `target/real-apps/venv`.
 pub fn real_python() -> Result<PathBuf> {
-    let python = std::env::var_os("NSP_REAL_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/real-apps/venv/bin/python"));
+    venv_python(
+        "NSP_REAL_PYTHON",
+        "real-apps/venv",
+        "the real apps",
+        "Django, Flask-Admin, Datasette and Radicale",
+    )
+}
+
+/// The Python of a venv `cargo xtask test` makes under `target/`: `$var`, else
+/// `target/<venv>/bin/python`; an error that says how to make it when it is missing.
+fn venv_python(var: &str, venv: &str, what: &str, with: &str) -> Result<PathBuf> {
+    let python = std::env::var_os(var).map(PathBuf::from).unwrap_or_else(|| {
+        workspace_root()
+            .join("target")
+            .join(venv)
+            .join("bin/python")
+    });
     if !python.is_file() {
         bail!(
-            "no Python with the real apps at {}: run `cargo xtask test` (it creates \
-             target/real-apps/venv with Django, Flask-Admin, Datasette and Radicale)",
+            "no Python with {what} at {}: run `cargo xtask test` (it creates target/{venv} \
+             with {with})",
             python.display()
         );
     }
@@ -47,17 +61,12 @@ pub fn real_python() -> Result<PathBuf> {
 /// The Python with Calibre-Web installed: `$NSP_CALIBRE_PYTHON`, else
 /// `target/calibre-venv`.
 pub fn calibre_python() -> Result<PathBuf> {
-    let python = std::env::var_os("NSP_CALIBRE_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/calibre-venv/bin/python"));
-    if !python.is_file() {
-        bail!(
-            "no Python with Calibre-Web at {}: run `cargo xtask test` (it creates \
-             target/calibre-venv with calibreweb from PyPI)",
-            python.display()
-        );
-    }
-    Ok(python)
+    venv_python(
+        "NSP_CALIBRE_PYTHON",
+        "calibre-venv",
+        "Calibre-Web",
+        "calibreweb from PyPI",
+    )
 }
 
 /// npm's `node_modules` with react, react-dom and esbuild: `$NSP_REAL_NODE_MODULES`,
