@@ -186,7 +186,16 @@
   // holds it is a list already.
   /** @param {Element} el */
   function rowish(el) {
-    return ROW_TAGS.has(el.localName) || IN_ROW_TAGS.has(el.localName) || ROW_ROLES.has(el.getAttribute("role") || "") || TABLE_ROW_CLASS.test(el.getAttribute("class") || "");
+    const cls = el.getAttribute("class");
+    return ROW_TAGS.has(el.localName) || IN_ROW_TAGS.has(el.localName) || ROW_ROLES.has(el.getAttribute("role") || "") || (cls !== null && (classBits(cls) & C_TROW) !== 0);
+  }
+
+  // Whether record `r` is recorded in a table's row or cell or a list's item: that is
+  // its row already (twinRows and cardRows look no further).
+  /** @param {ElementRecord[]} recs @param {ElementRecord} r */
+  function inRowRecord(recs, r) {
+    const parent = r[R_PARENT] === null ? undefined : recs[r[R_PARENT]];
+    return parent !== undefined && IN_ROW_TAGS.has(parent[0]);
   }
 
   // Whether `p` has three or more children, all of one tag and one class (a grid's
@@ -2194,9 +2203,7 @@
         const r = recs[i];
         const label = r[6] || r[R_TEXT];
         if (inCard.has(i) || r[R_PARENT] === null || !label || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || r[0] === "a" || (r[3] & F_CLICKABLE) !== 0)) continue;
-        // In a table's row or cell or a list's item: that is the row already.
-        const parent = recs[r[R_PARENT]];
-        if (parent !== undefined && IN_ROW_TAGS.has(parent[0])) continue;
+        if (inRowRecord(recs, r)) continue;
         const key = `${r[R_PARENT]}\u0001${r[0]}\u0001${label}`;
         const group = groups.get(key);
         if (group) group.push(i);
@@ -2253,9 +2260,7 @@
       for (let i = 0; i < recs.length; i++) {
         const r = recs[i];
         if ((r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "a" || r[0] === "button")) continue;
-        // In a table's row or cell or a list's item: that is the row already.
-        const parent = r[R_PARENT] === null ? undefined : recs[r[R_PARENT]];
-        if (parent !== undefined && IN_ROW_TAGS.has(parent[0])) continue;
+        if (inRowRecord(recs, r)) continue;
         /** @type {Element} */
         let a = this.nodes[i];
         for (let d = 0; d < CARD_DEPTH; d++) {
