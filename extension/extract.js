@@ -958,6 +958,36 @@
       const t = norm(v || "", TEXT_LIMIT);
       if (/[\p{L}\p{N}]/u.test(t)) return t;
     }
+    return rustTrim(el.getAttribute("aria-label") || "") ? "" : iconName(el);
+  }
+
+  // A control drawn as an icon alone, with no word anywhere (no text, title, alt or
+  // label), is named by its glyph, as a person reads it: the name an icon set writes in
+  // the class of the element that draws it (Font Awesome's "fa-trash-can", Bootstrap
+  // Icons' "bi-pencil", Glyphicons, Material Design Icons, Lucide, Feather, Tabler,
+  // Boxicons, Remix, PrimeIcons, Line Awesome, Octicons), as words ("trash can"),
+  // without the set's style classes and a variant's ending ("-alt", "-o", "-line",
+  // "-2"). An ellipsis or dots is "More" and bars "Menu", as people read them (the
+  // kebab that opens a page's menu of Rename, History and Delete). The page chooses
+  // these classes as it chooses an `aria-label`, so they are trusted with no more: a
+  // name, judged by its words like any other. "" when no icon names the control.
+  const ICON_SET = /^(?:fa|bi|glyphicon|mdi|ti|la|octicon|feather|lucide|bxs?|ri|pi)-([a-z][a-z0-9-]*)$/;
+  const ICON_STYLE = /^(?:fw|xs|sm|lg|xl|2xs|2xl|\dx|spin|pulse|beat|bounce|fade|shake|border|inverse|li|ul|stack(?:-\dx)?|pull-\w+|rotate-\w+|flip-\w+|solid|regular|light|thin|duotone|brands|sharp)$/;
+  const ICON_VARIANT = /(?:-(?:alt|o|line|fill|filled|outline|outlined|round|rounded|solid|sharp|\d+))+$/;
+  const MORE_GLYPH = /^(?:ellipsis|three dots|dots|more|kebab)\b/;
+  const MENU_GLYPH = /^(?:bars|hamburger|navicon|menu)\b/;
+  /** @param {Element} el */
+  function iconName(el) {
+    for (const part of el.querySelectorAll("i[class], span[class], svg[class]")) {
+      if (hintsHiding(part) && !shows(part, CSS_HIDDEN)) continue;
+      for (const c of part.classList) {
+        const m = ICON_SET.exec(c);
+        if (m === null || ICON_STYLE.test(m[1])) continue;
+        const words = m[1].replace(ICON_VARIANT, "").replace(/-/g, " ");
+        if (!words) continue;
+        return MORE_GLYPH.test(words) ? "More" : MENU_GLYPH.test(words) ? "Menu" : words;
+      }
+    }
     return "";
   }
 
@@ -1601,6 +1631,16 @@
     // into view: the dispatcher does that and hit-tests it before any event.
     if (selfClipped(box, r)) return "it is clipped away";
     return strictHit && clipped(box, pass) ? "it is clipped away" : "";
+  }
+
+  // Whether element `el` lies wholly outside the area a person can scroll to (and no pane
+  // scrolls it into reach).
+  /** @param {Element} el @param {Pass} pass */
+  function offPage(el, pass) {
+    const r = el.getBoundingClientRect();
+    const d = docInfo(pass, el.ownerDocument);
+    if (r.right > 0 && r.bottom > 0 && r.left < d.vw && r.top < d.vh) return false;
+    return offArea(r, d.area()) && !inPaneArea(el, r, pass);
   }
 
   // Whether box `r` lies wholly outside a document's scrollable area `a`.
@@ -2555,6 +2595,15 @@
         vis = parentVisible === null || hint || candidate ? visible(el, ctx) : parentVisible;
         // Other candidates (rows, dialogs, frames): what hides a whole subtree.
         if (vis && candidate && hides !== 0) vis = false;
+        // A dialog closed by making it invisible or transparent, or by moving it off the
+        // page (Halfmoon's modals wait above its start): nobody perceives its words, and
+        // they are not the page's state (a closed "Unsaved changes" holds nothing
+        // unsaved); opening it is then a change the state shows. Asked again once the
+        // page's animations end, as a faded control is (a dialog may be sliding in).
+        if (vis && (role === "dialog" || role === "alertdialog") && !(shows(el, OPAQUE) && !offPage(el, this.pass))) {
+          vis = false;
+          if (this.pass.faded.length < MAX_FADED) this.pass.faded.push(el);
+        }
         // A page hiding something from screen readers often hides it from the eye too,
         // by `visibility` or `opacity` (a reconnection notice, a toast waiting for its
         // message, a closed popover): then nobody perceives its text, and it is not the

@@ -266,10 +266,10 @@ pub fn state(snapshot: &PageSnapshot, cov: &Coverage) -> StateConfidence {
             cov.interactive
         );
         if cov.unnamed > 0 {
-            reason.push_str(&format!("; {} have no name", cov.unnamed));
+            reason.push_str(&format!("; {} unnamed", cov.unnamed));
         }
         if cov.unclear_count > 0 {
-            reason.push_str(&format!("; {} are unclear", cov.unclear_count));
+            reason.push_str(&format!("; {} unclear", cov.unclear_count));
         }
         (value, reason)
     };

@@ -197,9 +197,9 @@ fn unknown_and_unlabelled_controls_lower_the_state_confidence() {
     let c = analyze(&snap(elements));
     assert!(c.confidence < 0.8, "{}", c.confidence);
     let reason = c.probe_metadata.confidence_reason.unwrap_or_default();
-    // The reason says why: controls nothing names (issue 20's wording) or understands.
+    // The reason says why: controls nothing names or understands.
     assert!(
-        reason.contains("no name") || reason.contains("not understood"),
+        reason.contains("unnamed") || reason.contains("unclear"),
         "{reason}"
     );
 }

@@ -1634,6 +1634,60 @@ async fn cards_of_a_grid_are_records_opened_by_their_title() {
 }
 
 #[wasm_bindgen_test]
+async fn an_icon_alone_names_its_control_and_a_closed_dialogs_words_are_no_state() {
+    // An Otter Wiki's page menu (Rename, History, Delete) opens from a button that shows
+    // an ellipsis glyph alone (Font Awesome's `fa-ellipsis-v`): no word, title or label.
+    // It had no name, so no action, and the menu was out of reach. A control drawn as an
+    // icon alone is named by its glyph: an ellipsis or dots is "More", other icons by
+    // their names; an `aria-label` still names its control, an icon not drawn names
+    // nothing. Its modals wait above the page's start (Halfmoon: `top: -100%`) with their
+    // words: a closed "Unsaved changes" was an object, and opening a dialog changed
+    // nothing the state showed.
+    mount(
+        r#"<style>.hm-modal{position:fixed;top:-100%;left:0;width:100%;height:100%}.hm-modal.show{top:0}.fa,.fas,.mdi{display:inline-block;width:16px;height:16px}.d-none{display:none}</style>
+        <div class="hm-modal" id="modal-leave" role="dialog" aria-labelledby="leave-title"><div class="modal-content"><h5 class="modal-title" id="leave-title">Unsaved changes</h5><p>Keep them as a draft to continue later.</p><button type="button" id="keep">Keep editing</button></div></div>
+        <div class="dropdown"><button type="button" id="kebab" data-toggle="dropdown"><i class="fas fa-ellipsis-v fa-fw"></i></button><div hidden><a href="/p/rename">Rename</a></div></div>
+        <a href="/p/trash" id="bin"><i class="fa fa-pencil d-none"></i><i class="fa fa-trash-o" aria-hidden="true"></i></a>
+        <button type="button" id="labelled" aria-label="Archive"><i class="fa fa-trash"></i></button>
+        <button type="button" id="dots"><span class="mdi mdi-dots-vertical"></span></button>
+        <button type="button" id="bare"><span class="badge"></span></button>"#,
+    );
+    eval(
+        "(() => { for (const b of document.querySelectorAll('#fixture button')) b.addEventListener('click', () => { globalThis.__pressed = b.id; }); })()",
+    );
+    let c = capture();
+    let named = |id: &str| action_on(&c, id).map(|(n, a)| (n, a["reversibility"].clone()));
+    assert_eq!(
+        named("kebab"),
+        Some(("more".into(), json!("read"))),
+        "{:#}",
+        c["actions"]
+    );
+    assert_eq!(named("dots").map(|(n, _)| n), Some("more_2".into()));
+    assert_eq!(named("bin"), Some(("open_trash".into(), json!("read"))));
+    assert_eq!(named("labelled").map(|(n, _)| n), Some("archive".into()));
+    assert_eq!(named("bare"), None, "{:#}", c["actions"]);
+    let closed = c["objects"].to_string();
+    assert!(
+        !closed.contains("Unsaved"),
+        "a closed dialog's words: {closed}"
+    );
+    assert_eq!(named("keep"), None);
+
+    eval("document.getElementById('modal-leave').classList.add('show')");
+    let c = capture();
+    let open = c["objects"].to_string();
+    assert!(
+        open.contains("Unsaved changes"),
+        "an open dialog's words: {open}"
+    );
+    let keep = action_on(&c, "keep").expect("the open dialog's button").0;
+    let out = run(&keep, "{}", &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("globalThis.__pressed"), "keep");
+}
+
+#[wasm_bindgen_test]
 async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
     // Streamlit's multiselect, react-select's `isMulti`: a combobox whose chosen options
     // are tags beside it, each with a "Remove …" button; choosing one leaves the field

@@ -69,6 +69,17 @@ pub fn calibre_python() -> Result<PathBuf> {
     )
 }
 
+/// The Python with An Otter Wiki installed: `$NSP_OTTERWIKI_PYTHON`, else
+/// `target/otterwiki-venv`.
+pub fn otterwiki_python() -> Result<PathBuf> {
+    venv_python(
+        "NSP_OTTERWIKI_PYTHON",
+        "otterwiki-venv",
+        "An Otter Wiki",
+        "otterwiki from PyPI",
+    )
+}
+
 /// npm's `node_modules` with react, react-dom and esbuild: `$NSP_REAL_NODE_MODULES`,
 /// else `target/real-apps/npm/node_modules`.
 pub fn real_node_modules() -> Result<PathBuf> {
@@ -175,6 +186,11 @@ pub enum AppKind {
     /// bar whose links include "Logout". Its settings database (`app.db`: users, what
     /// each has read) is the ground truth.
     CalibreWeb,
+    /// An Otter Wiki 2.26, a wiki on a git repository (Flask, Halfmoon), in a venv of
+    /// its own (`target/otterwiki-venv`): a CodeMirror 6 editor, a "Save" that opens a
+    /// dialog asking for a commit message, a page's Rename, History and Delete behind a
+    /// button drawn as an ellipsis alone. Its git repository is the ground truth.
+    Otterwiki,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -229,6 +245,7 @@ impl AppKind {
             AppKind::Dash => "dash",
             AppKind::Mantine => "mantine",
             AppKind::CalibreWeb => "calibre-web",
+            AppKind::Otterwiki => "otterwiki",
         }
     }
 
@@ -256,6 +273,7 @@ impl AppKind {
             "dash" => AppKind::Dash,
             "mantine" => AppKind::Mantine,
             "calibre-web" => AppKind::CalibreWeb,
+            "otterwiki" => AppKind::Otterwiki,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -302,10 +320,10 @@ impl RealApp {
     }
 
     fn start_once(kind: AppKind, opts: RealAppOptions) -> Result<RealApp> {
-        let python = if kind == AppKind::CalibreWeb {
-            calibre_python()?
-        } else {
-            real_python()?
+        let python = match kind {
+            AppKind::CalibreWeb => calibre_python()?,
+            AppKind::Otterwiki => otterwiki_python()?,
+            _ => real_python()?,
         };
         let dir = tempfile::Builder::new()
             .prefix(&format!("nsp-real-{}-", kind.name()))
@@ -323,6 +341,8 @@ impl RealApp {
             AppKind::Trac => dir.path().join("env/db/trac.db"),
             AppKind::Fava => dir.path().join("ledger.beancount"),
             AppKind::CalibreWeb => dir.path().join("app.db"),
+            // The wiki's git repository.
+            AppKind::Otterwiki => dir.path().join("wiki"),
             AppKind::Roundup => dir.path().join("tracker/db/db"),
             _ => dir.path().join("app.sqlite3"),
         };
@@ -668,6 +688,30 @@ impl RealApp {
                     .env("CALIBRE_DBPATH", dir.path())
                     .env("CACHE_DIRECTORY", &cache);
                 ready_path = "/login";
+            }
+            AppKind::Otterwiki => {
+                // An empty repository: the wiki commits its Home page on start. Anyone may
+                // read and write (its default), so the flow needs no account.
+                std::fs::create_dir_all(&db)?;
+                let out = Command::new("git")
+                    .args(["init", "--quiet"])
+                    .arg(&db)
+                    .output()
+                    .context("running git (Debian: `apt-get install git`)")?;
+                if !out.status.success() {
+                    bail!("git init: {}", String::from_utf8_lossy(&out.stderr));
+                }
+                cmd = Command::new(&python);
+                cmd.args(["-m", "flask", "--app", "otterwiki.server", "run"])
+                    .args(["--host", "127.0.0.1", "--port"])
+                    .arg(port.to_string())
+                    .env("REPOSITORY", &db)
+                    .env("SECRET_KEY", "nsp-test-otterwiki-secret-key")
+                    .env(
+                        "SQLALCHEMY_DATABASE_URI",
+                        format!("sqlite:///{}", dir.path().join("otterwiki.db").display()),
+                    );
+                ready_path = "/";
             }
             AppKind::Roundup => {
                 // serve.py installs the tracker and its users, then serves it.

@@ -358,6 +358,16 @@ pub fn ensure_calibre_venv(root: &Path) -> Result<PathBuf> {
     ensure_pinned_venv(root, "calibre-venv", "calibreweb", CALIBRE_WEB_VERSION)
 }
 
+/// An Otter Wiki from PyPI, pinned, in a venv of its own: it pins SQLAlchemy exactly,
+/// at a version the other real apps exclude.
+pub const OTTERWIKI_VERSION: &str = "2.26.1";
+
+/// A venv in `target/otterwiki-venv` with `otterwiki==OTTERWIKI_VERSION`; returns its
+/// python, which `test` passes to the native tests as `NSP_OTTERWIKI_PYTHON`.
+pub fn ensure_otterwiki_venv(root: &Path) -> Result<PathBuf> {
+    ensure_pinned_venv(root, "otterwiki-venv", "otterwiki", OTTERWIKI_VERSION)
+}
+
 /// The OpenAPI validator the daemon's contract test runs, from PyPI, pinned.
 pub const OPENAPI_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 
@@ -383,7 +393,8 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     // Trac: a server-rendered issue tracker and wiki (sqlite); fixtures/real/trac.
     "trac==1.6",
     // I Hate Money: a shared-budget app (Flask, sqlite); fixtures/real/ihatemoney.
-    // (An Otter Wiki pins SQLAlchemy 2.0.36, which I Hate Money's ~=2.0.45 excludes.)
+    // (An Otter Wiki pins SQLAlchemy 2.0.36, which I Hate Money's ~=2.0.45 excludes: it
+    // has a venv of its own, `ensure_otterwiki_venv`.)
     "ihatemoney==7.2.1",
     // Fava: Beancount's web interface (Flask, a Svelte front end; the ledger file is
     // its database); fixtures/real/fava.
