@@ -1036,10 +1036,30 @@
       const t = textOfIds(el, by);
       if (t) return t;
     }
-    if (el.labels && el.labels.length) return labelsText(el);
+    // A label with no words (a kit's box drawn inside an empty `<label>`) names nothing.
+    const labelled = el.labels && el.labels.length ? labelsText(el) : "";
+    if (labelled) return labelled;
+    if (!FIELD_TAGS.has(el.localName)) return "";
     // A checkbox's or radio button's text follows it: what comes before is another's.
     const boxy = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
-    return FIELD_TAGS.has(el.localName) && !boxy ? captionOf(el) || selectPrompt(el) : "";
+    return (boxy ? "" : captionOf(el)) || termOf(el) || (boxy ? "" : selectPrompt(el));
+  }
+
+  // The term a description list pairs with the field: the `<dt>` right before the
+  // `<dd>` the field is the only field of, within four ancestors (Lektor's admin lays
+  // its whole form out as `<dl><dt>Title</dt><dd><div><input></div></dd></dl>`, no
+  // label anywhere: its fields were named `text`, `text_2` and, by a hidden copy of a
+  // text area's value, `hello`). "" for anything else.
+  const TERM_DEPTH = 4;
+  /** @param {Element} el */
+  function termOf(el) {
+    let dd = el.parentElement;
+    for (let depth = 1; dd !== null && dd.localName !== "dd" && depth < TERM_DEPTH; depth++) dd = dd.parentElement;
+    if (dd === null || dd.localName !== "dd") return "";
+    const dt = dd.previousElementSibling;
+    if (dt === null || dt.localName !== "dt" || dd.querySelectorAll("input:not([type=hidden]), select, textarea").length !== 1) return "";
+    const t = norm(dt.textContent || "", TEXT_LIMIT);
+    return t.length <= CAPTION_MAX ? t : "";
   }
 
   // The words of a select's first option when it chooses nothing (value "") and holds
@@ -1106,8 +1126,12 @@
     for (let node = /** @type {Element | null} */ (el), depth = 0; node && depth < 2; node = node.parentElement, depth++) {
       // The casts below follow the nodeType tests (3: text, 1: element).
       let prev = node.previousSibling;
+      // Passed over too: an element nobody sees beside a field people see, such as the
+      // hidden copy of a text area's value that sizes it (the "grow-wrap" trick:
+      // Lektor's `text-widget__replica`). In a hidden form, all is hidden alike.
       while (prev && ((prev.nodeType === 3 && !/** @type {Text} */ (prev).data.trim()) || prev.nodeType === 8 ||
-        (quiet && prev.nodeType === 1 && /** @type {Element} */ (prev).getAttribute("aria-hidden") === "true"))) prev = prev.previousSibling;
+        (prev.nodeType === 1 && ((quiet && /** @type {Element} */ (prev).getAttribute("aria-hidden") === "true") ||
+          unseenBeside(/** @type {Element} */ (prev), el))))) prev = prev.previousSibling;
       if (prev && prev.nodeType === 3) {
         const t = norm(/** @type {Text} */ (prev).data, TEXT_LIMIT);
         return t.length <= CAPTION_MAX ? t : "";
@@ -1122,6 +1146,13 @@
       if (!node.parentElement || node.parentElement.localName === "form" || node.parentElement.localName === "body") return "";
     }
     return "";
+  }
+
+  // Whether element `e` is not shown (not rendered, `visibility: hidden`) while `field`
+  // is.
+  /** @param {Element} e @param {Element} field */
+  function unseenBeside(e, field) {
+    return typeof e.checkVisibility === "function" && !shows(e, CSS_HIDDEN) && shows(field, CSS_HIDDEN);
   }
 
   /** @param {HTMLSelectElement} el */

@@ -1688,6 +1688,59 @@ async fn an_icon_alone_names_its_control_and_a_closed_dialogs_words_are_no_state
 }
 
 #[wasm_bindgen_test]
+async fn a_description_lists_terms_name_its_fields_and_a_hidden_copy_names_nothing() {
+    // Lektor's admin lays its form out as a description list, no label, `name` or `id`
+    // on any field: `<dt>Title</dt><dd><div><input></div></dd>`, a box inside an empty
+    // `<label>`, and each text area after a hidden copy of its value that sizes it (the
+    // "grow-wrap" trick). The fields were `text`, `text_2` and, named by the copy of a
+    // value, `hello`. A `<dd>` holding two fields names neither by its term.
+    mount(
+        r#"<style>.grow{display:grid}.copy,.grow textarea{grid-area:1/1/2/2}.copy{visibility:hidden}</style>
+        <form id="page"><dl><dt>Title</dt><dd><div class="group"><input type="text" id="title" value="Welcome"></div></dd></dl>
+        <dl><dt>Body</dt><dd><div class="grow"><div class="copy">Hello.</div><textarea id="body">Hello.</textarea></div></dd></dl>
+        <dl><dt>Published</dt><dd><div class="check"><label><input type="checkbox" id="published"></label></div></dd></dl>
+        <dl><dt>Period</dt><dd><input type="text" id="from"> <input type="text" id="to"></dd></dl>
+        <button type="submit" id="save">Save Changes</button></form>"#,
+    );
+    eval(
+        "(() => { const f = document.getElementById('page'); f.addEventListener('submit', (e) => { e.preventDefault();              globalThis.__sent = ['title', 'body', 'published'].map((id) => { const el = document.getElementById(id); return el.type === 'checkbox' ? String(el.checked) : el.value; }).join('|'); }); })()",
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).expect("snapshot");
+    let label = |id: &str| {
+        record_of(&snap, id)[6]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(label("title"), "Title");
+    assert_eq!(label("body"), "Body");
+    assert_eq!(label("published"), "Published");
+    assert_eq!(
+        label("to"),
+        "",
+        "a term names no second field of its description"
+    );
+    let c = capture();
+    let (name, save) = action_on(&c, "save").expect("the form's action");
+    let params = param_names(&save);
+    for want in ["title", "body", "published"] {
+        assert!(params.contains(&want), "{params:?}");
+    }
+    assert!(!params.contains(&"hello"), "{params:?}");
+    let out = run(
+        &name,
+        r#"{"title": "Otters", "body": "Hello, otters.", "published": true}"#,
+        &c,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(
+        eval_string("globalThis.__sent"),
+        "Otters|Hello, otters.|true"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn a_combobox_of_many_choices_takes_a_list_and_makes_exactly_its_tags() {
     // Streamlit's multiselect, react-select's `isMulti`: a combobox whose chosen options
     // are tags beside it, each with a "Remove …" button; choosing one leaves the field

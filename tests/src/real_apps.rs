@@ -80,6 +80,16 @@ pub fn otterwiki_python() -> Result<PathBuf> {
     )
 }
 
+/// The Python with Lektor installed: `$NSP_LEKTOR_PYTHON`, else `target/lektor-venv`.
+pub fn lektor_python() -> Result<PathBuf> {
+    venv_python(
+        "NSP_LEKTOR_PYTHON",
+        "lektor-venv",
+        "Lektor",
+        "lektor from PyPI",
+    )
+}
+
 /// npm's `node_modules` with react, react-dom and esbuild: `$NSP_REAL_NODE_MODULES`,
 /// else `target/real-apps/npm/node_modules`.
 pub fn real_node_modules() -> Result<PathBuf> {
@@ -191,6 +201,13 @@ pub enum AppKind {
     /// dialog asking for a commit message, a page's Rename, History and Delete behind a
     /// button drawn as an ellipsis alone. Its git repository is the ground truth.
     Otterwiki,
+    /// Lektor 3.3, a static site generator whose admin (a React app) edits the site's
+    /// content files, in a venv of its own (`target/lektor-venv`), on the site in
+    /// `fixtures/real/lektor`: a form laid out as a description list (`<dt>Title</dt>
+    /// <dd><input></dd>`, no labels), text areas sized by a hidden copy of their value,
+    /// a delete confirmation ("Yes, delete", "No, cancel"). Its content files are the
+    /// ground truth.
+    Lektor,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -246,6 +263,7 @@ impl AppKind {
             AppKind::Mantine => "mantine",
             AppKind::CalibreWeb => "calibre-web",
             AppKind::Otterwiki => "otterwiki",
+            AppKind::Lektor => "lektor",
         }
     }
 
@@ -274,6 +292,7 @@ impl AppKind {
             "mantine" => AppKind::Mantine,
             "calibre-web" => AppKind::CalibreWeb,
             "otterwiki" => AppKind::Otterwiki,
+            "lektor" => AppKind::Lektor,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -323,6 +342,7 @@ impl RealApp {
         let python = match kind {
             AppKind::CalibreWeb => calibre_python()?,
             AppKind::Otterwiki => otterwiki_python()?,
+            AppKind::Lektor => lektor_python()?,
             _ => real_python()?,
         };
         let dir = tempfile::Builder::new()
@@ -343,6 +363,8 @@ impl RealApp {
             AppKind::CalibreWeb => dir.path().join("app.db"),
             // The wiki's git repository.
             AppKind::Otterwiki => dir.path().join("wiki"),
+            // The site's content folder.
+            AppKind::Lektor => dir.path().join("site/content"),
             AppKind::Roundup => dir.path().join("tracker/db/db"),
             _ => dir.path().join("app.sqlite3"),
         };
@@ -712,6 +734,19 @@ impl RealApp {
                         format!("sqlite:///{}", dir.path().join("otterwiki.db").display()),
                     );
                 ready_path = "/";
+            }
+            AppKind::Lektor => {
+                // A copy of the fixture's site; its build goes to a folder of its own.
+                let site = dir.path().join("site");
+                crate::webdriver::copy_dir(&real.join("lektor"), &site)?;
+                cmd = Command::new(&python);
+                cmd.args(["-m", "lektor", "--project"])
+                    .arg(&site)
+                    .args(["server", "--host", "127.0.0.1", "--port"])
+                    .arg(port.to_string())
+                    .arg("--output-path")
+                    .arg(dir.path().join("build"));
+                ready_path = "/admin/";
             }
             AppKind::Roundup => {
                 // serve.py installs the tracker and its users, then serves it.

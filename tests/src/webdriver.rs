@@ -64,7 +64,7 @@ fn find(env: &str, candidates: &[&str]) -> Result<PathBuf> {
         .with_context(|| format!("none of {candidates:?} exists; set ${env}"))
 }
 
-/// Copies the folder `from` (an unpacked extension) to `to`.
+/// Copies the folder `from` (an unpacked extension, a fixture site) to `to`.
 pub fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {

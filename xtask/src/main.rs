@@ -67,6 +67,7 @@ fn main() -> ExitCode {
         Task::RealApps => tools::ensure_real_apps(&root)
             .and_then(|_| tools::ensure_calibre_venv(&root))
             .and_then(|_| tools::ensure_otterwiki_venv(&root))
+            .and_then(|_| tools::ensure_lektor_venv(&root))
             .map(|_| ()),
         Task::Fuzz { seconds, target } => fuzz::run(&root, seconds, target.as_deref()),
     };

@@ -30,6 +30,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     let real_apps = tools::ensure_real_apps(root)?;
     let calibre_python = tools::ensure_calibre_venv(root)?;
     let otterwiki_python = tools::ensure_otterwiki_venv(root)?;
+    let lektor_python = tools::ensure_lektor_venv(root)?;
     let cargo = tools::cargo();
 
     if !args.no_lint {
@@ -136,6 +137,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
             .env("NSP_REAL_PYTHON", &real_apps.python)
             .env("NSP_CALIBRE_PYTHON", &calibre_python)
             .env("NSP_OTTERWIKI_PYTHON", &otterwiki_python)
+            .env("NSP_LEKTOR_PYTHON", &lektor_python)
             .env("NSP_REAL_NODE_MODULES", &real_apps.node_modules)
             .env("CHROMEDRIVER", &chromedriver)
             .env("CHROME", &browser),

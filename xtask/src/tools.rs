@@ -368,6 +368,15 @@ pub fn ensure_otterwiki_venv(root: &Path) -> Result<PathBuf> {
     ensure_pinned_venv(root, "otterwiki-venv", "otterwiki", OTTERWIKI_VERSION)
 }
 
+/// Lektor from PyPI, pinned, in a venv of its own: it pins Flask 2 and mistune 0.8.
+pub const LEKTOR_VERSION: &str = "3.3.14";
+
+/// A venv in `target/lektor-venv` with `lektor==LEKTOR_VERSION`; returns its python,
+/// which `test` passes to the native tests as `NSP_LEKTOR_PYTHON`.
+pub fn ensure_lektor_venv(root: &Path) -> Result<PathBuf> {
+    ensure_pinned_venv(root, "lektor-venv", "lektor", LEKTOR_VERSION)
+}
+
 /// The OpenAPI validator the daemon's contract test runs, from PyPI, pinned.
 pub const OPENAPI_VALIDATOR: &str = "openapi-spec-validator==0.9.0";
 

@@ -27,10 +27,12 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             .is_some_and(|m| m != "get" && m != "dialog");
     let dismiss = is_dismiss(ev.label);
     let secondary_dismiss = ev.kind == Kind::Submit && dismiss && form.has_other_submit;
-    // "Cancel" or "No, take me back" beside a form or in a dialog backs out of it.
+    // "Cancel" or "No, take me back" beside a form or in a dialog backs out of it, and
+    // on a page that asks a question ("Do you really want to delete this page?", Lektor's
+    // admin, its "Yes, delete" and "No, cancel" in no form) out of what it asks.
     let dialog_dismiss = matches!(ev.kind, Kind::Button | Kind::Clickable | Kind::Link)
         && dismiss
-        && (ev.in_dialog || ev.local.in_form);
+        && (ev.in_dialog || ev.local.in_form || ev.page.is_some_and(|f| f.question.is_some()));
     let auth = label_hits.iter().any(|h| is_authentication(&h.cue));
     // A menu button, a disclosure or a view toggle: what it opens, shows or hides is
     // part of the page, and its verb of showing ("Toggle navigation", "Hide sidebar")
@@ -59,7 +61,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
             if secondary_dismiss {
                 "a secondary button that dismisses the form"
             } else {
-                "backs out of the dialog or form it sits in"
+                "backs out of the dialog, form or question around it"
             },
         );
     } else {

@@ -44,7 +44,8 @@ const PHRASES: &[&str] = &[
         "remove from basket:w2,remove from wishlist:w2,remove from favorites:w2,",
         "apply filters:r2,apply filter:r2,apply coupon:w2,apply code:w2,",
         "apply promo code:w2,apply discount:w2,load more:r2,show more:r2,see more:r2,",
-        "learn more:r2,read more:r2,see all:r2,view all:r2,go back:r2,close ticket:w2,",
+        "learn more:r2,read more:r2,see all:r2,view all:r2,go back:r2,back to:r2,return to:r2,",
+        "close ticket:w2,",
         "close issue:w2,close pull request:w2,reopen:w2,",
     ),
     // An edit of something that stays editable: saved, confirmed or thrown away, it can
@@ -424,7 +425,8 @@ pub(super) fn strongest_per_tier(found: &[Hit], prefer_first: bool) -> [Option<&
     best
 }
 
-/// "Cancel", "Close", "Dismiss", "Not now": buttons that back out of something; and
+/// "Cancel", "No, cancel", "Close", "Dismiss", "Not now": buttons that back out of
+/// something; and
 /// "Got it", which closes a tip or a notice having read it.
 pub fn is_dismiss(label: &str) -> bool {
     let w = words(label);
@@ -438,6 +440,7 @@ pub fn is_dismiss(label: &str) -> bool {
             | ["never", "mind"]
             | ["no", "take", "me", "back"]
             | ["go", "back"]
+            | ["no", "cancel"]
             | ["got", "it"]
             | ["ok", "got", "it"]
     )
@@ -503,7 +506,7 @@ pub(super) fn is_back(label: &str) -> bool {
     let w = words(label);
     matches!(
         w.iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
-        ["back"] | ["no"] | ["no", "go", "back"] | ["return"] | ["keep"] | ["no", "cancel"]
+        ["back"] | ["no"] | ["no", "go", "back"] | ["return"] | ["keep"]
     )
 }
 

@@ -266,6 +266,44 @@ mod tests {
     }
 
     #[test]
+    fn returning_to_a_place_reads_and_returning_a_thing_does_not() {
+        // Lektor's admin "Return to Website" (a button, its title alone) was an
+        // irreversible write at 0.48, put to a person: no verb it knew.
+        for label in [
+            "Return to Website",
+            "Back to list",
+            "Return to the dashboard",
+        ] {
+            let v = button(label);
+            assert_eq!(v.tier, Read, "{label}: {v:?}");
+            assert!(v.confidence >= 0.8, "{label}: {v:?}");
+        }
+        for label in ["Return item", "Back to list and delete draft"] {
+            assert_ne!(button(label).tier, Read, "{label}");
+        }
+    }
+
+    #[test]
+    fn backing_out_of_a_question_the_page_asks_reads() {
+        // Lektor's admin asks "Do you really want to delete this page?" above "Yes,
+        // delete" and "No, cancel", in no form and no dialog: "No, cancel" was an
+        // irreversible write at 0.51 ("cancel" as in cancelling an order).
+        let asks = PageFacts {
+            question: Some("Do you really want to delete this page?".into()),
+            ..PageFacts::default()
+        };
+        for label in ["No, cancel", "Cancel", "Go back"] {
+            let mut ev = Evidence::new(Kind::Button, label);
+            ev.page = Some(&asks);
+            let v = classify(&ev);
+            assert_eq!(v.tier, Read, "{label}: {v:?}");
+            assert!(v.confidence >= 0.95, "{label}: {v:?}");
+        }
+        // Asked nothing, "Cancel" alone is no way back from anything.
+        assert_ne!(button("No, cancel").tier, Read);
+    }
+
+    #[test]
     fn mixed_words_take_the_stricter_tier_with_less_confidence() {
         let v = button("Undo send");
         assert_eq!(v.tier, IrreversibleWrite);
