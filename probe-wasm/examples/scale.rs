@@ -966,6 +966,38 @@ fn shapes2(n: usize, shape: &str) -> PageSnapshot {
                 );
             }
         }
+        "openers" => {
+            // Buttons that each open a menu of their own by id (`aria-controls`,
+            // Bootstrap's `data-bs-target`), its "Delete" inside: an id looked up per
+            // control.
+            for k in 0..n {
+                let id = format!("m{k}");
+                let target = format!("#{id}");
+                let sel = |rest: &str| format!("main > div:nth-of-type({}){rest}", k + 1);
+                let d = push(&mut els, "div", 0, sel(""), "", &[]);
+                push(
+                    &mut els,
+                    "button",
+                    d,
+                    sel(" > button"),
+                    &format!("Actions {k}"),
+                    &[
+                        ("aria-expanded", "false"),
+                        ("aria-controls", &id),
+                        ("data-bs-target", &target),
+                    ],
+                );
+                let m = push(
+                    &mut els,
+                    "div",
+                    d,
+                    sel(" > div"),
+                    "",
+                    &[("id", &id), ("role", "menu")],
+                );
+                push(&mut els, "button", m, sel(" > div > button"), "Delete", &[]);
+            }
+        }
         "listbox" => {
             let m = push(
                 &mut els,
@@ -1122,6 +1154,7 @@ fn main() {
         "selects",
         "implicit",
         "menu",
+        "openers",
         "listbox",
         "grid",
     ] {
