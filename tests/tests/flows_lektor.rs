@@ -22,50 +22,25 @@ async fn lektor_edit_a_page_delete_one_and_add_one() {
     let log = |e: anyhow::Error| panic!("{e:#}\nthe app's log:\n{}", app.log());
 
     // The fields are named by the terms of their description list.
-    agent
-        .run(
-            Step::new(
-                "write the home page",
-                &["save", "changes"],
-                Tier::ReversibleWrite,
-            )
-            .param(&["summary"], "A site about otters")
-            .param(&["body"], "Hello, otters."),
+    let steps = [
+        Step::new(
+            "write the home page",
+            &["save", "changes"],
+            Tier::ReversibleWrite,
         )
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(Step::new("open About us", &["open", "about"], Tier::Read))
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(
-            Step::new("go to its deletion", &["page", "actions"], Tier::Read).record(&[], "Delete"),
-        )
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(Step::new(
-            "delete it",
-            &["yes", "delete"],
-            Tier::IrreversibleWrite,
-        ))
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(
-            Step::new("go to add a page", &["page", "actions"], Tier::Read).record(&[], "Add Page"),
-        )
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(
-            Step::new("add a page", &["add", "child"], Tier::ReversibleWrite)
-                .param(&["title"], "Otter facts")
-                .param(&["id"], "otter-facts"),
-        )
-        .await
-        .unwrap_or_else(log);
+        .param(&["summary"], "A site about otters")
+        .param(&["body"], "Hello, otters."),
+        Step::new("open About us", &["open", "about"], Tier::Read),
+        Step::new("go to its deletion", &["page", "actions"], Tier::Read).record(&[], "Delete"),
+        Step::new("delete it", &["yes", "delete"], Tier::IrreversibleWrite),
+        Step::new("go to add a page", &["page", "actions"], Tier::Read).record(&[], "Add Page"),
+        Step::new("add a page", &["add", "child"], Tier::ReversibleWrite)
+            .param(&["title"], "Otter facts")
+            .param(&["id"], "otter-facts"),
+    ];
+    for step in steps {
+        agent.run(step).await.unwrap_or_else(log);
+    }
 
     agent.finish(
         content_files(&app.db),

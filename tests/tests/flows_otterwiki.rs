@@ -22,72 +22,35 @@ async fn otterwiki_write_a_page_then_delete_it_from_its_icon_menu() {
         .expect("agent");
     let log = |e: anyhow::Error| panic!("{e:#}\nthe app's log:\n{}", app.log());
 
-    agent
-        .run(Step::new(
-            "open the page creator",
-            &["create", "page"],
-            Tier::Read,
-        ))
-        .await
-        .unwrap_or_else(log);
-    // Naming the page opens the editor; nothing is stored until it is saved.
-    agent
-        .run(
-            Step::new("name the page", &["create", "editor"], Tier::Read)
-                .param(&["pagename"], "Otter Notes"),
+    let steps = [
+        Step::new("open the page creator", &["create", "page"], Tier::Read),
+        // Naming the page opens the editor; nothing is stored until it is saved.
+        Step::new("name the page", &["create", "editor"], Tier::Read)
+            .param(&["pagename"], "Otter Notes"),
+        Step::new("write the page", &["fill", "text"], Tier::ReversibleWrite)
+            .param(&["text"], TEXT),
+        // "Save" only opens the dialog that asks for the commit message: nothing the
+        // state showed before changes (the dialog's field is new), and the next step
+        // needs it.
+        Step::new("open the save dialog", &["save"], Tier::Read)
+            .avoid(&["commit"])
+            .verify(Verify::None),
+        Step::new(
+            "save with a message",
+            &["save", "commit"],
+            Tier::ReversibleWrite,
         )
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(
-            Step::new("write the page", &["fill", "text"], Tier::ReversibleWrite)
-                .param(&["text"], TEXT),
-        )
-        .await
-        .unwrap_or_else(log);
-    // "Save" only opens the dialog that asks for the commit message: nothing the state
-    // showed before changes (the dialog's field is new), and the next step needs it.
-    agent
-        .run(
-            Step::new("open the save dialog", &["save"], Tier::Read)
-                .avoid(&["commit"])
-                .verify(Verify::None),
-        )
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(
-            Step::new(
-                "save with a message",
-                &["save", "commit"],
-                Tier::ReversibleWrite,
-            )
-            .param(&["commit"], "Add otter notes"),
-        )
-        .await
-        .unwrap_or_else(log);
-
-    // The page's menu is a button showing an ellipsis alone: named by its glyph. Opening
-    // it changes no object (its links are actions).
-    agent
-        .run(Step::new("open the page's menu", &["more"], Tier::Read).verify(Verify::None))
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(Step::new(
-            "go to its deletion",
-            &["open", "delete"],
-            Tier::Read,
-        ))
-        .await
-        .unwrap_or_else(log);
-    agent
-        .run(
-            Step::new("delete the page", &["delete"], Tier::IrreversibleWrite)
-                .param(&["message"], "Otters moved out"),
-        )
-        .await
-        .unwrap_or_else(log);
+        .param(&["commit"], "Add otter notes"),
+        // The page's menu is a button showing an ellipsis alone: named by its glyph.
+        // Opening it changes no object (its links are actions).
+        Step::new("open the page's menu", &["more"], Tier::Read).verify(Verify::None),
+        Step::new("go to its deletion", &["open", "delete"], Tier::Read),
+        Step::new("delete the page", &["delete"], Tier::IrreversibleWrite)
+            .param(&["message"], "Otters moved out"),
+    ];
+    for step in steps {
+        agent.run(step).await.unwrap_or_else(log);
+    }
 
     // The repository: the wiki's own first commit, then exactly the agent's two; the
     // page as written, then gone.
