@@ -912,10 +912,10 @@ fn headed_as_storing(page: &Page<'_>, form: usize) -> bool {
     else {
         return false;
     };
-    let labelled = page.els[dialog].attr("aria-labelledby").and_then(|id| {
-        page.descendants(dialog)
-            .find(|&i| page.els[i].attr("id") == Some(id))
-    });
+    let labelled = page.els[dialog]
+        .attr("aria-labelledby")
+        .and_then(|id| page.by_id(id))
+        .filter(|i| page.descendants(dialog).contains(i));
     labelled
         .or_else(|| page.descendants(dialog).find(|&i| heading(i)))
         .is_some_and(|i| crate::classify::names_storing(&page.els[i].text))

@@ -75,8 +75,8 @@ pub fn trim_deep(snap: &mut PageSnapshot) -> bool {
     true
 }
 
-/// Answers a pass keeps by name while it asks ([`Page::says_in_group`]); taken and put
-/// back around each use.
+/// Answers a pass keeps by name while it asks ([`Page::memo`]); taken and put back
+/// around each use.
 #[derive(Default)]
 pub struct Memo(pub std::cell::Cell<crate::HashMap<String, usize>>);
 
@@ -134,11 +134,30 @@ pub struct Page<'a> {
     radio_list: Vec<usize>,
     /// Whether a group holds a control saying a verb (`classify::evidence`'s undoing
     /// verb), by "group\u{1}verb": 1 no, 2 yes. Each control of a group asked it of the
-    /// whole group: thousands of "Close" buttons in one were n².
-    pub says_in_group: Memo,
+    /// whole group: thousands of "Close" buttons in one were n². And the element of each
+    /// id, by "\u{2}id" ([`Page::by_id`]).
+    pub memo: Memo,
 }
 
 impl<'a> Page<'a> {
+    /// The first element whose `id` is `id`, as `getElementById` finds it, through an
+    /// index of every id made on the first question: each of thousands of controls
+    /// naming what it opens by id read the whole page.
+    pub fn by_id(&self, id: &str) -> Option<usize> {
+        let mut memo = self.memo.0.take();
+        if crate::kept(&memo, "\u{2}").is_none() {
+            *crate::slot(&mut memo, "\u{2}".into()) = 0;
+            for (i, e) in self.els.iter().enumerate().rev() {
+                if let Some(id) = e.attr("id") {
+                    *crate::slot(&mut memo, format!("\u{2}{id}")) = i;
+                }
+            }
+        }
+        let found = crate::kept(&memo, &format!("\u{2}{id}"));
+        self.memo.0.set(memo);
+        found
+    }
+
     pub fn new(snap: &'a PageSnapshot) -> Page<'a> {
         let els = snap.elements.as_slice();
         let n = els.len();
@@ -204,7 +223,7 @@ impl<'a> Page<'a> {
             radio_lo: Vec::new(),
             radio_hi: Vec::new(),
             radio_list: Vec::new(),
-            says_in_group: Default::default(),
+            memo: Default::default(),
         };
         page.demote_containers();
         page.demote_control_parts();
@@ -993,9 +1012,14 @@ pub fn select_choices(e: &ElementRecord) -> (Vec<String>, Option<String>) {
 /// placeholder, and so is a first option that shows no text, whatever its value:
 /// WTForms' `__None`) has a text of its own that no other has.
 fn select_values_labels(e: &ElementRecord) -> (Vec<String>, Vec<String>) {
-    let parse = |name: &str| {
-        e.attr(name)
-            .and_then(|o| serde_json::from_str::<Vec<String>>(o).ok())
+    // Read as a `Value`, which the probe parses anyway: a parser of its own for a list
+    // of strings was a kilobyte of the wasm.
+    let parse = |name: &str| -> Option<Vec<String>> {
+        let v: serde_json::Value = serde_json::from_str(e.attr(name)?).ok()?;
+        v.as_array()?
+            .iter()
+            .map(|s| s.as_str().map(str::to_owned))
+            .collect()
     };
     let values = parse("options").unwrap_or_default();
     let labels = parse("option_labels").filter(|l| {

@@ -682,6 +682,70 @@ fn says_the_same(
 }
 
 #[test]
+fn thousands_of_openers_find_what_they_open_by_id_once() {
+    // Controls that each name what they open by id (Bootstrap's `data-bs-target`,
+    // `aria-controls`) looked the id up among all the page's records: 2,000 of them, each
+    // with its own dialog, took 125 ms natively against 36 ms for half as many. The ids
+    // are indexed once per page now. What each says is the same: a row's "Delete" that
+    // opens a dialog whose "Delete" does it only asks (a read), at any count.
+    let name = |k: usize| {
+        let a = (b'a' + (k / 26 % 26) as u8) as char;
+        let b = (b'a' + (k % 26) as u8) as char;
+        format!("{a}{b}{}", "x".repeat(k / 676))
+    };
+    let page = |n: usize| {
+        let mut elements = vec![el_at("main", None, "main", "", &[])];
+        for k in 0..n {
+            let at = |rest: &str| format!("main > div:nth-of-type({}){rest}", k + 1);
+            let id = format!("confirm-{k}");
+            let target = format!("#{id}");
+            let row = elements.len() as u32;
+            elements.push(el_at("div", Some(0), &at(""), "", &[]));
+            elements.push(el_at(
+                "button",
+                Some(row),
+                &at(" > button"),
+                &format!("Delete {}", name(k)),
+                &[
+                    ("type", "button"),
+                    ("data-bs-toggle", "modal"),
+                    ("data-bs-target", &target),
+                ],
+            ));
+            let dialog = elements.len() as u32;
+            elements.push(el_at(
+                "div",
+                Some(row),
+                &at(" > div"),
+                "",
+                &[
+                    ("id", &id),
+                    ("role", "dialog"),
+                    ("aria-label", &format!("Delete {}?", name(k))),
+                ],
+            ));
+            elements.push(el_at(
+                "button",
+                Some(dialog),
+                &at(" > div > button"),
+                "Delete",
+                &[("type", "button")],
+            ));
+        }
+        snapshot("http://127.0.0.1:1/items", "Items", elements)
+    };
+    let few = analyze_snapshot(&page(3), ProbeTier::WasmExtension);
+    let many = analyze_snapshot(&page(2_000), ProbeTier::WasmExtension);
+    says_the_same(&few, &many, &["delete_aa", "delete_ab"]);
+    assert_eq!(
+        few.actions["delete_aa"].reversibility,
+        nsp_protocol::Reversibility::Read,
+        "{:?}",
+        few.explain["delete_aa"].signals
+    );
+}
+
+#[test]
 fn a_group_of_thousands_looks_for_its_undoing_verb_once() {
     // The fuzzer's page: thousands of buttons in one group whose verb has an undoing
     // verb on the page. Each looked for it among the controls of its group and read

@@ -299,9 +299,8 @@ fn opens_dialog(page: &crate::page::Page<'_>, idx: usize) -> bool {
         return false;
     };
     ids.split_whitespace().any(|id| {
-        page.els
-            .iter()
-            .any(|e| e.attr("id") == Some(id) && crate::page::is_dialog(e))
+        page.by_id(id)
+            .is_some_and(|d| crate::page::is_dialog(&page.els[d]))
     })
 }
 
@@ -322,9 +321,8 @@ fn opens_confirm(page: &crate::page::Page<'_>, idx: usize, label: &str) -> bool 
         .trim_start_matches('#');
     !verb.is_empty()
         && !id.is_empty()
-        && (0..page.els.len()).any(|d| {
-            page.els[d].attr("id") == Some(id)
-                && !(d..page.end[d]).contains(&idx)
+        && page.by_id(id).is_some_and(|d| {
+            !(d..page.end[d]).contains(&idx)
                 && page.descendants(d).any(|j| {
                     page.control(j)
                         && page.els[j]
@@ -451,7 +449,7 @@ fn group_inverse(page: &crate::page::Page<'_>, idx: usize, label: &str) -> Optio
             .first()
             .is_some_and(|f| f == w)
     };
-    let mut memo = page.says_in_group.0.take();
+    let mut memo = page.memo.0.take();
     let inverse = crate::context::inverse_where(&verb, &mut |other| {
         let count = crate::slot(&mut memo, format!("{group}\u{1}{other}"));
         if *count == 0 {
@@ -465,7 +463,7 @@ fn group_inverse(page: &crate::page::Page<'_>, idx: usize, label: &str) -> Optio
         let own = usize::from(acts_here(idx) && opens_with(idx, other));
         *count > 1 + own
     });
-    page.says_in_group.0.set(memo);
+    page.memo.0.set(memo);
     inverse
 }
 
