@@ -1664,11 +1664,14 @@
     return strictHit && clipped(box, pass) ? "it is clipped away" : "";
   }
 
-  // Whether element `el` lies wholly outside the area a person can scroll to (and no pane
-  // scrolls it into reach).
+  // Whether element `el`, a box with a size, lies wholly outside the area a person can
+  // scroll to (and no pane scrolls it into reach). A box of no size says nothing of
+  // where its content is drawn (a dialog of `display: contents`, its panel `fixed`, has
+  // an empty box at the page's origin).
   /** @param {Element} el @param {Pass} pass */
   function offPage(el, pass) {
     const r = el.getBoundingClientRect();
+    if (r.width <= 1 || r.height <= 1) return false;
     const d = docInfo(pass, el.ownerDocument);
     if (r.right > 0 && r.bottom > 0 && r.left < d.vw && r.top < d.vh) return false;
     return offArea(r, d.area()) && !inPaneArea(el, r, pass);

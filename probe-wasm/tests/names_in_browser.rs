@@ -1685,6 +1685,14 @@ async fn an_icon_alone_names_its_control_and_a_closed_dialogs_words_are_no_state
     let out = run(&keep, "{}", &c).await;
     assert_eq!(out["status"], "done", "{out:#}");
     assert_eq!(eval_string("globalThis.__pressed"), "keep");
+
+    // A dialog with no box of its own (`display: contents`), its panel `fixed`: open,
+    // whatever its own box says.
+    mount(
+        r#"<div role="dialog" aria-label="Edit profile" style="display:contents"><div style="position:fixed;inset:0;background:#fff"><p>Your profile is public.</p><button type="button" id="hui-save">Save profile</button></div></div>"#,
+    );
+    let c = capture();
+    assert!(action_on(&c, "hui-save").is_some(), "{:#}", c["actions"]);
 }
 
 #[wasm_bindgen_test]
