@@ -45,8 +45,7 @@ const PHRASES: &[&str] = &[
         "apply filters:r2,apply filter:r2,apply coupon:w2,apply code:w2,",
         "apply promo code:w2,apply discount:w2,load more:r2,show more:r2,see more:r2,",
         "learn more:r2,read more:r2,see all:r2,view all:r2,go back:r2,back to:r2,return to:r2,",
-        "close ticket:w2,",
-        "close issue:w2,close pull request:w2,reopen:w2,",
+        "close ticket:w2,close issue:w2,close pull request:w2,reopen:w2,",
     ),
     // An edit of something that stays editable: saved, confirmed or thrown away, it can
     // be edited again.
@@ -426,8 +425,7 @@ pub(super) fn strongest_per_tier(found: &[Hit], prefer_first: bool) -> [Option<&
 }
 
 /// "Cancel", "No, cancel", "Close", "Dismiss", "Not now": buttons that back out of
-/// something; and
-/// "Got it", which closes a tip or a notice having read it.
+/// something; and "Got it", which closes a tip or a notice having read it.
 pub fn is_dismiss(label: &str) -> bool {
     let w = words(label);
     matches!(
