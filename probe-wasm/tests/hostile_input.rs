@@ -681,6 +681,14 @@ fn says_the_same(
     }
 }
 
+/// A distinct name of letters for the `k`th of thousands ("aa", "ab", … "zz", "aax"…):
+/// names of words, so no two controls are numbered apart.
+fn letters(k: usize) -> String {
+    let a = (b'a' + (k / 26 % 26) as u8) as char;
+    let b = (b'a' + (k % 26) as u8) as char;
+    format!("{a}{b}{}", "x".repeat(k / 676))
+}
+
 #[test]
 fn thousands_of_openers_find_what_they_open_by_id_once() {
     // Controls that each name what they open by id (Bootstrap's `data-bs-target`,
@@ -688,11 +696,7 @@ fn thousands_of_openers_find_what_they_open_by_id_once() {
     // with its own dialog, took 125 ms natively against 36 ms for half as many. The ids
     // are indexed once per page now. What each says is the same: a row's "Delete" that
     // opens a dialog whose "Delete" does it only asks (a read), at any count.
-    let name = |k: usize| {
-        let a = (b'a' + (k / 26 % 26) as u8) as char;
-        let b = (b'a' + (k % 26) as u8) as char;
-        format!("{a}{b}{}", "x".repeat(k / 676))
-    };
+    let name = letters;
     let page = |n: usize| {
         let mut elements = vec![el_at("main", None, "main", "", &[])];
         for k in 0..n {
@@ -752,11 +756,7 @@ fn a_group_of_thousands_looks_for_its_undoing_verb_once() {
     // the whole group (1,576 "Close" buttons beside an "Open" tab: 0.45 s natively);
     // each group's verbs are counted once now. What each button says is the same: the
     // "Unarchive" in its group still makes "Archive" undoable.
-    let name = |k: usize| {
-        let a = (b'a' + (k / 26 % 26) as u8) as char;
-        let b = (b'a' + (k % 26) as u8) as char;
-        format!("{a}{b}{}", "x".repeat(k / 676))
-    };
+    let name = letters;
     let page = |n: usize| {
         let mut elements = vec![
             el_at("section", None, "section", "", &[("aria-label", "Items")]),
