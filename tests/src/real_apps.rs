@@ -58,36 +58,17 @@ fn venv_python(var: &str, venv: &str, what: &str, with: &str) -> Result<PathBuf>
     Ok(python)
 }
 
-/// The Python with Calibre-Web installed: `$NSP_CALIBRE_PYTHON`, else
-/// `target/calibre-venv`.
-pub fn calibre_python() -> Result<PathBuf> {
-    venv_python(
-        "NSP_CALIBRE_PYTHON",
-        "calibre-venv",
-        "Calibre-Web",
-        "calibreweb from PyPI",
-    )
-}
-
-/// The Python with An Otter Wiki installed: `$NSP_OTTERWIKI_PYTHON`, else
-/// `target/otterwiki-venv`.
-pub fn otterwiki_python() -> Result<PathBuf> {
-    venv_python(
-        "NSP_OTTERWIKI_PYTHON",
-        "otterwiki-venv",
-        "An Otter Wiki",
-        "otterwiki from PyPI",
-    )
-}
-
-/// The Python with Lektor installed: `$NSP_LEKTOR_PYTHON`, else `target/lektor-venv`.
-pub fn lektor_python() -> Result<PathBuf> {
-    venv_python(
-        "NSP_LEKTOR_PYTHON",
-        "lektor-venv",
-        "Lektor",
-        "lektor from PyPI",
-    )
+/// The Python of an app that has a venv of its own (`cargo xtask test` makes them:
+/// xtask's `OWN_VENV_APPS`): `$var`, else `target/<venv>/bin/python`. `None` for the
+/// apps of the shared venv.
+fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
+    let (var, venv, what) = match kind {
+        AppKind::CalibreWeb => ("NSP_CALIBRE_PYTHON", "calibre-venv", "Calibre-Web"),
+        AppKind::Otterwiki => ("NSP_OTTERWIKI_PYTHON", "otterwiki-venv", "An Otter Wiki"),
+        AppKind::Lektor => ("NSP_LEKTOR_PYTHON", "lektor-venv", "Lektor"),
+        _ => return None,
+    };
+    Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
 }
 
 /// npm's `node_modules` with react, react-dom and esbuild: `$NSP_REAL_NODE_MODULES`,
@@ -339,12 +320,7 @@ impl RealApp {
     }
 
     fn start_once(kind: AppKind, opts: RealAppOptions) -> Result<RealApp> {
-        let python = match kind {
-            AppKind::CalibreWeb => calibre_python()?,
-            AppKind::Otterwiki => otterwiki_python()?,
-            AppKind::Lektor => lektor_python()?,
-            _ => real_python()?,
-        };
+        let python = own_venv_python(kind).unwrap_or_else(real_python)?;
         let dir = tempfile::Builder::new()
             .prefix(&format!("nsp-real-{}-", kind.name()))
             .tempdir()?;

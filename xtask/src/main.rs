@@ -65,9 +65,7 @@ fn main() -> ExitCode {
             .and_then(|t| dist::run(&root, &t))
             .and_then(|_| test::check_js(&root)),
         Task::RealApps => tools::ensure_real_apps(&root)
-            .and_then(|_| tools::ensure_calibre_venv(&root))
-            .and_then(|_| tools::ensure_otterwiki_venv(&root))
-            .and_then(|_| tools::ensure_lektor_venv(&root))
+            .and_then(|_| tools::ensure_own_venv_apps(&root))
             .map(|_| ()),
         Task::Fuzz { seconds, target } => fuzz::run(&root, seconds, target.as_deref()),
     };

@@ -28,9 +28,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
     let openapi_python = tools::ensure_openapi_venv(root)?;
     let mcp_python = tools::ensure_mcp_venv(root)?;
     let real_apps = tools::ensure_real_apps(root)?;
-    let calibre_python = tools::ensure_calibre_venv(root)?;
-    let otterwiki_python = tools::ensure_otterwiki_venv(root)?;
-    let lektor_python = tools::ensure_lektor_venv(root)?;
+    let own_venv_apps = tools::ensure_own_venv_apps(root)?;
     let cargo = tools::cargo();
 
     if !args.no_lint {
@@ -135,9 +133,7 @@ pub fn run(root: &Path, args: &TestArgs) -> Result<()> {
             .env("NSP_SDK_PYTHON", &python)
             .env("NSP_MCP_PYTHON", &mcp_python)
             .env("NSP_REAL_PYTHON", &real_apps.python)
-            .env("NSP_CALIBRE_PYTHON", &calibre_python)
-            .env("NSP_OTTERWIKI_PYTHON", &otterwiki_python)
-            .env("NSP_LEKTOR_PYTHON", &lektor_python)
+            .envs(own_venv_apps.iter().map(|(var, python)| (var, python)))
             .env("NSP_REAL_NODE_MODULES", &real_apps.node_modules)
             .env("CHROMEDRIVER", &chromedriver)
             .env("CHROME", &browser),

@@ -348,33 +348,53 @@ fn ensure_pinned_venv(root: &Path, dir: &str, package: &str, version: &str) -> R
     Ok(python)
 }
 
-/// Calibre-Web from PyPI, pinned, in a venv of its own: it pins Flask's and
-/// SQLAlchemy's extensions the other real apps pin otherwise.
-pub const CALIBRE_WEB_VERSION: &str = "0.6.27";
-
-/// A venv in `target/calibre-venv` with `calibreweb==CALIBRE_WEB_VERSION`; returns its
-/// python, which `test` passes to the native tests as `NSP_CALIBRE_PYTHON`.
-pub fn ensure_calibre_venv(root: &Path) -> Result<PathBuf> {
-    ensure_pinned_venv(root, "calibre-venv", "calibreweb", CALIBRE_WEB_VERSION)
+/// A real app from PyPI whose pins the other real apps' exclude, in a venv of its own.
+pub struct OwnVenvApp {
+    /// The venv, under `target/`.
+    pub venv: &'static str,
+    pub package: &'static str,
+    pub version: &'static str,
+    /// The variable `test` passes the venv's python to the native tests in.
+    pub var: &'static str,
 }
 
-/// An Otter Wiki from PyPI, pinned, in a venv of its own: it pins SQLAlchemy exactly,
-/// at a version the other real apps exclude.
-pub const OTTERWIKI_VERSION: &str = "2.26.1";
+/// The real apps with venvs of their own, pinned.
+pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
+    // Calibre-Web pins Flask's and SQLAlchemy's extensions the other apps pin otherwise.
+    OwnVenvApp {
+        venv: "calibre-venv",
+        package: "calibreweb",
+        version: "0.6.27",
+        var: "NSP_CALIBRE_PYTHON",
+    },
+    // An Otter Wiki pins SQLAlchemy exactly, at a version the other apps exclude.
+    OwnVenvApp {
+        venv: "otterwiki-venv",
+        package: "otterwiki",
+        version: "2.26.1",
+        var: "NSP_OTTERWIKI_PYTHON",
+    },
+    // Lektor pins Flask 2 and mistune 0.8.
+    OwnVenvApp {
+        venv: "lektor-venv",
+        package: "lektor",
+        version: "3.3.14",
+        var: "NSP_LEKTOR_PYTHON",
+    },
+];
 
-/// A venv in `target/otterwiki-venv` with `otterwiki==OTTERWIKI_VERSION`; returns its
-/// python, which `test` passes to the native tests as `NSP_OTTERWIKI_PYTHON`.
-pub fn ensure_otterwiki_venv(root: &Path) -> Result<PathBuf> {
-    ensure_pinned_venv(root, "otterwiki-venv", "otterwiki", OTTERWIKI_VERSION)
-}
-
-/// Lektor from PyPI, pinned, in a venv of its own: it pins Flask 2 and mistune 0.8.
-pub const LEKTOR_VERSION: &str = "3.3.14";
-
-/// A venv in `target/lektor-venv` with `lektor==LEKTOR_VERSION`; returns its python,
-/// which `test` passes to the native tests as `NSP_LEKTOR_PYTHON`.
-pub fn ensure_lektor_venv(root: &Path) -> Result<PathBuf> {
-    ensure_pinned_venv(root, "lektor-venv", "lektor", LEKTOR_VERSION)
+/// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable
+/// with its python, which `test` passes to the native tests.
+pub fn ensure_own_venv_apps(root: &Path) -> Result<Vec<(&'static str, PathBuf)>> {
+    OWN_VENV_APPS
+        .iter()
+        .map(|a| {
+            Ok((
+                a.var,
+                ensure_pinned_venv(root, a.venv, a.package, a.version)?,
+            ))
+        })
+        .collect()
 }
 
 /// The OpenAPI validator the daemon's contract test runs, from PyPI, pinned.
@@ -403,7 +423,7 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     "trac==1.6",
     // I Hate Money: a shared-budget app (Flask, sqlite); fixtures/real/ihatemoney.
     // (An Otter Wiki pins SQLAlchemy 2.0.36, which I Hate Money's ~=2.0.45 excludes: it
-    // has a venv of its own, `ensure_otterwiki_venv`.)
+    // has a venv of its own, `OWN_VENV_APPS`.)
     "ihatemoney==7.2.1",
     // Fava: Beancount's web interface (Flask, a Svelte front end; the ledger file is
     // its database); fixtures/real/fava.
