@@ -2313,8 +2313,11 @@
     // a cover, a title and an author, each a link): three or more children of one
     // element, all of one tag and one class, each holding as many recorded links and
     // buttons below it as the others (one template; a timeline's days hold as many
-    // entries as they had), no field, and words of its own different from every
-    // other's. From a
+    // entries as they had) or, once each, a link or button of one label or one class
+    // that every other holds once too (a thread's permalink under each comment, the
+    // reader's own with its "Edit" and "Delete" besides; a timeline's day holding two
+    // entries holds their class twice), no field, and words of its own different from
+    // every other's. From a
     // control, up to CARD_DEPTH ancestors are climbed to the first whose siblings all
     // share its tag and class; a control that is itself such a sibling (a bar of links)
     // is no card. Marked as twinRows marks its rows; `inCard` gets the records of the
@@ -2329,6 +2332,9 @@
       // The controls each card holds.
       /** @type {Map<Element, number>} */
       const reached = new Map();
+      // The labels and classes of the controls each card holds, with how many hold each.
+      /** @type {Map<Element, Map<string, number>>} */
+      const marks = new Map();
       /** @type {Set<Element>} */
       const holders = new Set();
       for (let i = 0; i < recs.length; i++) {
@@ -2339,8 +2345,11 @@
         let a = this.nodes[i];
         for (let d = 0; d < CARD_DEPTH; d++) {
           const p = a.parentElement;
-          if (TWIN_ROWS.has(a)) inCard.add(i);
-          if (!p || rowish(a) || rowish(p) || TWIN_ROWS.has(a)) break;
+          // A card found before is counted with its grid, so that one added since (a
+          // new comment) is judged beside it.
+          const known = TWIN_ROWS.has(a);
+          if (known) inCard.add(i);
+          if (!p || rowish(a) || rowish(p)) break;
           let u = uniform.get(p);
           if (u === undefined) {
             u = sameShape(p);
@@ -2350,10 +2359,15 @@
             if (d > 0) {
               holders.add(p);
               reached.set(a, (reached.get(a) || 0) + 1);
+              let held = marks.get(a);
+              if (!held) marks.set(a, (held = new Map()));
+              const cls = this.nodes[i].getAttribute("class");
+              for (const m of [r[6] || r[R_TEXT], cls && "\u0001" + cls]) if (m) held.set(m, (held.get(m) || 0) + 1);
               cardOf.set(i, a);
             }
             break;
           }
+          if (known) break;
           a = p;
         }
       }
@@ -2364,9 +2378,13 @@
         const words = new Set();
         let ok = true;
         const each = reached.get(cards[0]);
+        // A label or class every card's controls show once (none when a card holds no
+        // control).
+        const same = [...cards].every((c) => reached.get(c) === each);
+        const shared = same || [...(marks.get(cards[0]) || [])].some(([m]) => [...cards].every((c) => marks.get(c)?.get(m) === 1));
         for (const card of cards) {
           const w = norm(card.textContent, 200);
-          if (reached.get(card) !== each || w === "" || words.has(w) || card.querySelector("input, select, textarea, [contenteditable]") !== null) {
+          if (!shared || w === "" || words.has(w) || card.querySelector("input, select, textarea, [contenteditable]") !== null) {
             ok = false;
             break;
           }
@@ -3080,6 +3098,9 @@
       for (const node of changed) {
         let i = this.recordedAncestor(node);
         if (i < 0) return null;
+        // A card or twin row added to (or taken from) the element holding such rows:
+        // whether it is one too is for twinRows, which only a full extraction runs.
+        if (ROWS_SEEN > 0 && TWIN_LISTS.has(this.nodes[i])) return null;
         // A record above whose text is read from its subtree (TEXTY) may now read
         // differently: the highest one that does is re-extracted with it. Records above
         // a list, table, landmark or form leave its text out (textOutside), so the

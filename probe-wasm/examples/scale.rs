@@ -727,6 +727,52 @@ fn shapes2(n: usize, shape: &str) -> PageSnapshot {
                 );
             }
         }
+        "rowsaves" => {
+            let t = push(&mut els, "table", 0, "main > table".into(), "", &[]);
+            for k in 0..n {
+                let tr = push(
+                    &mut els,
+                    "tr",
+                    t,
+                    format!("main > table > tbody > tr:nth-of-type({})", k + 1),
+                    "",
+                    &[],
+                );
+                push(
+                    &mut els,
+                    "td",
+                    tr,
+                    format!(
+                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(1)",
+                        k + 1
+                    ),
+                    &format!("Name {k}"),
+                    &[],
+                );
+                let td = push(
+                    &mut els,
+                    "td",
+                    tr,
+                    format!(
+                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2)",
+                        k + 1
+                    ),
+                    "",
+                    &[],
+                );
+                push(
+                    &mut els,
+                    "button",
+                    td,
+                    format!(
+                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2) > button",
+                        k + 1
+                    ),
+                    &format!("Save {k}"),
+                    &[("type", "button")],
+                );
+            }
+        }
         "labelledby" => {
             let f = push(&mut els, "form", 0, "main > form".into(), "", &[]);
             for k in 0..n {
@@ -1144,6 +1190,7 @@ fn main() {
     for shape in [
         "rowbuttons",
         "rowdistinct",
+        "rowsaves",
         "labelledby",
         "samefor",
         "deepwide",

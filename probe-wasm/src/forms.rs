@@ -362,12 +362,11 @@ pub fn discover_implicit(
     claims: &mut Claims,
     found: &mut Vec<Found>,
 ) {
-    // In document order, so the ones inside an element are a run of them. A record's
-    // buttons act on their record (rows.rs), never on fields beside the list.
-    // Not a field's own buttons, claimed by now (a number box's steps, a combobox's
-    // tags' "Remove …").
+    // In document order, so the ones inside an element are a run of them. Not a field's
+    // own buttons, claimed by now (a number box's steps, a combobox's tags' "Remove …"),
+    // nor a list's row actions (rows.rs).
     let senders: Vec<usize> = (0..page.els.len())
-        .filter(|&i| lists.record_of(page, i).is_none() && !claims.is_claimed(i) && sends(page, i))
+        .filter(|&i| !claims.is_claimed(i) && sends(page, i))
         .collect();
     // The fields in no `<form>`, in document order: each button's are a run of them (a
     // group of thousands of buttons does not scan its group once per button).
@@ -384,8 +383,15 @@ pub fn discover_implicit(
             continue;
         }
         let label = control_label(&page.els[b]);
-        let Some(group) = field_group(page, b) else {
-            if let Some(action) = top_level(page, lists, &senders, b, &label) {
+        // A record's own button (on that record alone: a comment's "Save" under its text
+        // being edited) sends the fields of its record, never fields beside the list.
+        let row = lists.record_of(page, b).map(|(_, _, r)| r..page.end[r]);
+        let Some(group) =
+            field_group(page, b).filter(|g| row.as_ref().is_none_or(|r| r.contains(g)))
+        else {
+            if let Some(action) =
+                top_level(page, lists, &senders, b, &label).filter(|_| row.is_none())
+            {
                 claims.claim(b);
                 found.push(action);
             }
@@ -562,7 +568,13 @@ fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -
 /// fields beside it a form.
 fn sends(page: &Page<'_>, b: usize) -> bool {
     let e = &page.els[b];
-    if !is_button(e)
+    // A link going nowhere, which the page's script follows, sends the fields beside it
+    // when its words store them (Isso's "Save" under a comment being edited); its
+    // "Delete" and "Cancel" there send nothing.
+    let saves = e.tag == "a"
+        && e.attr("href").is_none_or(|h| h.trim() == "#")
+        && crate::classify::names_storing(&control_label(e));
+    if !(is_button(e) || saves)
         || !e.visible
         || crate::controls::opens_popup(e)
         || crate::lists::in_drawn_header(page, b)

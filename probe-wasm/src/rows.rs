@@ -983,7 +983,9 @@ fn widget_class(class: &str) -> bool {
         .all(|p| WORDS.contains(&p))
 }
 
-/// What kind of control a row action presses.
+/// What kind of control a row action presses. A link going nowhere is a button, with
+/// or without a click listener the page added (as outside rows, controls.rs): only
+/// an element with no control semantics is a plain clickable.
 fn kind_of(e: &nsp_protocol::snapshot::ElementRecord) -> Kind {
     if row_toggle(e) {
         Kind::Toggle
@@ -992,7 +994,7 @@ fn kind_of(e: &nsp_protocol::snapshot::ElementRecord) -> Kind {
             .is_some_and(|h| !h.starts_with("javascript:") && h != "#")
     {
         Kind::Link
-    } else if e.clickable && e.tag != "button" && e.role() != "button" {
+    } else if e.clickable && e.tag != "button" && e.tag != "a" && e.role() != "button" {
         Kind::Clickable
     } else {
         Kind::Button

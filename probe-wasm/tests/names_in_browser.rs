@@ -1634,6 +1634,79 @@ async fn cards_of_a_grid_are_records_opened_by_their_title() {
 }
 
 #[wasm_bindgen_test]
+async fn a_threads_comments_are_records_though_the_readers_own_holds_more_links() {
+    // Isso's comment thread: each comment a `div` of one class (its id its number) with
+    // its author, a permalink showing when it was written, its text and a "Reply" link
+    // going nowhere, which the widget listens on; the reader's own comment holds "Edit"
+    // and "Delete" instead of "Reply". Holding more links than the others, it was no
+    // card: its text was in no object, and no check could see it go. Cards that each
+    // hold one control of one class (the permalink) are one template too.
+    let comment = |n: u32, who: &str, said: &str, own: bool| {
+        format!(
+            r##"<div class="comment" id="c-{n}"><span class="author">{who}</span><a class="permalink" href="#c-{n}"><time title="December {n}, 10:0{n}">{n} days ago</time></a><p class="text">{said}</p><div class="footer">{}</div></div>"##,
+            if own {
+                r##"<a class="edit" href="#">Edit</a><a class="delete" href="#">Delete</a>"##
+            } else {
+                r##"<a class="reply" href="#">Reply</a>"##
+            }
+        )
+    };
+    mount(&format!(
+        r#"<main><h2>Comments</h2><div class="thread">{}{}{}{}</div></main>"#,
+        comment(1, "Bob", "Otters hold hands.", false),
+        comment(2, "Cy", "Beavers build dams.", false),
+        comment(3, "Di", "Minks swim.", false),
+        comment(4, "Ada", "Sea otters use stones.", true),
+    ));
+    eval(
+        "(() => { for (const a of document.querySelectorAll('.footer a')) a.addEventListener('click', (e) => { \
+             e.preventDefault(); globalThis.__pressed = a.closest('.comment').id + ' ' + a.textContent; }); })()",
+    );
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    assert!(
+        objects
+            .iter()
+            .any(|(k, v)| k.contains("[3].") && v == "Sea otters use stones."),
+        "the reader's own comment is the fourth record: {objects:#?}"
+    );
+    let (name, reply) = c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .find(|(n, _)| n.starts_with("reply"))
+        .unwrap_or_else(|| panic!("{:#}", c["actions"]));
+    let allowed = reply["parameters"][0]["allowed_values"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: {reply:#}"));
+    assert_eq!(allowed.len(), 3, "{name}: {reply:#}");
+    let pick = serde_json::to_string(&allowed[2]).unwrap();
+    let param = reply["parameters"][0]["name"].as_str().expect("name");
+    let out = run(name, &format!(r#"{{"{param}": {pick}}}"#), &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("globalThis.__pressed"), "c-3 Reply");
+
+    // A comment posted since joins the records found before: the extension's patch of
+    // the thread gives way to a full extraction, which finds it.
+    let fifth = serde_json::to_string(&comment(5, "Ada", "Posted twice.", true)).unwrap();
+    eval(&format!(
+        "document.querySelector('.thread').insertAdjacentHTML('beforeend', {fifth})"
+    ));
+    assert_eq!(
+        eval_string("JSON.stringify(globalThis.__ex.patch([document.querySelector('.thread')]))"),
+        "null"
+    );
+    let c = capture();
+    let objects = c["objects"].as_object().expect("objects");
+    assert!(
+        objects
+            .iter()
+            .any(|(k, v)| k.contains("[4].") && v == "Posted twice."),
+        "the new comment is the fifth record: {objects:#?}"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn an_icon_alone_names_its_control_and_a_closed_dialogs_words_are_no_state() {
     // An Otter Wiki's page menu (Rename, History, Delete) opens from a button that shows
     // an ellipsis glyph alone (Font Awesome's `fa-ellipsis-v`): no word, title or label.

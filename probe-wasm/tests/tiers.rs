@@ -2121,3 +2121,148 @@ fn every_way_of_asking_confirm_first_counts_on_every_kind_of_control() {
         assert!(asks(&c, "Archive"), "{attr:?}: a row's control");
     }
 }
+
+#[test]
+fn a_rows_reply_link_opens_its_editor_whether_or_not_the_page_listens_on_it() {
+    // A comment thread (Isso's): each comment's "Reply" is a link going nowhere that
+    // opens a reply box under it. The page's click listener on it, which the extension
+    // reports, makes it no less a link: it is no plain clickable.
+    for listened in [false, true] {
+        let mut els = vec![
+            el("main", None, "", &[]),
+            el("ul", Some(0), "", &[("class", "comments")]),
+        ];
+        for (who, said) in [("Bob", "Otters."), ("Cy", "Beavers."), ("Di", "Minks.")] {
+            let li = els.len() as u32;
+            els.push(el("li", Some(1), &format!("{who} {said} Reply"), &[]));
+            els.push(el("span", Some(li), who, &[("class", "author")]));
+            els.push(el("p", Some(li), said, &[]));
+            let mut reply = el("a", Some(li), "Reply", &[("href", "#")]);
+            reply.clickable = listened;
+            els.push(reply);
+        }
+        let c = page("http://127.0.0.1:1/post", "A post", els);
+        let (name, a) = action(&c, "Reply");
+        assert!(
+            a.parameters.len() == 1,
+            "{name}: one per row: {}",
+            a.signature
+        );
+        assert_eq!(tier(&c, "Reply").0, R, "listened: {listened}");
+        assert!(
+            has_signal(&c, "Reply", "opens_editor"),
+            "listened: {listened}"
+        );
+        assert!(!has_signal(&c, "Reply", "binding"), "listened: {listened}");
+    }
+}
+
+/// A comment thread drawn as Isso draws it: its box for a new comment (no `<form>`),
+/// then the comments (rows, as the extraction finds cards of one class), the readers'
+/// with a "Reply", the agent's own with "Edit" and "Delete" (while it is edited,
+/// "Save", "Cancel" and "Delete" under a field holding its text): links going nowhere.
+fn comment_thread(editing: bool) -> PageCapture {
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el("div", Some(0), "", &[("id", "isso-thread")]),
+        el("div", Some(1), "", &[("class", "isso-postbox")]),
+        labelled("textarea", 2, "Type Comment Here", &[]),
+        labelled("input", 2, "Name", &[("name", "author"), ("type", "text")]),
+        el(
+            "input",
+            Some(2),
+            "Submit",
+            &[("type", "submit"), ("value", "Submit")],
+        ),
+        el("div", Some(1), "", &[("id", "isso-root")]),
+    ];
+    let link = |parent: usize, label: &str| {
+        let mut a = el("a", Some(parent as u32), label, &[("href", "#")]);
+        a.clickable = true;
+        a
+    };
+    for (n, said) in [(1, "Otters."), (2, "Beavers."), (3, "Minks.")] {
+        let row = els.len();
+        let id = format!("isso-{n}");
+        els.push(el(
+            "div",
+            Some(6),
+            said,
+            &[("id", &id), ("class", "isso-comment"), ("nsp-row", "")],
+        ));
+        els.push(el("p", Some(row as u32), said, &[]));
+        els.push(link(row, "Reply"));
+    }
+    let own = els.len() as u32;
+    els.push(el(
+        "div",
+        Some(6),
+        "",
+        &[("id", "isso-4"), ("class", "isso-comment"), ("nsp-row", "")],
+    ));
+    els.push(el("div", Some(own), "", &[("class", "isso-text")]));
+    if editing {
+        els.push(el(
+            "textarea",
+            Some(own + 1),
+            "",
+            &[("class", "isso-textarea")],
+        ));
+    } else {
+        els.push(el(
+            "p",
+            Some(own + 1),
+            "Sea otters use stones as tools.",
+            &[],
+        ));
+    }
+    let footer = els.len();
+    els.push(el(
+        "div",
+        Some(own),
+        "",
+        &[("class", "isso-comment-footer")],
+    ));
+    let labels: &[&str] = if editing {
+        &["Save", "Cancel", "Delete"]
+    } else {
+        &["Edit", "Delete"]
+    };
+    for label in labels {
+        els.push(link(footer, label));
+    }
+    page("http://127.0.0.1:1/post", "A post", els)
+}
+
+#[test]
+fn a_link_going_nowhere_sends_the_fields_beside_it_and_no_others() {
+    let params = |c: &PageCapture, label: &str| -> Vec<String> {
+        let (_, a) = action(c, label);
+        a.parameters.iter().map(|p| p.name.clone()).collect()
+    };
+    let c = comment_thread(false);
+    assert!(
+        c.objects.keys().any(|k| k.ends_with("[3].text")),
+        "the comments are records: {:?}",
+        c.objects.keys().collect::<Vec<_>>()
+    );
+    assert_eq!(params(&c, "Submit"), ["type_comment_here", "author"]);
+    assert!(
+        params(&c, "Delete").is_empty(),
+        "{:?}",
+        params(&c, "Delete")
+    );
+    assert!(params(&c, "Edit").is_empty());
+
+    // While the comment is edited, its "Save" (on that record alone) sends its text;
+    // the new comment's "Submit" does not.
+    let c = comment_thread(true);
+    assert_eq!(params(&c, "Save").len(), 1, "{:?}", params(&c, "Save"));
+    assert_eq!(tier(&c, "Save").0, W);
+    assert_eq!(params(&c, "Submit"), ["type_comment_here", "author"]);
+    assert!(
+        params(&c, "Delete").is_empty(),
+        "{:?}",
+        params(&c, "Delete")
+    );
+}

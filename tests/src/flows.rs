@@ -17,7 +17,8 @@
 //!   row's key, an option): it must be in the parameter's `allowed_values` if it has
 //!   them, else in `objects`. [`Step::on`] names the record a step acts on: the agent
 //!   takes the action named after it (`delete_buy_milk`) or the one whose parameter
-//!   picks it (`delete(title)`, or `toggle(index)` with the `N` of the row showing it),
+//!   picks it (`delete(title)`; `delete(id)` with the key of the row showing it, as
+//!   `objects` pairs them; or `toggle(index)` with the `N` of the row showing it),
 //!   whichever the state offers, so a flow survives the probe's naming changing.
 //! - **Verification from the state.** Unless the step says otherwise
 //!   ([`Verify::Expr`], [`Verify::None`]), the agent sends
@@ -25,6 +26,8 @@
 //!   the state's own keys, it holds once the page went somewhere or showed a change, and
 //!   it is what an irreversible write needs. (An effect that only adds a new top-level
 //!   object needs [`Verify::Expr`].) The database says whether it was the right change.
+//!   A press that only asks for a second one ([`Verify::Fails`]: Isso's "Delete" turning
+//!   into "Confirm") is expected to leave its expression false, as nspd then says.
 //! - **The gate decides; a person lifts.** Every request is sent first with
 //!   `"approval": "never"`. If nspd refuses it with `confidence_too_low` (the one
 //!   refusal a person can lift), the step counts as *needed a person*: the agent sends
@@ -125,6 +128,12 @@ pub enum Verify {
     /// No expression: only for a step whose state tier is not irreversible (nspd
     /// refuses an irreversible write without one).
     None,
+    /// An expression the step leaves false, honestly: a press that only asks for a
+    /// second one (Isso's "Delete" turns into "Confirm" and deletes nothing). nspd runs
+    /// it and answers `verification_failed` with `executed: true`, naming what the page
+    /// offers now, which is what the step expects; an expression that holds fails the
+    /// flow. Polled for a second, not [`FLOW_VERIFY_TIMEOUT_MS`].
+    Fails(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -774,10 +783,13 @@ impl FlowAgent {
             let mut body = json!({"pid": self.pid, "action": name, "parameters": parameters});
             match &step.verify {
                 Verify::Auto => body["verify_expression"] = json!(auto_verify(state)),
-                Verify::Expr(e) => body["verify_expression"] = json!(e),
+                Verify::Expr(e) | Verify::Fails(e) => body["verify_expression"] = json!(e),
                 Verify::None => {}
             }
-            if body.get("verify_expression").is_some() {
+            let fails = matches!(step.verify, Verify::Fails(_));
+            if fails {
+                body["verify_timeout_ms"] = json!(1000);
+            } else if body.get("verify_expression").is_some() {
                 // Real apps' backends on a loaded two-core machine can take longer than
                 // the default 5 s to answer a POST (Trac's new ticket did, in CI); polling
                 // ends as soon as the expression holds, so this costs nothing otherwise.
@@ -818,6 +830,18 @@ impl FlowAgent {
             }
             let asked = record.person.is_some();
             self.steps.push(record);
+            if fails {
+                if status == 422
+                    && resp["code"] == "verification_failed"
+                    && resp["executed"] == true
+                {
+                    return Ok(resp);
+                }
+                bail!(
+                    "step {:?}: {name} was to run and leave its expression false, and answered {status}: {resp}",
+                    step.intent
+                );
+            }
             if status != 200 {
                 bail!(
                     "step {:?}: {name} answered {status}{}: {resp}\nthe action in the state: {schema:#}",
@@ -1218,6 +1242,27 @@ fn index_of(state: &Value, param: &Value, value: &Value) -> Result<u64> {
         .split_whitespace()
         .find_map(|w| w.trim_end_matches(['.', ',', ')']).strip_suffix("[N]"))
         .with_context(|| format!("the parameter names no list: {description:?}"))?;
+    row_showing(state, list, value)
+}
+
+/// The key a key parameter takes (its description names a list's column, `Id from
+/// comments[N].id`): that column of the one row of the list with a field equal to
+/// `value`, as an agent reads it from the state's `objects`.
+fn key_of(state: &Value, param: &Value, value: &Value) -> Result<Value> {
+    let description = param["description"].as_str().unwrap_or_default();
+    let (list, column) = description
+        .split_whitespace()
+        .find_map(|w| w.trim_end_matches(['.', ',', ')']).split_once("[N]."))
+        .with_context(|| format!("the parameter names no column: {description:?}"))?;
+    let n = row_showing(state, list, value)?;
+    state["objects"]
+        .get(format!("{list}[{n}].{column}"))
+        .cloned()
+        .with_context(|| format!("{list}[{n}] has no {column}"))
+}
+
+/// The `N` of the one row of `list` with a field equal to `value`.
+fn row_showing(state: &Value, list: &str, value: &Value) -> Result<u64> {
     let prefix = format!("{list}[");
     let mut found: Vec<u64> = state["objects"]
         .as_object()
@@ -1242,9 +1287,10 @@ fn index_of(state: &Value, param: &Value, value: &Value) -> Result<u64> {
 }
 
 /// The parameter and value that pick the record showing `value`, for a step that names
-/// no words: the one parameter whose `allowed_values` hold it; else the one position
-/// parameter with a row showing it (its `N`); else the action's only parameter, if the
-/// state shows the value.
+/// no words: the one parameter whose `allowed_values` hold it; else the one key
+/// parameter with a row showing it (that row's key); else the one position parameter
+/// with a row showing it (its `N`); else the action's only parameter, if the state
+/// shows the value.
 fn pick_record(state: &Value, schema: &Value, value: &Value) -> Result<(String, Value)> {
     let params: Vec<&Value> = schema["parameters"]
         .as_array()
@@ -1263,6 +1309,13 @@ fn pick_record(state: &Value, schema: &Value, value: &Value) -> Result<(String, 
         .collect();
     if let [one] = holding.as_slice() {
         return Ok((name(one), value.clone()));
+    }
+    let keys: Vec<(String, Value)> = params
+        .iter()
+        .filter_map(|p| Some((name(p), key_of(state, p, value).ok()?)))
+        .collect();
+    if let [(pname, key)] = keys.as_slice() {
+        return Ok((pname.clone(), key.clone()));
     }
     let positions: Vec<(String, u64)> = params
         .iter()
@@ -1455,6 +1508,17 @@ mod tests {
             ("index".to_owned(), json!(1))
         );
         assert!(pick_record(&s, &s["actions"]["save_note_form"], &json!("A")).is_err());
+        // By a key: the row showing the value, then its key in the state.
+        let mut s = s;
+        s["objects"]["list.rows[0].id"] = json!("row-7");
+        s["objects"]["list.rows[1].id"] = json!("row-9");
+        let by_key = json!({"parameters": [{"name": "id", "allowed_values": ["row-7", "row-9"],
+            "description": "Id from list.rows[N].id"}]});
+        assert_eq!(
+            pick_record(&s, &by_key, &json!("B")).unwrap(),
+            ("id".to_owned(), json!("row-9"))
+        );
+        assert!(pick_record(&s, &by_key, &json!("C")).is_err());
     }
 
     #[test]

@@ -66,6 +66,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::CalibreWeb => ("NSP_CALIBRE_PYTHON", "calibre-venv", "Calibre-Web"),
         AppKind::Otterwiki => ("NSP_OTTERWIKI_PYTHON", "otterwiki-venv", "An Otter Wiki"),
         AppKind::Lektor => ("NSP_LEKTOR_PYTHON", "lektor-venv", "Lektor"),
+        AppKind::Isso => ("NSP_ISSO_PYTHON", "isso-venv", "Isso"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -189,6 +190,13 @@ pub enum AppKind {
     /// a delete confirmation ("Yes, delete", "No, cancel"). Its content files are the
     /// ground truth.
     Lektor,
+    /// Isso 0.14, a comment server (Flask's Werkzeug, sqlite) whose widget a page
+    /// embeds, in a venv of its own (`target/isso-venv`), on its own demo page with
+    /// three comments `fixtures/real/isso/serve.py` posts: no `<form>`, each comment's
+    /// "Reply", "Edit" and "Delete" links going nowhere, "Edit" turning into "Save",
+    /// "Delete" into "Confirm" (and back when the pointer leaves it). Its database is
+    /// the ground truth.
+    Isso,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -245,6 +253,7 @@ impl AppKind {
             AppKind::CalibreWeb => "calibre-web",
             AppKind::Otterwiki => "otterwiki",
             AppKind::Lektor => "lektor",
+            AppKind::Isso => "isso",
         }
     }
 
@@ -274,6 +283,7 @@ impl AppKind {
             "calibre-web" => AppKind::CalibreWeb,
             "otterwiki" => AppKind::Otterwiki,
             "lektor" => AppKind::Lektor,
+            "isso" => AppKind::Isso,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -342,6 +352,7 @@ impl RealApp {
             // The site's content folder.
             AppKind::Lektor => dir.path().join("site/content"),
             AppKind::Roundup => dir.path().join("tracker/db/db"),
+            AppKind::Isso => dir.path().join("comments.db"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -723,6 +734,15 @@ impl RealApp {
                     .arg("--output-path")
                     .arg(dir.path().join("build"));
                 ready_path = "/admin/";
+            }
+            AppKind::Isso => {
+                // serve.py writes the configuration and posts three comments, then
+                // serves Isso.
+                cmd = Command::new(&python);
+                cmd.arg(real.join("isso/serve.py"))
+                    .arg(port.to_string())
+                    .arg(dir.path());
+                ready_path = "/demo/";
             }
             AppKind::Roundup => {
                 // serve.py installs the tracker and its users, then serves it.

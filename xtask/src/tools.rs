@@ -381,6 +381,14 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         version: "3.3.14",
         var: "NSP_LEKTOR_PYTHON",
     },
+    // Isso pins mistune 3 and builds misaka (a C extension): in a venv of its own, the
+    // shared venv's resolution stays what it was.
+    OwnVenvApp {
+        venv: "isso-venv",
+        package: "isso",
+        version: "0.14.0",
+        var: "NSP_ISSO_PYTHON",
+    },
 ];
 
 /// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable

@@ -300,7 +300,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if makes && !opens && lone_button {
         t.add(
             Signal::MakesItem,
-            "a button that makes a new item, with no fields of its own: the item exists once it is pressed",
+            "it makes a new item at once, with no fields of its own",
         );
     }
     // Structural evidence that the control only changes the page counts only while no
@@ -309,7 +309,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if ev.formats_text && unmarked {
         t.add(
             Signal::FormatsText,
-            "a button of an editor's formatting toolbar: it changes the text being edited, which only the editor's save sends",
+            "an editor's formatting button: it changes the text being edited, which only a save sends",
         );
     }
     if ev.clears_field && unmarked {
@@ -321,19 +321,19 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if ev.fills_form && unmarked {
         t.add(
             Signal::FillsForm,
-            "it acts in the page beside the fields of a form that has its own submit: it changes what the form holds, which only that submit sends",
+            "it changes the fields of the form beside it, which only that form's own submit sends",
         );
     }
     if !ev.danger && matches!(ev.kind, Kind::Button | Kind::Clickable) && shows_part(ev.label) {
         t.add(
             Signal::ShowsPart,
-            "it shows, hides or toggles a part of the interface: what is shown changes, nothing stored",
+            "it shows or hides part of the page: nothing is stored",
         );
     }
     if ev.sorts_column && unmarked {
         t.add(
             Signal::SortsColumn,
-            "a table's column header: clicking a column's name sorts the table by it, nothing is stored",
+            "a column's header: clicking it sorts the table, nothing is stored",
         );
     }
     if ev.switches_view && unmarked {
@@ -429,7 +429,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         if form.composes && !secondary_dismiss && sends(ev.label) {
             t.add(
                 Signal::Compose,
-                "the form has a field of recipients' addresses and a message, and its button sends it: it reaches other people",
+                "the form sends a message to the addresses in its field: it reaches other people",
             );
         }
     }

@@ -154,7 +154,7 @@ fn evidence_verdict(ev: &Evidence<'_>, t: &Tally) -> Verdict {
         false,
         Some((
             IrreversibleWrite,
-            "the read words are not in the control's visible text, whose words name nothing known: assumed permanent",
+            "its read words are not in its visible text, which names nothing known: assumed permanent",
         )),
     )
 }

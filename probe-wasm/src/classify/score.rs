@@ -130,13 +130,13 @@ pub(super) fn decide(
     let mut rule = None;
     if best < 2 && score[2] > 0.0 && score[best] - score[2] < MARGIN {
         rule = Some(format!(
-            "the evidence for {} does not outweigh the evidence for irreversible_write by {MARGIN}: the stricter tier wins",
+            "the evidence for {} does not beat irreversible_write's by {MARGIN}: the stricter tier wins",
             TIERS[best].as_str()
         ));
         best = 2;
     } else if best == 0 && score[1] > 0.0 && score[0] - score[1] < MARGIN_WRITE {
         rule = Some(format!(
-            "the evidence for read does not outweigh the evidence for reversible_write by {MARGIN_WRITE}: the stricter tier wins"
+            "the evidence for read does not beat reversible_write's by {MARGIN_WRITE}: the stricter tier wins"
         ));
         best = 1;
     }
