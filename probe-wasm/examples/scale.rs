@@ -640,139 +640,32 @@ fn shapes(n: usize, shape: &str) -> PageSnapshot {
     }
     support::snapshot("http://127.0.0.1:1/s", "S", els)
 }
+/// A table of `n` rows, each a name cell and a cell of buttons labelled `labels(row)`.
+fn table_of_buttons(els: &mut Vec<ElementRecord>, n: usize, labels: impl Fn(usize) -> Vec<String>) {
+    let t = push(els, "table", 0, "main > table".into(), "", &[]);
+    for k in 0..n {
+        let row = format!("main > table > tbody > tr:nth-of-type({})", k + 1);
+        let tr = push(els, "tr", t, row.clone(), "", &[]);
+        let name = format!("{row} > td:nth-of-type(1)");
+        push(els, "td", tr, name, &format!("Name {k}"), &[]);
+        let cell = format!("{row} > td:nth-of-type(2)");
+        let td = push(els, "td", tr, cell.clone(), "", &[]);
+        for (b, label) in labels(k).iter().enumerate() {
+            let at = format!("{cell} > button:nth-of-type({})", b + 1);
+            push(els, "button", td, at, label, &[("type", "button")]);
+        }
+    }
+}
+
 fn shapes2(n: usize, shape: &str) -> PageSnapshot {
     let mut els: Vec<ElementRecord> = vec![el_at("main", None, "main", "", &[])];
     match shape {
         "rowbuttons" => {
-            let t = push(&mut els, "table", 0, "main > table".into(), "", &[]);
-            for k in 0..n {
-                let tr = push(
-                    &mut els,
-                    "tr",
-                    t,
-                    format!("main > table > tbody > tr:nth-of-type({})", k + 1),
-                    "",
-                    &[],
-                );
-                push(
-                    &mut els,
-                    "td",
-                    tr,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(1)",
-                        k + 1
-                    ),
-                    &format!("Name {k}"),
-                    &[],
-                );
-                let td = push(
-                    &mut els,
-                    "td",
-                    tr,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2)",
-                        k + 1
-                    ),
-                    "",
-                    &[],
-                );
-                for b in 0..6 {
-                    push(&mut els, "button", td, format!("main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2) > button:nth-of-type({})", k + 1, b + 1), &format!("Act{b}"), &[("type", "button")]);
-                }
-            }
+            table_of_buttons(&mut els, n, |_| (0..6).map(|b| format!("Act{b}")).collect())
         }
-        "rowdistinct" => {
-            let t = push(&mut els, "table", 0, "main > table".into(), "", &[]);
-            for k in 0..n {
-                let tr = push(
-                    &mut els,
-                    "tr",
-                    t,
-                    format!("main > table > tbody > tr:nth-of-type({})", k + 1),
-                    "",
-                    &[],
-                );
-                push(
-                    &mut els,
-                    "td",
-                    tr,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(1)",
-                        k + 1
-                    ),
-                    &format!("Name {k}"),
-                    &[],
-                );
-                let td = push(
-                    &mut els,
-                    "td",
-                    tr,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2)",
-                        k + 1
-                    ),
-                    "",
-                    &[],
-                );
-                push(
-                    &mut els,
-                    "button",
-                    td,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2) > button",
-                        k + 1
-                    ),
-                    &format!("Do {k}"),
-                    &[("type", "button")],
-                );
-            }
-        }
-        "rowsaves" => {
-            let t = push(&mut els, "table", 0, "main > table".into(), "", &[]);
-            for k in 0..n {
-                let tr = push(
-                    &mut els,
-                    "tr",
-                    t,
-                    format!("main > table > tbody > tr:nth-of-type({})", k + 1),
-                    "",
-                    &[],
-                );
-                push(
-                    &mut els,
-                    "td",
-                    tr,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(1)",
-                        k + 1
-                    ),
-                    &format!("Name {k}"),
-                    &[],
-                );
-                let td = push(
-                    &mut els,
-                    "td",
-                    tr,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2)",
-                        k + 1
-                    ),
-                    "",
-                    &[],
-                );
-                push(
-                    &mut els,
-                    "button",
-                    td,
-                    format!(
-                        "main > table > tbody > tr:nth-of-type({}) > td:nth-of-type(2) > button",
-                        k + 1
-                    ),
-                    &format!("Save {k}"),
-                    &[("type", "button")],
-                );
-            }
-        }
+        "rowdistinct" => table_of_buttons(&mut els, n, |k| vec![format!("Do {k}")]),
+        // A button that stores, different on each row: a sender of fields in a record.
+        "rowsaves" => table_of_buttons(&mut els, n, |k| vec![format!("Save {k}")]),
         "labelledby" => {
             let f = push(&mut els, "form", 0, "main > form".into(), "", &[]);
             for k in 0..n {

@@ -1662,14 +1662,18 @@ async fn a_threads_comments_are_records_though_the_readers_own_holds_more_links(
         "(() => { for (const a of document.querySelectorAll('.footer a')) a.addEventListener('click', (e) => { \
              e.preventDefault(); globalThis.__pressed = a.closest('.comment').id + ' ' + a.textContent; }); })()",
     );
+    // Whether record `n` of the capture's one list shows `text`.
+    let shows = |c: &Value, n: usize, text: &str| {
+        let objects = c["objects"].as_object().expect("objects");
+        let at = format!("[{n}].");
+        assert!(
+            objects.iter().any(|(k, v)| k.contains(&at) && v == text),
+            "record {n} shows {text:?}: {objects:#?}"
+        );
+    };
     let c = capture();
-    let objects = c["objects"].as_object().expect("objects");
-    assert!(
-        objects
-            .iter()
-            .any(|(k, v)| k.contains("[3].") && v == "Sea otters use stones."),
-        "the reader's own comment is the fourth record: {objects:#?}"
-    );
+    // The reader's own comment is the fourth record.
+    shows(&c, 3, "Sea otters use stones.");
     let (name, reply) = c["actions"]
         .as_object()
         .expect("actions")
@@ -1696,14 +1700,7 @@ async fn a_threads_comments_are_records_though_the_readers_own_holds_more_links(
         eval_string("JSON.stringify(globalThis.__ex.patch([document.querySelector('.thread')]))"),
         "null"
     );
-    let c = capture();
-    let objects = c["objects"].as_object().expect("objects");
-    assert!(
-        objects
-            .iter()
-            .any(|(k, v)| k.contains("[4].") && v == "Posted twice."),
-        "the new comment is the fifth record: {objects:#?}"
-    );
+    shows(&capture(), 4, "Posted twice.");
 }
 
 #[wasm_bindgen_test]

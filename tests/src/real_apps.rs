@@ -735,22 +735,14 @@ impl RealApp {
                     .arg(dir.path().join("build"));
                 ready_path = "/admin/";
             }
-            AppKind::Isso => {
-                // serve.py writes the configuration and posts three comments, then
-                // serves Isso.
+            AppKind::Isso | AppKind::Roundup => {
+                // `serve.py PORT DIR` sets the app up in DIR, then serves it: Roundup's
+                // tracker and its users; Isso's configuration and three comments.
                 cmd = Command::new(&python);
-                cmd.arg(real.join("isso/serve.py"))
+                cmd.arg(real.join(kind.name()).join("serve.py"))
                     .arg(port.to_string())
                     .arg(dir.path());
-                ready_path = "/demo/";
-            }
-            AppKind::Roundup => {
-                // serve.py installs the tracker and its users, then serves it.
-                cmd = Command::new(&python);
-                cmd.arg(real.join("roundup/serve.py"))
-                    .arg(port.to_string())
-                    .arg(dir.path());
-                ready_path = "/";
+                ready_path = if kind == AppKind::Isso { "/demo/" } else { "/" };
             }
         }
         RealApp::spawn(kind, cmd, port, db, python, dir, ready_path)
