@@ -46,7 +46,8 @@ pub fn raise(page: &Page<'_>, seen: &[ConfirmSeen], found: &mut [Found]) {
             f.schema.reversibility.as_str(),
             f.explain.tier_reason
         );
-        f.explain.confidence_reason = "the page's confirm() makes the stricter tier likely; the binding is inferred: a site's declaration would settle it".into();
+        f.explain.confidence_reason =
+            "the page's confirm() makes the stricter tier likely; the binding is inferred".into();
         f.schema.reversibility = Reversibility::IrreversibleWrite;
         f.schema.confidence = raised_by_confirm();
         let note = format!(

@@ -1114,7 +1114,9 @@ pub fn is_control(e: &ElementRecord) -> bool {
     }
     match e.tag.as_str() {
         "button" | "summary" => true,
-        "a" => e.has("href") && !is_skip_link(e),
+        // A link with no `href` is a control when the page listens for its clicks (an
+        // `onclick`: Isso's admin's "Delete" and "Validate").
+        "a" => (e.has("href") || e.clickable) && !is_skip_link(e),
         "input" => matches!(
             e.input_type().as_ref(),
             "submit" | "button" | "reset" | "image"

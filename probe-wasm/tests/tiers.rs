@@ -2266,3 +2266,76 @@ fn a_link_going_nowhere_sends_the_fields_beside_it_and_no_others() {
         params(&c, "Delete")
     );
 }
+
+#[test]
+fn a_password_alone_posted_to_a_login_address_logs_in() {
+    // Isso's admin: "Administration secured by password:", a form of one password box
+    // and no button, posted to `/login/`. It was `submit(password)` at
+    // `irreversible_write` 0.86, put to a person; it logs in, which logging out undoes.
+    let form = |action: &str| {
+        page(
+            "http://127.0.0.1:1/admin/",
+            "Isso admin",
+            vec![
+                el("main", None, "", &[]),
+                el(
+                    "form",
+                    Some(0),
+                    "",
+                    &[("method", "post"), ("action", action)],
+                ),
+                labelled(
+                    "input",
+                    1,
+                    "password",
+                    &[("type", "password"), ("name", "password")],
+                ),
+            ],
+        )
+    };
+    let tier_of = |c: &PageCapture| {
+        let a = c
+            .actions
+            .values()
+            .find(|a| a.parameters.iter().any(|p| p.name == "password"))
+            .unwrap_or_else(|| panic!("{:?}", c.actions.keys()));
+        (a.reversibility, a.confidence)
+    };
+    let c = form("http://127.0.0.1:1/login/");
+    let (t, conf) = tier_of(&c);
+    assert_eq!(t, W, "{conf}");
+    assert!(conf >= 0.80, "{conf}");
+    // The same box posted elsewhere (a password confirming something) stays strict.
+    assert_eq!(tier_of(&form("http://127.0.0.1:1/settings/delete")).0, I);
+}
+
+#[test]
+fn a_link_with_no_address_the_page_listens_on_is_a_control() {
+    // Isso's admin: each comment's "Delete" is `<a class="delete" onclick="…">`, with no
+    // `href`, and so is "Log Out". Neither was offered at all: a link without an
+    // address was no control, whatever the page did on its click.
+    let mut els = vec![el("main", None, "", &[])];
+    let mut logout = el("a", Some(0), "Log Out", &[("id", "logout")]);
+    logout.clickable = true;
+    els.push(logout);
+    els.push(el("div", Some(0), "", &[("id", "isso-root")]));
+    for (n, said) in [(1, "Otters."), (2, "Beavers."), (3, "Minks.")] {
+        let row = els.len() as u32;
+        let id = format!("isso-{n}");
+        els.push(el("div", Some(2), said, &[("id", &id), ("nsp-row", "")]));
+        els.push(el("pre", Some(row), said, &[]));
+        let mut delete = el("a", Some(row), "Delete", &[("class", "delete")]);
+        delete.clickable = true;
+        els.push(delete);
+    }
+    let c = page("http://127.0.0.1:1/admin/", "Isso admin", els);
+    let (name, delete) = action(&c, "Delete");
+    assert_eq!(
+        delete.parameters.len(),
+        1,
+        "{name}: one per row: {}",
+        delete.signature
+    );
+    assert_eq!(delete.reversibility, I);
+    assert_eq!(tier(&c, "Log Out").0, W);
+}

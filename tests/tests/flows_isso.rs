@@ -64,3 +64,38 @@ async fn isso_post_edit_and_delete_comments() {
         ],
     );
 }
+
+/// Isso's administration (a server-rendered page): a form of one password box and no
+/// button, posted to `/login/`, then each comment with "Edit", "Delete" and "Validate"
+/// links that have no `href`, only an `onclick`. The agent logs in, lists the published
+/// comments and deletes Cy's; the database keeps the other two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn isso_admin_logs_in_and_deletes_a_readers_comment() {
+    let app = RealApp::start(AppKind::Isso, RealAppOptions::default()).expect("isso");
+    let mut agent = FlowAgent::start("isso-admin", &app.url("/admin/"))
+        .await
+        .expect("agent");
+    let log = |e: anyhow::Error| panic!("{e:#}\nthe app's log:\n{}", app.log());
+    let steps = [
+        Step::new("log in", &["password"], Tier::ReversibleWrite)
+            .param(&["password"], "otters-admin"),
+        // It opens on the comments waiting for moderation; these are published.
+        Step::new(
+            "list the published comments",
+            &["open", "valid"],
+            Tier::Read,
+        ),
+        Step::new("delete Cy's comment", &["delete"], Tier::IrreversibleWrite)
+            .on("Beavers build dams with their teeth."),
+    ];
+    for step in steps {
+        agent.run(step).await.unwrap_or_else(log);
+    }
+    let rows = app
+        .query("select id, author from comments order by id")
+        .expect("the comments");
+    agent.finish(
+        rows,
+        vec![vec![json!(1), json!("Bob")], vec![json!(3), json!("Di")]],
+    );
+}

@@ -416,12 +416,13 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         } else if form.has_password && auth {
             t.add(
                 Signal::Authentication,
-                "a password form that logs in or signs up: undone by logging out",
+                "it logs in or signs up: logging out undoes it",
             );
-        } else if form.login {
+        } else if form.login || (form.has_password && action.contains("login")) {
+            // Or a password alone posted to a login address (Isso's admin).
             t.add(
                 Signal::LoginForm,
-                "a user field and one current password: a login form, undone by logging out",
+                "a user field and one password, or a password sent to log in: a login, which logging out undoes",
             );
         } else if form.has_password {
             t.add(Signal::Password, "the form submits a password");
@@ -562,7 +563,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if ev.confirms {
         t.add(
             Signal::AsksConfirmation,
-            "the page asks for confirmation first, which pages reserve for what cannot be undone",
+            "the page asks for confirmation first, as pages do before what cannot be undone",
         );
     }
     if ev.danger {
