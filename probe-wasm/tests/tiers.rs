@@ -2132,15 +2132,15 @@ fn a_rows_reply_link_opens_its_editor_whether_or_not_the_page_listens_on_it() {
             el("main", None, "", &[]),
             el("ul", Some(0), "", &[("class", "comments")]),
         ];
-        for (who, said) in [("Bob", "Otters."), ("Cy", "Beavers."), ("Di", "Minks.")] {
-            let li = els.len() as u32;
-            els.push(el("li", Some(1), &format!("{who} {said} Reply"), &[]));
-            els.push(el("span", Some(li), who, &[("class", "author")]));
-            els.push(el("p", Some(li), said, &[]));
-            let mut reply = el("a", Some(li), "Reply", &[("href", "#")]);
-            reply.clickable = listened;
-            els.push(reply);
-        }
+        three_comments(
+            &mut els,
+            |_, said| el("li", Some(1), &format!("{said} Reply"), &[]),
+            |li| {
+                let mut reply = el("a", Some(li), "Reply", &[("href", "#")]);
+                reply.clickable = listened;
+                reply
+            },
+        );
         let c = page("http://127.0.0.1:1/post", "A post", els);
         let (name, a) = action(&c, "Reply");
         assert!(
@@ -2176,23 +2176,17 @@ fn comment_thread(editing: bool) -> PageCapture {
         ),
         el("div", Some(1), "", &[("id", "isso-root")]),
     ];
-    let link = |parent: usize, label: &str| {
-        let mut a = el("a", Some(parent as u32), label, &[("href", "#")]);
-        a.clickable = true;
-        a
-    };
-    for (n, said) in [(1, "Otters."), (2, "Beavers."), (3, "Minks.")] {
-        let row = els.len();
+    let link = |parent: u32, label: &str| listened("a", parent, label, &[("href", "#")]);
+    let comment = |n: u32, said: &str| {
         let id = format!("isso-{n}");
-        els.push(el(
+        el(
             "div",
             Some(6),
             said,
             &[("id", &id), ("class", "isso-comment"), ("nsp-row", "")],
-        ));
-        els.push(el("p", Some(row as u32), said, &[]));
-        els.push(link(row, "Reply"));
-    }
+        )
+    };
+    three_comments(&mut els, comment, |row| link(row, "Reply"));
     let own = els.len() as u32;
     els.push(el(
         "div",
@@ -2216,7 +2210,7 @@ fn comment_thread(editing: bool) -> PageCapture {
             &[],
         ));
     }
-    let footer = els.len();
+    let footer = els.len() as u32;
     els.push(el(
         "div",
         Some(own),
@@ -2314,20 +2308,23 @@ fn a_link_with_no_address_the_page_listens_on_is_a_control() {
     // Isso's admin: each comment's "Delete" is `<a class="delete" onclick="…">`, with no
     // `href`, and so is "Log Out". Neither was offered at all: a link without an
     // address was no control, whatever the page did on its click.
-    let mut els = vec![el("main", None, "", &[])];
-    let mut logout = el("a", Some(0), "Log Out", &[("id", "logout")]);
-    logout.clickable = true;
-    els.push(logout);
-    els.push(el("div", Some(0), "", &[("id", "isso-root")]));
-    for (n, said) in [(1, "Otters."), (2, "Beavers."), (3, "Minks.")] {
-        let row = els.len() as u32;
-        let id = format!("isso-{n}");
-        els.push(el("div", Some(2), said, &[("id", &id), ("nsp-row", "")]));
-        els.push(el("pre", Some(row), said, &[]));
-        let mut delete = el("a", Some(row), "Delete", &[("class", "delete")]);
-        delete.clickable = true;
-        els.push(delete);
-    }
+    let mut els = vec![
+        el("main", None, "", &[]),
+        listened("a", 0, "Log Out", &[("id", "logout")]),
+        el("div", Some(0), "", &[("id", "isso-root")]),
+    ];
+    three_comments(
+        &mut els,
+        |n, said| {
+            el(
+                "div",
+                Some(2),
+                said,
+                &[("id", &format!("isso-{n}")), ("nsp-row", "")],
+            )
+        },
+        |row| listened("a", row, "Delete", &[("class", "delete")]),
+    );
     let c = page("http://127.0.0.1:1/admin/", "Isso admin", els);
     let (name, delete) = action(&c, "Delete");
     assert_eq!(
@@ -2338,4 +2335,26 @@ fn a_link_with_no_address_the_page_listens_on_is_a_control() {
     );
     assert_eq!(delete.reversibility, I);
     assert_eq!(tier(&c, "Log Out").0, W);
+}
+
+/// Three readers' comments: each the record `row(n, text)` makes, its text in a `p`,
+/// and the control `control(record)` makes.
+fn three_comments(
+    els: &mut Vec<ElementRecord>,
+    row: impl Fn(u32, &str) -> ElementRecord,
+    control: impl Fn(u32) -> ElementRecord,
+) {
+    for (n, said) in [(1, "Otters."), (2, "Beavers."), (3, "Minks.")] {
+        let r = els.len() as u32;
+        els.push(row(n, said));
+        els.push(el("p", Some(r), said, &[]));
+        els.push(control(r));
+    }
+}
+
+/// An element the page listens for clicks on.
+fn listened(tag: &str, parent: u32, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
+    let mut e = el(tag, Some(parent), text, attrs);
+    e.clickable = true;
+    e
 }
