@@ -2380,8 +2380,8 @@
         const each = reached.get(cards[0]);
         // A label or class every card's controls show once (none when a card holds no
         // control).
-        const same = [...cards].every((c) => reached.get(c) === each);
-        const shared = same || [...(marks.get(cards[0]) || [])].some(([m]) => [...cards].every((c) => marks.get(c)?.get(m) === 1));
+        const all = [...cards];
+        const shared = all.every((c) => reached.get(c) === each) || [...(marks.get(cards[0]) || [])].some(([m]) => all.every((c) => marks.get(c)?.get(m) === 1));
         for (const card of cards) {
           const w = norm(card.textContent, 200);
           if (!shared || w === "" || words.has(w) || card.querySelector("input, select, textarea, [contenteditable]") !== null) {

@@ -389,9 +389,10 @@ pub fn discover_implicit(
         let Some(group) =
             field_group(page, b).filter(|g| row.as_ref().is_none_or(|r| r.contains(g)))
         else {
-            if let Some(action) =
-                top_level(page, lists, &senders, b, &label).filter(|_| row.is_none())
-            {
+            if row.is_some() {
+                continue;
+            }
+            if let Some(action) = top_level(page, lists, &senders, b, &label) {
                 claims.claim(b);
                 found.push(action);
             }
