@@ -404,7 +404,7 @@ fn webmcp_tool(tool: &DeclaredTool) -> Option<Found> {
     if name.is_empty() {
         return None;
     }
-    let words = tool.name.replace(['_', '-'], " ");
+    let words = crate::text::humanize(&tool.name);
     let words = crate::text::slug(&words).replace('_', " ");
     let mut ev = Evidence::new(Kind::Tool, &words);
     ev.description = &tool.description;

@@ -432,7 +432,7 @@ pub fn discover_implicit(
                         })))
             })
             .collect();
-        let fields = nearest_in_dom(page, group, b, fields);
+        let fields = nearest_in_dom(page, &senders, group, b, fields);
         if !any_to_fill(page, &fields) {
             continue;
         }
@@ -514,13 +514,27 @@ fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<(&'p str, usi
     steps
 }
 
+/// How many steps two paths of `dom_steps` share from their start.
+fn common(a: &[(&str, usize)], b: &[(&str, usize)]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
 /// The fields of `fields` (below `group`) nearest button `b` in the DOM: the extraction
 /// records few of a page's wrappers, so `group`, the nearest recorded element holding
 /// a field, can be a whole app's root (MLflow's assistant panel and its "New Chat" sit
 /// six wrappers deep in `#root`, beside a table of colour pickers). The fields kept are
 /// those that share the most of the button's steps down from `group`, as the nearest
-/// element holding fields would hold them had it been recorded.
-fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -> Vec<usize> {
+/// element holding fields would hold them had it been recorded, and those one wrapper
+/// further up (still below the group) that come before the button with no other
+/// sending button between: Isso's reply box holds its text area beside the section of
+/// its name and address boxes and "Submit".
+fn nearest_in_dom(
+    page: &Page<'_>,
+    senders: &[usize],
+    group: usize,
+    b: usize,
+    fields: Vec<usize>,
+) -> Vec<usize> {
     if fields.len() < 2 {
         return fields;
     }
@@ -532,7 +546,7 @@ fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -
         .iter()
         .map(|f| {
             let theirs = dom_steps(page, group, *f);
-            let n = own.iter().zip(&theirs).take_while(|(x, y)| x == y).count();
+            let n = common(&own, &theirs);
             let unknown = |s: Option<&(&str, usize)>| s.is_some_and(|s| s.0 == "#");
             (!unknown(own.get(n)) && !unknown(theirs.get(n))).then_some(n)
         })
@@ -556,7 +570,14 @@ fn nearest_in_dom(page: &Page<'_>, group: usize, b: usize, fields: Vec<usize>) -
     fields
         .into_iter()
         .zip(shared)
-        .filter(|(_, n)| n.is_none_or(|n| n >= most))
+        .filter(|&(f, n)| {
+            n.is_none_or(|n| {
+                n >= most
+                    || (n + 1 == most
+                        && most > 1
+                        && senders.get(senders.partition_point(|&o| o < f)) == Some(&b))
+            })
+        })
         .map(|(f, _)| f)
         .collect()
 }

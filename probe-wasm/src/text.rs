@@ -533,7 +533,12 @@ fn is_clean(text: &str, max_chars: usize) -> bool {
 
 /// "email_id" → "Email id".
 pub fn humanize(name: &str) -> String {
-    let spaced = name.replace(['_', '-'], " ");
+    // Char by char, not `replace(['_', '-'], …)`: one pattern type of `replace` in the
+    // wasm, not two.
+    let spaced: String = name
+        .chars()
+        .map(|c| if c == '_' || c == '-' { ' ' } else { c })
+        .collect();
     let mut chars = spaced.trim().chars();
     match chars.next() {
         // Names are ASCII slugs; Unicode case tables would cost the wasm kilobytes.

@@ -1077,6 +1077,80 @@ fn a_button_without_a_form_sends_the_fields_nearest_it_in_the_dom() {
 }
 
 #[test]
+fn a_button_without_a_form_sends_the_text_area_one_wrapper_up_unless_another_button_sits_between() {
+    // Isso's comment box, drawn without a form: its text area sits in a wrapper beside
+    // the section holding the name box and "Submit". Beside it, a box whose tag field
+    // and "Add tag" share a wrapper, and whose "Save" sits with "Title" in the next.
+    let mut els = vec![el_at("div", None, "#root", "", &[("id", "root")])];
+    let field = |steps: &str, label: &str| {
+        below(
+            "input",
+            0,
+            steps,
+            "",
+            &[("type", "text"), ("aria-label", label)],
+        )
+    };
+    els.push(below(
+        "textarea",
+        0,
+        "div:nth-of-type(1) > div:nth-of-type(1) > textarea:nth-of-type(1)",
+        "",
+        &[("aria-label", "Comment")],
+    ));
+    els.push(field(
+        "div:nth-of-type(1) > div:nth-of-type(2) > p:nth-of-type(1) > input:nth-of-type(1)",
+        "Name",
+    ));
+    els.push(below(
+        "input",
+        0,
+        "div:nth-of-type(1) > div:nth-of-type(2) > p:nth-of-type(2) > input:nth-of-type(1)",
+        "",
+        &[("type", "submit"), ("value", "Submit")],
+    ));
+    els.push(field(
+        "div:nth-of-type(2) > div:nth-of-type(1) > input:nth-of-type(1)",
+        "Tag name",
+    ));
+    els.push(below(
+        "button",
+        0,
+        "div:nth-of-type(2) > div:nth-of-type(1) > button:nth-of-type(1)",
+        "Add tag",
+        &[("type", "button")],
+    ));
+    els.push(field(
+        "div:nth-of-type(2) > div:nth-of-type(2) > p:nth-of-type(1) > input:nth-of-type(1)",
+        "Title",
+    ));
+    els.push(below(
+        "button",
+        0,
+        "div:nth-of-type(2) > div:nth-of-type(2) > p:nth-of-type(2) > button:nth-of-type(1)",
+        "Save",
+        &[("type", "button")],
+    ));
+    let c = analyze(&snap(els));
+    let params = |a: &str| -> Vec<String> {
+        let action = c
+            .actions
+            .get(a)
+            .unwrap_or_else(|| panic!("{a}: {:#?}", c.actions));
+        action.parameters.iter().map(|p| p.name.clone()).collect()
+    };
+    assert_eq!(params("submit"), ["comment", "name"]);
+    // The tag field is one wrapper up from "Save" too, but "Add tag" comes between.
+    assert_eq!(params("save"), ["title"]);
+    assert_eq!(params("add_tag"), ["tag_name"]);
+    assert!(
+        !c.actions.keys().any(|a| a.starts_with("fill_")),
+        "{:?}",
+        c.actions.keys()
+    );
+}
+
+#[test]
 fn an_editors_formatting_buttons_send_no_field_and_keep_their_numbers() {
     // A form-less editor: a toolbar of formatting buttons, two told apart only by a
     // number, above a text area, and the editor's "Save" below.

@@ -255,7 +255,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         Kind::Field if label_hits.iter().any(|h| h.first && h.tier == Read) => {}
         Kind::Field => t.add(
             Signal::LooseField,
-            "a field outside any form: typing changes what it holds, and typing again puts it back",
+            "a field outside any form: typing again puts back what it held",
         ),
         Kind::Button | Kind::Submit | Kind::Tool => {}
     }
@@ -309,7 +309,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if ev.formats_text && unmarked {
         t.add(
             Signal::FormatsText,
-            "an editor's formatting button: it changes the text being edited, which only a save sends",
+            "an editor's formatting button: only a save sends the text it changes",
         );
     }
     if ev.clears_field && unmarked {
@@ -321,7 +321,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if ev.fills_form && unmarked {
         t.add(
             Signal::FillsForm,
-            "it changes the fields of the form beside it, which only that form's own submit sends",
+            "it changes the fields of the form beside it, which only its submit sends",
         );
     }
     if !ev.danger && matches!(ev.kind, Kind::Button | Kind::Clickable) && shows_part(ev.label) {
@@ -357,7 +357,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         if ev.opens_confirm {
             t.add(
                 Signal::OpensConfirm,
-                "the dialog it opens is in the page and its own control says the same verb: this one only asks",
+                "the dialog it opens holds a control of the same verb: this one only asks",
             );
         }
     }
@@ -398,7 +398,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
         if writes_form && form.has_other_submit && previewing {
             t.add(
                 Signal::Previews,
-                "a second submit that previews: the form's other submit is the one that saves",
+                "a second submit that previews: the other one saves",
             );
         }
         let action = form.action_url.to_ascii_lowercase();
