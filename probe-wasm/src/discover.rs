@@ -32,9 +32,44 @@ const MAX_ACTIONS: usize = 300;
 #[derive(Debug, Clone, Default)]
 pub struct Reuse {
     /// For each element whose text only feeds values: the keys read from it, and how.
-    pub text_keys: HashMap<usize, Vec<(String, TextSource)>>,
+    pub text_keys: TextKeys,
     /// The coverage the state's confidence was computed from.
     pub coverage: Coverage,
+}
+
+/// The keys read from each element's text: a chain per element through one list (no
+/// map keyed by element: one kind of hash map fewer in the wasm).
+#[derive(Debug, Clone, Default)]
+pub struct TextKeys {
+    /// Per element, its last entry in `keys` plus one (0: none).
+    last: Vec<u32>,
+    /// A key, how it is read, and the element's entry before it plus one (0: none).
+    keys: Vec<(String, TextSource, u32)>,
+}
+
+impl TextKeys {
+    fn push(&mut self, i: usize, key: String, how: TextSource) {
+        if self.last.len() <= i {
+            self.last.resize(i + 1, 0);
+        }
+        self.keys.push((key, how, self.last[i]));
+        self.last[i] = self.keys.len() as u32;
+    }
+
+    /// Whether element `i`'s text feeds any key.
+    pub fn has(&self, i: usize) -> bool {
+        self.last.get(i).is_some_and(|&k| k > 0)
+    }
+
+    /// The keys element `i`'s text feeds, and how each is read.
+    pub fn of(&self, i: usize) -> impl Iterator<Item = (&str, TextSource)> {
+        let mut next = self.last.get(i).copied().unwrap_or(0);
+        std::iter::from_fn(move || {
+            let (key, how, before) = self.keys.get(next.checked_sub(1)? as usize)?;
+            next = *before;
+            Some((key.as_str(), *how))
+        })
+    }
 }
 
 /// Analyses one snapshot.
@@ -97,14 +132,14 @@ pub fn analyze_with_reuse(
         .unwrap_or_else(|| host(&snapshot.url).to_owned());
     let raw_object_count = objects.raw_count as u64;
     let objects_truncated = objects.truncated;
-    let mut text_keys: HashMap<usize, Vec<(String, TextSource)>> = HashMap::default();
+    let mut text_keys = TextKeys::default();
     for (i, key, how) in objects.text_sources {
         let _e = &page.els[i];
         // Text that also names or labels something needs the full analysis.
         let plain_value =
             !page.control(i) && !page.field(i) && !page.heading(i) && !page.region_el(i);
         if plain_value {
-            text_keys.entry(i).or_default().push((key, how));
+            text_keys.push(i, key, how);
         }
     }
     let reuse = Reuse {

@@ -251,7 +251,7 @@ impl Probe {
         };
         let started = now_ms();
         let text_only = text_only_changes(snapshot, &patch)
-            .filter(|changed| changed.iter().all(|i| self.reuse.text_keys.contains_key(i)));
+            .filter(|changed| changed.iter().all(|i| self.reuse.text_keys.has(*i)));
         if let Err(e) = snapshot.apply(patch) {
             self.snapshot = None;
             self.last = None;
@@ -262,9 +262,9 @@ impl Probe {
             Some(changed) => {
                 let mut capture = last.clone();
                 for i in changed {
-                    for (key, how) in &self.reuse.text_keys[&i] {
-                        match objects::text_value(&snapshot.elements[i], *how) {
-                            Some(v) => capture.objects.insert(key.clone(), v),
+                    for (key, how) in self.reuse.text_keys.of(i) {
+                        match objects::text_value(&snapshot.elements[i], how) {
+                            Some(v) => capture.objects.insert(key.to_owned(), v),
                             None => capture.objects.remove(key),
                         };
                     }

@@ -797,8 +797,10 @@ fn link_lists(
     claims: &mut Claims,
     found: &mut Vec<Found>,
 ) {
-    let mut order: Vec<(usize, String)> = Vec::new();
-    let mut merged: HashMap<(usize, String), Group> = HashMap::default();
+    // The groups in the order first seen, found by list and shape (a map of positions,
+    // of the kind the probe has already: one kind of map fewer in the wasm).
+    let mut merged: Vec<Group> = Vec::new();
+    let mut at: HashMap<String, usize> = HashMap::default();
     for g in singles {
         let c = g.controls[0];
         let e = &page.els[c];
@@ -814,9 +816,8 @@ fn link_lists(
         {
             continue;
         }
-        let shape = format!("{}.{}", e.tag, e.classes());
-        let key = (g.list, shape);
-        match merged.get_mut(&key) {
+        let key = format!("{}\u{1}{}.{}", g.list, e.tag, e.classes());
+        match crate::kept(&at, &key).map(|k| &mut merged[k]) {
             // A second link of one row (a record's "Edit" beside its "View" on the one
             // row of its list) names no row of its own: it is its own action.
             Some(m) if m.rows.contains(&g.rows[0]) => {}
@@ -825,7 +826,7 @@ fn link_lists(
                 m.rows.push(g.rows[0]);
             }
             None => {
-                order.push(key.clone());
+                at.insert(key, merged.len());
                 let list = &lists.lists[g.list];
                 // A list with no name of its own (`rows`, `items`): named by the header
                 // of the table column its links stand in.
@@ -837,27 +838,21 @@ fn link_lists(
                     s => s,
                 };
                 let name = format!("open_{segment}");
-                merged.insert(
-                    key,
-                    Group {
-                        name,
-                        label: String::new(),
-                        list: g.list,
-                        key: KeySpec::Label,
-                        param: "title".into(),
-                        controls: vec![c],
-                        rows: vec![g.rows[0]],
-                        labels: Vec::new(),
-                        at: None,
-                    },
-                );
+                merged.push(Group {
+                    name,
+                    label: String::new(),
+                    list: g.list,
+                    key: KeySpec::Label,
+                    param: "title".into(),
+                    controls: vec![c],
+                    rows: vec![g.rows[0]],
+                    labels: Vec::new(),
+                    at: None,
+                });
             }
         }
     }
-    for key in order {
-        let Some(group) = merged.remove(&key) else {
-            continue;
-        };
+    for group in merged {
         if group.controls.len() < 2 {
             continue;
         }
