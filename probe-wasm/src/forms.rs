@@ -3,6 +3,7 @@
 //! container without a `<form>` (a composer with a contenteditable and a "Post" button).
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use nsp_protocol::snapshot::ElementRecord;
 use nsp_protocol::ActionParameter;
@@ -444,7 +445,16 @@ pub fn discover_implicit(
             _ => form_facts(page, group, &fields, false, true),
         };
         let ns = page.namespace_incl(group).map(str::to_owned);
-        let action = build(page, group, b, &label, &fields, &facts, ns, None);
+        let mut action = build(page, group, b, &label, &fields, &facts, ns, None);
+        // A record's own form says which record it is in: Isso's reply box under one
+        // comment and the box under the thread are otherwise alike, and put to a person
+        // as twins (`discover::put_twins_to_a_person`).
+        if let Some((l, n, _)) = lists.record_of(page, b) {
+            let list = &lists.lists[l];
+            if list.item_names.is_none() {
+                let _ = write!(action.schema.description, " (in {}[{n}])", list.path);
+            }
+        }
         last = Some((group, fields, facts));
         claims.claim(b);
         found.push(action);

@@ -2162,6 +2162,14 @@ fn a_rows_reply_link_opens_its_editor_whether_or_not_the_page_listens_on_it() {
 /// with a "Reply", the agent's own with "Edit" and "Delete" (while it is edited,
 /// "Save", "Cancel" and "Delete" under a field holding its text): links going nowhere.
 fn comment_thread(editing: bool) -> PageCapture {
+    page(
+        "http://127.0.0.1:1/post",
+        "A post",
+        thread_elements(editing),
+    )
+}
+
+fn thread_elements(editing: bool) -> Vec<ElementRecord> {
     let mut els = vec![
         el("main", None, "", &[]),
         el("div", Some(0), "", &[("id", "isso-thread")]),
@@ -2225,7 +2233,7 @@ fn comment_thread(editing: bool) -> PageCapture {
     for label in labels {
         els.push(link(footer, label));
     }
-    page("http://127.0.0.1:1/post", "A post", els)
+    els
 }
 
 #[test]
@@ -2259,6 +2267,56 @@ fn a_link_going_nowhere_sends_the_fields_beside_it_and_no_others() {
         "{:?}",
         params(&c, "Delete")
     );
+}
+
+#[test]
+fn a_records_own_form_says_which_record_it_is_in() {
+    // Isso's "Reply" under a comment opens a box like the thread's own inside that
+    // comment: the same fields, the same "Submit". Told apart by the record, neither is
+    // put to a person as the other's twin.
+    let c = comment_thread(false);
+    let reply = |c: &PageCapture| -> Vec<(String, f64, Vec<String>)> {
+        c.actions
+            .values()
+            .filter(|a| a.description.contains("\"Submit\""))
+            .map(|a| {
+                let params = a.parameters.iter().map(|p| p.name.clone()).collect();
+                (a.description.clone(), a.confidence, params)
+            })
+            .collect()
+    };
+    let alone = reply(&c);
+    assert_eq!(alone.len(), 1, "{alone:?}");
+    let mut els = thread_elements(false);
+    let first = els
+        .iter()
+        .position(|e| e.attrs.get("id").map(String::as_str) == Some("isso-1"))
+        .expect("the first comment") as u32;
+    let bx = els.len() as u32;
+    els.push(el("div", Some(first), "", &[("class", "isso-postbox")]));
+    els.push(labelled("textarea", bx, "Type Comment Here", &[]));
+    els.push(labelled(
+        "input",
+        bx,
+        "Name",
+        &[("name", "author"), ("type", "text")],
+    ));
+    els.push(el(
+        "input",
+        Some(bx),
+        "Submit",
+        &[("type", "submit"), ("value", "Submit")],
+    ));
+    let c = page("http://127.0.0.1:1/post", "A post", els);
+    let both = reply(&c);
+    assert_eq!(both.len(), 2, "{both:?}");
+    let (main, own): (Vec<_>, Vec<_>) = both.iter().partition(|(d, ..)| !d.contains('['));
+    assert_eq!(main.len(), 1, "{both:?}");
+    assert!(own[0].0.ends_with("[0])"), "{both:?}");
+    for (d, confidence, params) in &both {
+        assert_eq!(params, &["type_comment_here", "author"], "{d}");
+        assert_eq!(*confidence, alone[0].1, "{d}: no twin of the other");
+    }
 }
 
 #[test]

@@ -185,7 +185,8 @@ impl Step {
     /// The record the step acts on, by a value the page shows for it (its title): the
     /// agent takes the action named after it (`delete_buy_milk`) or the one whose
     /// parameter picks it (`delete(title)`, `toggle(index)`; see [`Step::record`] with
-    /// no words), whichever the state offers.
+    /// no words), or the form whose description names the record showing it (`… (in
+    /// comments[0])`), whichever the state offers.
     pub fn on(mut self, record: impl Into<Value>) -> Step {
         self.target = Some(record.into());
         self
@@ -1155,15 +1156,36 @@ pub fn choose_action_on(
                     .is_none_or(|ps| ps.iter().all(|p| p["required"] != true))
             })
             .collect();
-        return match (picking.as_slice(), lone.as_slice()) {
-            ([(name, fill)], _) => Ok((name.clone(), Some(fill.clone()))),
-            ([], [one]) => Ok(((**one).clone(), None)),
-            ([], _) => bail!(
+        // A record's own form says which record it is in ("… (in isso_root[0])"): the
+        // one whose record shows the target, as an agent reading the state would take.
+        let described: Vec<&&String> = candidates
+            .iter()
+            .filter(|n| {
+                let d = actions[n.as_str()]["description"]
+                    .as_str()
+                    .unwrap_or_default();
+                let Some(record) = d.rsplit_once("(in ").and_then(|(_, r)| r.strip_suffix(')'))
+                else {
+                    return false;
+                };
+                let mut seen = Vec::new();
+                for (k, v) in state["objects"].as_object().into_iter().flatten() {
+                    if k.strip_prefix(record).is_some_and(|r| r.starts_with('.')) {
+                        seen.extend(words_of(v.as_str().unwrap_or_default()));
+                    }
+                }
+                !target_words.is_empty() && target_words.iter().all(|w| has_word(&seen, w))
+            })
+            .collect();
+        return match (picking.as_slice(), described.as_slice(), lone.as_slice()) {
+            (_, [one], _) | ([], [], [one]) => Ok(((**one).clone(), None)),
+            ([(name, fill)], _, _) => Ok((name.clone(), Some(fill.clone()))),
+            ([], _, _) => bail!(
                 "no action with all of {words:?} is named after {target} or takes it; \
                  offered:\n  {}",
                 offered()
             ),
-            (many, _) => bail!(
+            (many, _, _) => bail!(
                 "several actions with all of {words:?} take {target}: {:?}; offered:\n  {}",
                 many.iter().map(|(n, _)| n).collect::<Vec<_>>(),
                 offered()
@@ -1485,6 +1507,15 @@ mod tests {
             err.contains("offered") && err.contains("open_add_note"),
             "{err}"
         );
+        // Two forms alike, one in a record: on that record, the form that says so.
+        let mut s = state();
+        s["actions"]["reply"] = json!({"internal_target": "dom:e", "description": "Fill the form and press \"Reply\"", "parameters": [{"name": "text"}]});
+        s["actions"]["reply_2"] = json!({"internal_target": "dom:f", "description": "Fill the form and press \"Reply\" (in list.rows[1])", "parameters": [{"name": "text"}]});
+        assert_eq!(
+            choose_action_on(&s, &w(&["reply"]), &[], Some(&json!("B"))).unwrap(),
+            ("reply_2".to_owned(), None)
+        );
+        assert!(choose_action_on(&s, &w(&["reply"]), &[], Some(&json!("A"))).is_err());
     }
 
     #[test]

@@ -5,9 +5,11 @@
 //! comments, "Edit" and "Delete" under the agent's own, which so holds more links than
 //! the others); "Edit" turns the text into a field and itself into "Save", and
 //! "Delete" turns into "Confirm" (back when the pointer leaves it), so deleting takes
-//! two presses of what was one link. The agent posts two comments, edits the first and
-//! deletes the second, using only nspd's state; Isso's database is the ground truth:
-//! exactly the readers' comments and the agent's first, as edited.
+//! two presses of what was one link. "Reply" under a comment opens a box like the
+//! thread's own inside that comment. The agent posts two comments, edits the first,
+//! deletes the second and replies to Bob's, using only nspd's state; Isso's database is
+//! the ground truth: exactly the readers' comments, the agent's first, as edited, and
+//! its reply under Bob's (with the deleted comment's id: SQLite reuses the last rowid).
 
 use nsp_tests::flows::{FlowAgent, Step, Tier, Verify};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
@@ -43,6 +45,15 @@ async fn isso_post_edit_and_delete_comments() {
                 "len(isso_root) < len(prev.isso_root)".to_owned(),
             )),
         Step::new("confirm", &["confirm"], Tier::IrreversibleWrite).on("Posted twice by mistake."),
+        // "Reply" opens a box like the thread's own inside Bob's comment; its "Submit"
+        // says which comment it is in.
+        Step::new("open a reply to Bob", &["reply"], Tier::Read)
+            .on("Otters hold hands while they sleep.")
+            .verify(Verify::None),
+        Step::new("reply to Bob", &["submit"], Tier::IrreversibleWrite)
+            .on("Otters hold hands while they sleep.")
+            .param(&["comment"], "They do, so as not to drift apart.")
+            .param(&["author"], "Ada"),
     ];
     for step in steps {
         agent.run(step).await.unwrap_or_else(log);
@@ -51,16 +62,22 @@ async fn isso_post_edit_and_delete_comments() {
     let rows = app
         .query("select id, parent, author, text from comments order by id")
         .expect("the comments");
-    let comment = |id: i64, author: &str, text: &str| {
-        vec![json!(id), Value::Null, json!(author), json!(text)]
+    let comment = |id: i64, parent: Value, author: &str, text: &str| {
+        vec![json!(id), parent, json!(author), json!(text)]
     };
     agent.finish(
         rows,
         vec![
-            comment(1, "Bob", "Otters hold hands while they sleep."),
-            comment(2, "Cy", "Beavers build dams with their teeth."),
-            comment(3, "Di", "Minks are good swimmers too."),
-            comment(4, "Ada", "Sea otters use stones as tools, and keep them."),
+            comment(1, Value::Null, "Bob", "Otters hold hands while they sleep."),
+            comment(2, Value::Null, "Cy", "Beavers build dams with their teeth."),
+            comment(3, Value::Null, "Di", "Minks are good swimmers too."),
+            comment(
+                4,
+                Value::Null,
+                "Ada",
+                "Sea otters use stones as tools, and keep them.",
+            ),
+            comment(5, json!(1), "Ada", "They do, so as not to drift apart."),
         ],
     );
 }
