@@ -1116,9 +1116,14 @@
   // A field no label names: the short caption a person reads right before it (text
   // before it in its parent, or the element before it, or before its parent when it
   // is its parent's first element: a table cell after the cell with the caption).
-  // Nothing that holds a control or a field, nothing longer than CAPTION_MAX.
+  // Nothing that holds a control or a field, nothing longer than CAPTION_MAX, and no
+  // heading for a field whose placeholder or title names it: the heading then names
+  // the form or section (Archivy's login form opens with "Sign in", which named its
+  // user box, whose placeholder says "Username": not a login then, and put to a
+  // person), where Datasette's "Custom SQL query" names the one text area after it.
   const CAPTION_MAX = 60;
   const CAPTION_SKIP = "input, select, textarea, button, a[href], [role]";
+  const HEADINGS = "h1, h2, h3, h4, h5, h6";
   // `quiet`: elements hidden from assistive technology (`aria-hidden`) are passed over,
   // as a picker's focus box beside it (Dash's).
   /** @param {Element} el @param {boolean} [quiet] */
@@ -1139,6 +1144,8 @@
       if (prev && prev.nodeType === 1) {
         const p = /** @type {Element} */ (prev);
         if (FIELD_TAGS.has(p.localName) || p.matches(CAPTION_SKIP) || p.querySelector(CAPTION_SKIP)) return "";
+        const named = /\S/.test(el.getAttribute("placeholder") || "") || /\S/.test(el.getAttribute("title") || "");
+        if (named && (p.matches(HEADINGS) || p.querySelector(HEADINGS))) return "";
         const t = norm(prev.textContent || "", TEXT_LIMIT);
         return t.length <= CAPTION_MAX ? t : "";
       }

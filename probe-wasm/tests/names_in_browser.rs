@@ -2464,3 +2464,39 @@ fn a_link_drawn_as_an_icon_is_named_by_the_label_inside_it() {
     assert!(names.iter().any(|n| n.starts_with("delete")), "{names:?}");
     assert!(!names.iter().any(|n| n.starts_with("archive")), "{names:?}");
 }
+
+#[wasm_bindgen_test]
+fn a_forms_heading_is_no_caption_of_a_field_its_placeholder_names() {
+    // Archivy's login form: a heading, a hidden token, a user box named only by its
+    // placeholder, a password and "Submit". The heading named the user box, so the
+    // form was no login and its "Submit" an irreversible write.
+    mount(
+        r#"<form id="login" action="" method="post"><h1>Sign in</h1>
+        <input name="csrf_token" type="hidden" value="t">
+        <input id="user" name="username" placeholder="Username" type="text">
+        <input id="pass" name="password" placeholder="Password" type="password">
+        <input id="go" name="submit" type="submit" value="Submit"></form>
+        <div><span>Amount</span><input id="amount" type="text" name="n1"></div>
+        <h3>Custom SQL query</h3><textarea id="sql" name="sql"></textarea>"#,
+    );
+    let snap: Value = serde_json::from_str(&snapshot()).unwrap();
+    // A record's label is its seventh item, left off when empty.
+    let label = |id: &str| {
+        record_of(&snap, id)[6]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(label("user"), "", "{:#}", record_of(&snap, "user"));
+    // A caption that is no heading still names the field it comes before, and a
+    // heading names a field that names itself nowhere else (Datasette's query box).
+    assert_eq!(label("amount"), "Amount");
+    assert_eq!(label("sql"), "Custom SQL query");
+    let c = capture();
+    let (name, login) = action_on(&c, "go").expect("the login");
+    assert_eq!(
+        login["reversibility"], "reversible_write",
+        "{name}: {login:#}"
+    );
+    assert_eq!(param_names(&login), ["username", "password"]);
+}
