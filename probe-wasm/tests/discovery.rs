@@ -973,6 +973,15 @@ fn fields_a_closer_button_sends_are_not_another_buttons() {
     }
 }
 
+/// The parameter names of action `a` of capture `c`, in order.
+fn param_names(c: &PageCapture, a: &str) -> Vec<String> {
+    let action = c
+        .actions
+        .get(a)
+        .unwrap_or_else(|| panic!("{a}: {:#?}", c.actions));
+    action.parameters.iter().map(|p| p.name.clone()).collect()
+}
+
 /// Elements below `parent` through wrappers the extraction did not record: their
 /// selectors continue the parent's (`relative`), several steps long.
 fn below(tag: &str, parent: u32, steps: &str, text: &str, attrs: &[(&str, &str)]) -> ElementRecord {
@@ -1065,13 +1074,7 @@ fn a_button_without_a_form_sends_the_fields_nearest_it_in_the_dom() {
         &[("id", "title"), ("type", "text"), ("aria-label", "Title")],
     ));
     let c = analyze(&snap(els));
-    let params = |a: &str| -> Vec<String> {
-        let action = c
-            .actions
-            .get(a)
-            .unwrap_or_else(|| panic!("{a}: {:#?}", c.actions));
-        action.parameters.iter().map(|p| p.name.clone()).collect()
-    };
+    let params = |a: &str| param_names(&c, a);
     assert_eq!(params("send_message"), ["ask_a_question", "title"]);
     assert_eq!(params("add"), ["tag_name", "title"]);
 }
@@ -1132,13 +1135,7 @@ fn a_button_without_a_form_sends_the_text_area_one_wrapper_up_unless_another_but
         &[("type", "button")],
     ));
     let c = analyze(&snap(els));
-    let params = |a: &str| -> Vec<String> {
-        let action = c
-            .actions
-            .get(a)
-            .unwrap_or_else(|| panic!("{a}: {:#?}", c.actions));
-        action.parameters.iter().map(|p| p.name.clone()).collect()
-    };
+    let params = |a: &str| param_names(&c, a);
     assert_eq!(params("submit"), ["comment", "name"]);
     // The tag field is one wrapper up from "Save" too, but "Add tag" comes between.
     assert_eq!(params("save"), ["title"]);
