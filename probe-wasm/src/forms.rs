@@ -535,9 +535,11 @@ fn common(a: &[(&str, usize)], b: &[(&str, usize)]) -> usize {
 /// six wrappers deep in `#root`, beside a table of colour pickers). The fields kept are
 /// those that share the most of the button's steps down from `group`, as the nearest
 /// element holding fields would hold them had it been recorded, and those one wrapper
-/// further up (still below the group) that come before the button with no other
-/// sending button between: Isso's reply box holds its text area beside the section of
-/// its name and address boxes and "Submit".
+/// further up (still below the group) when that wrapper holds no other sending button:
+/// Isso's reply box holds its text area beside the section of its name and address
+/// boxes and "Submit", where TiddlyWiki's editor holds its text and, further down, the
+/// new field's name and value beside their own "add", with its "ok" and the tags'
+/// "add" further up.
 fn nearest_in_dom(
     page: &Page<'_>,
     senders: &[usize],
@@ -577,15 +579,25 @@ fn nearest_in_dom(
     else {
         return fields;
     };
+    // The wrapper one step up holds no other sending button: then none sits right
+    // before or after `b` in the document's order (the wrapper is a run of it).
+    let alone = || {
+        let at = senders.partition_point(|&o| o < b);
+        [at.wrapping_sub(1), at + 1]
+            .iter()
+            .filter_map(|&k| senders.get(k))
+            .all(|&o| {
+                !page.descendants(group).contains(&o)
+                    || common(&own, &dom_steps(page, group, o)) + 1 < most
+            })
+    };
+    let mut wide = None;
     fields
         .into_iter()
         .zip(shared)
-        .filter(|&(f, n)| {
+        .filter(|&(_, n)| {
             n.is_none_or(|n| {
-                n >= most
-                    || (n + 1 == most
-                        && most > 1
-                        && senders.get(senders.partition_point(|&o| o < f)) == Some(&b))
+                n >= most || (n + 1 == most && most > 1 && *wide.get_or_insert_with(alone))
             })
         })
         .map(|(f, _)| f)
@@ -1353,17 +1365,10 @@ pub fn field_params(
             .map(|d| clip(d, 160));
         let (type_name, allowed, default, hint): (&str, Option<Vec<Value>>, Option<Value>, String) =
             if is_input && kind == "radio" {
-                // A group a framework drew (no name, or a generated one) offers what
-                // its options say where its values name nothing; a named group its
-                // values, which the page named.
-                let choices = if found_group {
-                    crate::page::group_choices(page, members)
-                } else {
-                    members
-                        .iter()
-                        .map(|i| page.els[*i].attr("value").unwrap_or("on").to_owned())
-                        .collect()
-                };
+                // Its values, unless they name nothing (pyLoad's "1" and "0" for
+                // "Queue" and "Packages", Streamlit's "0", "1", "2"): then what its
+                // options say.
+                let choices = crate::page::group_choices(page, members);
                 let checked = members
                     .iter()
                     .position(|i| page.els[*i].attr("checked") == Some("true"))

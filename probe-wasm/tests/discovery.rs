@@ -1080,7 +1080,7 @@ fn a_button_without_a_form_sends_the_fields_nearest_it_in_the_dom() {
 }
 
 #[test]
-fn a_button_without_a_form_sends_the_text_area_one_wrapper_up_unless_another_button_sits_between() {
+fn a_button_without_a_form_sends_the_text_area_one_wrapper_up_unless_another_button_is_there() {
     // Isso's comment box, drawn without a form: its text area sits in a wrapper beside
     // the section holding the name box and "Submit". Beside it, a box whose tag field
     // and "Add tag" share a wrapper, and whose "Save" sits with "Title" in the next.
@@ -1137,7 +1137,8 @@ fn a_button_without_a_form_sends_the_text_area_one_wrapper_up_unless_another_but
     let c = analyze(&snap(els));
     let params = |a: &str| param_names(&c, a);
     assert_eq!(params("submit"), ["comment", "name"]);
-    // The tag field is one wrapper up from "Save" too, but "Add tag" comes between.
+    // The tag field is one wrapper up from "Save" too, but that wrapper holds "Add
+    // tag" as well.
     assert_eq!(params("save"), ["title"]);
     assert_eq!(params("add_tag"), ["tag_name"]);
     assert!(

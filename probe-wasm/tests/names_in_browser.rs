@@ -2500,3 +2500,55 @@ fn a_forms_heading_is_no_caption_of_a_field_its_placeholder_names() {
     );
     assert_eq!(param_names(&login), ["username", "password"]);
 }
+
+#[wasm_bindgen_test]
+async fn a_named_radio_group_whose_values_name_nothing_offers_its_labels() {
+    // pyLoad's "Add Package": a group named `add_dest` whose values "1" and "0" stand
+    // for "Queue" and "Packages" was offered as `"1"|"0"`, which no agent can read. A
+    // group whose values say something ("small", "large") keeps them.
+    let radio = |name: &str, value: &str, label: &str, checked: bool| {
+        format!(
+            r#"<label><input type="radio" name="{name}" value="{value}"{}>{label}</label>"#,
+            if checked { " checked" } else { "" }
+        )
+    };
+    mount(&format!(
+        r#"<form id="add" action="/json/add_package" method="post">
+        <label for="pkg">Name</label><input id="pkg" name="add_name" required>
+        <label for="add_dest">Destination</label>{}{}
+        <p>Size</p>{}{}
+        <button id="add_submit" type="submit">Add Package</button></form>"#,
+        radio("add_dest", "1", "Queue", true),
+        radio("add_dest", "0", "Packages", false),
+        radio("size", "small", "Small box", true),
+        radio("size", "large", "Large box", false),
+    ));
+    eval(
+        "document.getElementById('add').addEventListener('submit', (e) => { e.preventDefault(); \
+           globalThis.__sent = JSON.stringify(Object.fromEntries(new FormData(e.target))); })",
+    );
+    let c = capture();
+    let (name, action) = action_on(&c, "add_submit").expect("the form's action");
+    let allowed = |param: &str| -> Value {
+        action["parameters"]
+            .as_array()
+            .and_then(|ps| ps.iter().find(|p| p["name"] == param))
+            .map(|p| json!([p["allowed_values"].clone(), p["default_value"].clone()]))
+            .unwrap_or_else(|| panic!("{param}: {action:#}"))
+    };
+    assert_eq!(allowed("add_dest"), json!([["Queue", "Packages"], "Queue"]));
+    assert_eq!(allowed("size"), json!([["small", "large"], "small"]));
+    let out = run(
+        &name,
+        r#"{"add_name": "Otters", "add_dest": "Packages", "size": "large"}"#,
+        &c,
+    )
+    .await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    let sent: Value =
+        serde_json::from_str(&eval_string("globalThis.__sent || '{}'")).expect("sent");
+    assert_eq!(
+        sent,
+        json!({"add_name": "Otters", "add_dest": "0", "size": "large"})
+    );
+}
