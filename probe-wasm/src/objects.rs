@@ -539,7 +539,7 @@ fn field_value(
                             .nth(k)
                             .unwrap_or_default()
                     }
-                    None => e.attr("value").unwrap_or("on").to_owned(),
+                    None => named_choice(page, i),
                 };
                 out.put(key, Value::String(clip(&value, MAX_VALUE_LEN)));
             }
@@ -554,6 +554,33 @@ fn field_value(
             out.put(key, crate::page::held_value(e));
         }
     }
+}
+
+/// What the checked radio `i` of a group sharing its `name` says: its value, or its
+/// label where the group's values name nothing (`page::group_choices`, as the group's
+/// parameter offers it: pyLoad's destination "1" is "Queue"). The group is looked for
+/// only then: a value that names something is said as it is.
+fn named_choice(page: &Page<'_>, i: usize) -> String {
+    let e = &page.els[i];
+    let value = e.attr("value").unwrap_or("on");
+    if crate::page::names_something(value) && crate::page::stable_id(value) {
+        return value.to_owned();
+    }
+    let scope = page.form[i].map_or(0..page.els.len(), |f| page.descendants(f));
+    let members: Vec<usize> = scope
+        .filter(|&m| {
+            let x = &page.els[m];
+            x.tag == "input"
+                && x.input_type() == "radio"
+                && x.attr("name") == e.attr("name")
+                && page.form[m] == page.form[i]
+        })
+        .collect();
+    let k = members.iter().position(|m| *m == i).unwrap_or(0);
+    crate::page::group_choices(page, &members)
+        .into_iter()
+        .nth(k)
+        .unwrap_or_else(|| value.to_owned())
 }
 
 /// Whether a secret field holds anything. The extractor sends `value_filled`; snapshots

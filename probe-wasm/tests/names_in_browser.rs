@@ -2538,6 +2538,16 @@ async fn a_named_radio_group_whose_values_name_nothing_offers_its_labels() {
     };
     assert_eq!(allowed("add_dest"), json!([["Queue", "Packages"], "Queue"]));
     assert_eq!(allowed("size"), json!([["small", "large"], "small"]));
+    // The state says the checked option as the parameter offers it.
+    let object = |suffix: &str| -> Value {
+        c["objects"]
+            .as_object()
+            .and_then(|o| o.iter().find(|(k, _)| k.ends_with(suffix)))
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| panic!("{suffix}: {:#}", c["objects"]))
+    };
+    assert_eq!(object("add_dest"), "Queue");
+    assert_eq!(object("size"), "small");
     let out = run(
         &name,
         r#"{"add_name": "Otters", "add_dest": "Packages", "size": "large"}"#,
