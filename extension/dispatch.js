@@ -1212,14 +1212,29 @@
     /** @type {Element | null} */
     let row = null;
     let rowSeen = false;
+    /** @type {{ c: Target, r: Element } | null} */
+    let hidden = null;
     for (const c of /** @type {Target[]} */ (resolveAll(controlsSel))) {
       const r = rowFor(c);
       if (!r || !matches(r, c)) continue;
       rowSeen = true;
       if (expected && expected !== listedLabel(c)) continue;
+      // A row the key matches that does not hold what the gate saw is another list's
+      // (pyLoad's hidden sticky bar repeats its menu as icons titled alike): the next.
+      if (cells && !rowHolds(r, cells)) continue;
+      // So is a copy the page does not render: the one a person sees first, else the
+      // hidden one (refused below as no person could reach it).
+      if (typeof c.checkVisibility === "function" && !c.checkVisibility()) {
+        if (!hidden) hidden = { c, r };
+        continue;
+      }
       control = c;
       row = r;
       break;
+    }
+    if (!control && hidden) {
+      control = hidden.c;
+      row = hidden.r;
     }
     if (!control || !row) {
       const what = names.map((n) => `${n}=${JSON.stringify(params[n])}`).join(", ");

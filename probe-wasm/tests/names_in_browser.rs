@@ -2561,4 +2561,50 @@ async fn a_named_radio_group_whose_values_name_nothing_offers_its_labels() {
         sent,
         json!({"add_name": "Otters", "add_dest": "0", "size": "large"})
     );
+    // The page is shared with the tests after this one.
+    eval("delete globalThis.__sent");
+}
+
+#[wasm_bindgen_test]
+async fn a_row_action_skips_a_hidden_copy_of_its_list_whose_rows_hold_other_words() {
+    // pyLoad's menu: a hidden sticky bar first repeats it as icons titled "Queue" and
+    // "Packages", then the menu a person sees says the words. `open_nav(title)` found
+    // the hidden bar's link first, whose row holds no words, and refused the row as
+    // changed.
+    let item = |href: &str, title: &str, text: &str| {
+        format!(
+            r#"<li><a href="{href}" title="{title}" onclick="event.preventDefault(); globalThis.__went = '{href}'"><span class="icon"></span>{text}</a></li>"#
+        )
+    };
+    mount(&format!(
+        r#"<nav id="sticky" style="display: none"><ul>{}{}{}</ul></nav>
+        <nav id="menu"><ul>{}{}{}</ul></nav><main><h1>Dashboard</h1></main>"#,
+        item("#d1", "Dashboard", ""),
+        item("#q1", "Queue", ""),
+        item("#p1", "Packages", ""),
+        item("#d2", "", "<span> Dashboard</span>"),
+        item("#q2", "", "<span> Queue</span>"),
+        item("#p2", "", "<span> Packages</span>"),
+    ));
+    let c = capture();
+    let (name, action) = c["actions"]
+        .as_object()
+        .and_then(|a| {
+            a.iter().find(|(_, a)| {
+                a["internal_target"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("row:"))
+            })
+        })
+        .map(|(n, a)| (n.clone(), a.clone()))
+        .unwrap_or_else(|| panic!("{:#}", c["actions"]));
+    assert_eq!(
+        action["parameters"][0]["allowed_values"],
+        json!(["Dashboard", "Queue", "Packages"]),
+        "{name}: {action:#}"
+    );
+    let out = run(&name, r#"{"title": "Packages"}"#, &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("String(globalThis.__went)"), "#p2");
+    eval("delete globalThis.__went");
 }

@@ -762,7 +762,8 @@ async fn a_checkbox_shown_only_by_its_label_is_offered_and_toggled() {
 }
 
 /// Radio buttons drawn by their labels (a star rating, a segmented control) are a form's
-/// field: its submit takes their value, one of those a person can pick.
+/// field: its submit takes one of those a person can pick, offered by what the labels
+/// say where the values ("1", "2", "3") name nothing.
 #[wasm_bindgen_test]
 fn radio_buttons_shown_only_by_their_labels_are_a_forms_field() {
     mount_in_view(
@@ -796,7 +797,7 @@ fn radio_buttons_shown_only_by_their_labels_are_a_forms_field() {
         .unwrap_or_else(|| panic!("the stars are a field: {submit}"));
     assert_eq!(
         rating["allowed_values"],
-        serde_json::json!(["1", "2", "3"]),
+        serde_json::json!(["1 star", "2 stars", "3 stars"]),
         "{rating}"
     );
 }
