@@ -186,9 +186,15 @@
   async function hoverFirst(el) {
     if (!el.isConnected) return;
     bringIntoView(el);
-    if (!/transparent/.test(NspExtract.perceive(el, null, { strict: true, reveal: "none" }))) return;
+    const shows = () => !/transparent/.test(NspExtract.perceive(el, null, { strict: true, reveal: "none" }));
+    if (shows()) return;
     hoverOver(el);
     await still();
+    // A fade a script steps through the style's opacity (jQuery's `fadeTo`: pyLoad's
+    // package buttons) is no animation the document lists: waited for until the
+    // control shows, at most MOTION_MS; the checks that follow decide either way.
+    const deadline = performance.now() + MOTION_MS;
+    while (!shows() && el.isConnected && performance.now() < deadline) await settle();
   }
 
   // Refuses (`target_hidden`) unless a person could act on `el` now: it is on the page,

@@ -67,6 +67,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::Otterwiki => ("NSP_OTTERWIKI_PYTHON", "otterwiki-venv", "An Otter Wiki"),
         AppKind::Lektor => ("NSP_LEKTOR_PYTHON", "lektor-venv", "Lektor"),
         AppKind::Isso => ("NSP_ISSO_PYTHON", "isso-venv", "Isso"),
+        AppKind::PyLoad => ("NSP_PYLOAD_PYTHON", "pyload-venv", "pyLoad"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -197,6 +198,13 @@ pub enum AppKind {
     /// "Delete" into "Confirm" (and back when the pointer leaves it). Its database is
     /// the ground truth.
     Isso,
+    /// pyLoad 0.5 (pyload-ng, a pre-release), a download manager's web interface
+    /// (Flask, Bootstrap 3), in a venv of its own (`target/pyload-venv`), set up by
+    /// `fixtures/real/pyload/serve.py`: a login form, a hidden sticky bar that repeats
+    /// the menu as icons before the menu a person sees, an "Add Package" dialog whose
+    /// destination is radio buttons valued "1" and "0", icon buttons on each package.
+    /// Its database is the ground truth.
+    PyLoad,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -254,6 +262,7 @@ impl AppKind {
             AppKind::Otterwiki => "otterwiki",
             AppKind::Lektor => "lektor",
             AppKind::Isso => "isso",
+            AppKind::PyLoad => "pyload",
         }
     }
 
@@ -284,6 +293,7 @@ impl AppKind {
             "otterwiki" => AppKind::Otterwiki,
             "lektor" => AppKind::Lektor,
             "isso" => AppKind::Isso,
+            "pyload" => AppKind::PyLoad,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -353,6 +363,7 @@ impl RealApp {
             AppKind::Lektor => dir.path().join("site/content"),
             AppKind::Roundup => dir.path().join("tracker/db/db"),
             AppKind::Isso => dir.path().join("comments.db"),
+            AppKind::PyLoad => dir.path().join("user/data/pyload.db"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -735,14 +746,19 @@ impl RealApp {
                     .arg(dir.path().join("build"));
                 ready_path = "/admin/";
             }
-            AppKind::Isso | AppKind::Roundup => {
+            AppKind::Isso | AppKind::Roundup | AppKind::PyLoad => {
                 // `serve.py PORT DIR` sets the app up in DIR, then serves it: Roundup's
-                // tracker and its users; Isso's configuration and three comments.
+                // tracker and its users; Isso's configuration and three comments;
+                // pyLoad's settings, database and first user.
                 cmd = Command::new(&python);
                 cmd.arg(real.join(kind.name()).join("serve.py"))
                     .arg(port.to_string())
                     .arg(dir.path());
-                ready_path = if kind == AppKind::Isso { "/demo/" } else { "/" };
+                ready_path = match kind {
+                    AppKind::Isso => "/demo/",
+                    AppKind::PyLoad => "/login",
+                    _ => "/",
+                };
             }
         }
         RealApp::spawn(kind, cmd, port, db, python, dir, ready_path)

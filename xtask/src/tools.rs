@@ -389,6 +389,13 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         version: "0.14.0",
         var: "NSP_ISSO_PYTHON",
     },
+    // pyLoad pins its own Flask stack (and is a pre-release on PyPI).
+    OwnVenvApp {
+        venv: "pyload-venv",
+        package: "pyload-ng",
+        version: "0.5.0b3.dev101",
+        var: "NSP_PYLOAD_PYTHON",
+    },
 ];
 
 /// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable
