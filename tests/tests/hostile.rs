@@ -393,9 +393,11 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
             |suite| async move {
                 // Notes' Archive buttons show under a CSS :hover rule alone; pinned notes'
                 // Unpin buttons and rename fields fade in over 400 ms once the page's
-                // pointer handler marks the row hovered: the dispatcher hovers, waits
-                // for the fade as a person's pointer would, and clicks the row the agent
-                // named, or types into the field it named, once each.
+                // pointer handler marks the row hovered; starred notes' Unstar buttons
+                // are faded in by a script stepping their opacity (no animation the
+                // document lists): the dispatcher hovers, waits for the fade as a
+                // person's pointer would, and clicks the row the agent named, or types
+                // into the field it named, once each.
                 let (tab, _) = open_with(&suite, "/hostile/hover.html", "unpin_note").await;
                 for (action, parameters, verify) in [
                     ("archive_note", json!({"note_id": "n2"}), None),
@@ -405,6 +407,7 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
                         json!({"selector": "#pinned li:nth-of-type(1) input.rename", "text": "Novels"}),
                         Some("log.renamed == 1"),
                     ),
+                    ("unstar_note", json!({"star_id": "s2"}), None),
                 ] {
                     let mut request = json!({"action": action, "parameters": parameters});
                     if let Some(verify) = verify {
@@ -414,10 +417,15 @@ async fn hidden_controls_are_not_offered_and_a_click_on_them_is_refused() {
                     let (status, body) = suite.act(&tab, request).await;
                     assert_eq!(status, 200, "{action}: {body:#}");
                 }
-                let writes = tab.settled_writes(3).await;
+                let writes = tab.settled_writes(4).await;
                 assert_eq!(
                     verbs(&writes),
-                    [("archive", "n2"), ("unpin", "p2"), ("rename", "p1")],
+                    [
+                        ("archive", "n2"),
+                        ("unpin", "p2"),
+                        ("rename", "p1"),
+                        ("unstar", "s2")
+                    ],
                     "{writes:?}"
                 );
                 assert!(writes[2].body.contains("Novels"), "{writes:?}");
