@@ -367,18 +367,9 @@ fn toggle_or_choice(
     };
     match &unnamed {
         Some(g) => g.members.iter().for_each(|&o| add(o)),
-        None if is_radio => {
-            for o in 0..page.els.len() {
-                let x = &page.els[o];
-                if x.tag == "input"
-                    && x.input_type() == "radio"
-                    && page.form[o] == page.form[i]
-                    && x.attr("name") == e.attr("name")
-                {
-                    add(o);
-                }
-            }
-        }
+        None if is_radio => crate::page::named_radios(page, i)
+            .into_iter()
+            .for_each(&mut add),
         None => {}
     }
     let mut ev = Evidence::on_page(kind, &label, page, i);

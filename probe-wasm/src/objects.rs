@@ -566,16 +566,7 @@ fn named_choice(page: &Page<'_>, i: usize) -> String {
     if crate::page::names_something(value) && crate::page::stable_id(value) {
         return value.to_owned();
     }
-    let scope = page.form[i].map_or(0..page.els.len(), |f| page.descendants(f));
-    let members: Vec<usize> = scope
-        .filter(|&m| {
-            let x = &page.els[m];
-            x.tag == "input"
-                && x.input_type() == "radio"
-                && x.attr("name") == e.attr("name")
-                && page.form[m] == page.form[i]
-        })
-        .collect();
+    let members = crate::page::named_radios(page, i);
     let k = members.iter().position(|m| *m == i).unwrap_or(0);
     crate::page::group_choices(page, &members)
         .into_iter()

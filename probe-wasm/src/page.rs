@@ -1495,6 +1495,22 @@ pub fn radio_group<'p>(page: &'p Page<'_>, i: usize) -> Option<RadioGroup<'p>> {
     })
 }
 
+/// The radio buttons of radio `i`'s `name` in its form (or, in none, on the page), in
+/// document order, `i` among them.
+pub fn named_radios(page: &Page<'_>, i: usize) -> Vec<usize> {
+    let e = &page.els[i];
+    let scope = page.form[i].map_or(0..page.els.len(), |f| page.descendants(f));
+    scope
+        .filter(|&o| {
+            let x = &page.els[o];
+            x.tag == "input"
+                && x.input_type() == "radio"
+                && page.form[o] == page.form[i]
+                && x.attr("name") == e.attr("name")
+        })
+        .collect()
+}
+
 /// What each of a group of radio buttons [`radio_group`] found, or of checkboxes
 /// sharing a name (`members`, in order), offers as its value:
 /// its `value`, unless the values name nothing or repeat (Streamlit's "0", "1", "2"

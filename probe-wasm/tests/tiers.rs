@@ -2169,21 +2169,32 @@ fn comment_thread(editing: bool) -> PageCapture {
     )
 }
 
+/// Isso's box for a comment under `parent`: its text, the author's name, "Submit".
+fn push_postbox(els: &mut Vec<ElementRecord>, parent: u32) {
+    let bx = els.len() as u32;
+    els.push(el("div", Some(parent), "", &[("class", "isso-postbox")]));
+    els.push(labelled("textarea", bx, "Type Comment Here", &[]));
+    els.push(labelled(
+        "input",
+        bx,
+        "Name",
+        &[("name", "author"), ("type", "text")],
+    ));
+    els.push(el(
+        "input",
+        Some(bx),
+        "Submit",
+        &[("type", "submit"), ("value", "Submit")],
+    ));
+}
+
 fn thread_elements(editing: bool) -> Vec<ElementRecord> {
     let mut els = vec![
         el("main", None, "", &[]),
         el("div", Some(0), "", &[("id", "isso-thread")]),
-        el("div", Some(1), "", &[("class", "isso-postbox")]),
-        labelled("textarea", 2, "Type Comment Here", &[]),
-        labelled("input", 2, "Name", &[("name", "author"), ("type", "text")]),
-        el(
-            "input",
-            Some(2),
-            "Submit",
-            &[("type", "submit"), ("value", "Submit")],
-        ),
-        el("div", Some(1), "", &[("id", "isso-root")]),
     ];
+    push_postbox(&mut els, 1);
+    els.push(el("div", Some(1), "", &[("id", "isso-root")]));
     let link = |parent: u32, label: &str| listened("a", parent, label, &[("href", "#")]);
     let comment = |n: u32, said: &str| {
         let id = format!("isso-{n}");
@@ -2292,21 +2303,7 @@ fn a_records_own_form_says_which_record_it_is_in() {
         .iter()
         .position(|e| e.attrs.get("id").map(String::as_str) == Some("isso-1"))
         .expect("the first comment") as u32;
-    let bx = els.len() as u32;
-    els.push(el("div", Some(first), "", &[("class", "isso-postbox")]));
-    els.push(labelled("textarea", bx, "Type Comment Here", &[]));
-    els.push(labelled(
-        "input",
-        bx,
-        "Name",
-        &[("name", "author"), ("type", "text")],
-    ));
-    els.push(el(
-        "input",
-        Some(bx),
-        "Submit",
-        &[("type", "submit"), ("value", "Submit")],
-    ));
+    push_postbox(&mut els, first);
     let c = page("http://127.0.0.1:1/post", "A post", els);
     let both = reply(&c);
     assert_eq!(both.len(), 2, "{both:?}");
