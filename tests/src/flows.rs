@@ -1164,17 +1164,11 @@ pub fn choose_action_on(
                 let d = actions[n.as_str()]["description"]
                     .as_str()
                     .unwrap_or_default();
-                let Some(record) = d.rsplit_once("(in ").and_then(|(_, r)| r.strip_suffix(')'))
-                else {
-                    return false;
-                };
-                let mut seen = Vec::new();
-                for (k, v) in state["objects"].as_object().into_iter().flatten() {
-                    if k.strip_prefix(record).is_some_and(|r| r.starts_with('.')) {
-                        seen.extend(words_of(v.as_str().unwrap_or_default()));
-                    }
-                }
-                !target_words.is_empty() && target_words.iter().all(|w| has_word(&seen, w))
+                d.rsplit_once("(in ")
+                    .and_then(|(_, r)| r.strip_suffix("])")?.split_once('['))
+                    .is_some_and(|(list, n)| {
+                        row_showing(state, list, target).is_ok_and(|at| at.to_string() == n)
+                    })
             })
             .collect();
         return match (picking.as_slice(), described.as_slice(), lone.as_slice()) {
