@@ -185,7 +185,7 @@
   /** @param {Target} el */
   async function hoverFirst(el) {
     if (!el.isConnected) return;
-    bringIntoView(el);
+    bringIntoView(NspExtract.shownAs(el) || el);
     const shows = () => !/transparent/.test(NspExtract.perceive(el, null, { strict: true, reveal: "none" }));
     if (shows()) return;
     hoverOver(el);
@@ -281,6 +281,11 @@
   // copy of the last value and compares), then input and change.
   /** @param {Target} el @param {string} value */
   function setValue(el, value) {
+    const editor = el.localName === "textarea" ? NspExtract.codeMirrorOf(el) : null;
+    if (editor) {
+      typeIntoCodeMirror(editor, value, "a", 65);
+      return;
+    }
     el.focus({ preventScroll: true });
     if (el.isContentEditable) {
       // A document with a window (the element is connected) has a selection.
@@ -299,6 +304,36 @@
     valueSetter(el).call(el, value);
     fire(el, "input");
     fire(el, "change");
+  }
+
+  // CodeMirror 5 (see codeMirrorOf in extract.js) takes text as a person's keys reach
+  // it, through its own text area: focused, a key its keymap binds (select-all, which
+  // replaces the text; go-to-the-end, which adds to it: `key`, `code`), then the text
+  // typed there (insertText fires the input event CodeMirror reads). A key it handles
+  // itself, by its keymap: the browser does nothing with a script's key. The lines it
+  // draws then must be lines of what it was given, in order, else the fill failed, and
+  // nothing after it (a press) runs.
+  /** @param {HTMLElement} editor @param {string} value @param {string} key @param {number} code */
+  function typeIntoCodeMirror(editor, value, key, code) {
+    const input = /** @type {HTMLTextAreaElement} */ (NspExtract.codeMirrorInput(editor));
+    input.focus({ preventScroll: true });
+    // A window without the focus (another window in front, a headless browser) moves the
+    // focus without its event, which CodeMirror waits for before it reads what is typed.
+    if (!editor.classList.contains("CodeMirror-focused")) input.dispatchEvent(new FocusEvent("focus"));
+    const mac = /Mac|iPhone|iPad/.test(navigator.platform);
+    const init = { key, keyCode: code, which: code, ctrlKey: !mac, metaKey: mac, bubbles: true, cancelable: true, composed: true };
+    input.dispatchEvent(new KeyboardEvent("keydown", init));
+    input.dispatchEvent(new KeyboardEvent("keyup", init));
+    const doc = input.ownerDocument;
+    if (value !== "") doc.execCommand("insertText", false, value);
+    else if (input.value !== "") doc.execCommand("delete");
+    const shown = NspExtract.codeMirrorLines(editor);
+    // The text ends where the cursor is, which CodeMirror keeps in view: the lines drawn
+    // end with the text's.
+    const lines = value.split("\n");
+    const at = lines.length - shown.length;
+    const ok = key === "End" ? shown.join("\n").endsWith(value) : at >= 0 && shown.every((/** @type {string} */ l, /** @type {number} */ i) => lines[at + i] === l);
+    if (!ok) fail("threw", `The page's editor did not take the text (it shows ${JSON.stringify(shown.slice(0, 3).join("\n").slice(0, 80))}); nothing was pressed after it.`);
   }
 
   // `guard`: the checks to run right before the pointer goes down and again right
@@ -620,25 +655,35 @@
     const form = /** @type {HTMLFormElement | null} */ (el.localName === "form" ? el : el.form || null);
     // The other bound elements (a submit's form), found where the newest capture lists
     // them.
-    /** @type {{ el: Target, want: string | null, text: string }[]} */
+    /** @type {{ el: Target, want: string | null, text: string, typed: boolean }[]} */
     const others = [];
     const listed = (explain && explain.elements) || [];
     for (let i = 1; i < listed.length; i++) {
       const other = /** @type {Target | null} */ (listed[i].selector ? resolve(listed[i].selector) : null);
-      if (other) others.push({ el: other, want: gated && i < gated.length ? gated[i] : null, text: listed[i].text });
+      const typed = other !== null && other.localName !== "form" && other.querySelector('.CodeMirror, [contenteditable=""], [contenteditable="true"]') !== null;
+      if (other) others.push({ el: other, want: gated && i < gated.length ? gated[i] : null, text: listed[i].text, typed });
     }
     // The bound elements as the gate saw them and as the newest capture lists them; run
-    // right before every event of the action.
+    // right before every event of the action. A group of fields with no form (the
+    // element around them and their button) reads as its text, which typing into an
+    // editor inside it changes (the editor's lines, EasyMDE's count of words under
+    // them): such a group is checked so before the first event, then by still holding
+    // the action's element, whose own label is checked every time, as each field's is.
+    let started = false;
     const same = () => {
       if (!el.isConnected) fail("target_not_found", `The element of ${name} left the page.`);
       sameLabel(el, gated ? gated[0] : null, bound ? bound.text : "", name);
-      for (const o of others) sameLabel(o.el, o.want, o.text, `${name}'s <${o.el.localName}>`);
+      for (const o of others) {
+        if (started && o.typed && o.el.contains(el)) continue;
+        sameLabel(o.el, o.want, o.text, `${name}'s <${o.el.localName}>`);
+      }
       const row = cells ? rowOf(el) : null;
       if (cells && (!row || !rowHolds(row, cells))) {
         fail("target_changed", `The row ${name} would act on is not the row the gate saw (it held ${JSON.stringify(cells.slice(0, 6))}); read the state again.`);
       }
     };
     same();
+    started = true;
     await hoverFirst(el);
     const guard = (/** @type {Target} */ t) => {
       actionable(t, false);
@@ -1432,7 +1477,10 @@
         if (!isTextField(el)) fail("bad_parameters", `${JSON.stringify(params.selector)} is not a text field.`);
         await hoverFirst(el);
         guard(el);
-        if (el.isContentEditable) {
+        const editor = el.localName === "textarea" ? NspExtract.codeMirrorOf(el) : null;
+        if (editor) {
+          typeIntoCodeMirror(editor, text, "End", 35);
+        } else if (el.isContentEditable) {
           el.focus();
           const sel = /** @type {Selection} */ (el.ownerDocument.getSelection());
           sel.selectAllChildren(el);
@@ -1460,8 +1508,10 @@
         const el = element(params, true, expected);
         await hoverFirst(el);
         guard(el);
-        el.focus();
-        return el.ownerDocument.activeElement === el;
+        const editor = el.localName === "textarea" ? NspExtract.codeMirrorOf(el) : null;
+        const into = editor ? /** @type {HTMLTextAreaElement} */ (NspExtract.codeMirrorInput(editor)) : el;
+        into.focus();
+        return into.ownerDocument.activeElement === into;
       }
       case "scroll": {
         const el = element(params, false, expected);

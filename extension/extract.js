@@ -784,6 +784,96 @@
     return lines;
   }
   const EDIT_DEPTH = 64;
+
+  // CodeMirror 5 (EasyMDE's and SimpleMDE's editor) with its default input, a text area:
+  // it hides the page's text area (fromTextArea sets `display: none` on it; that text
+  // area is the one the form submits, labelled) and draws its editor (`.CodeMirror`)
+  // after it, as its next sibling or inside one (EasyMDE's container, after SimpleMDE's
+  // toolbar), and takes keys through a text area of its own clipped to nothing, the
+  // editor's first child's child. A person sees the editor and types into it: the field
+  // is the page's text area (CodeMirror's own where the page gave none), perceived as
+  // the editor is, its value the editor's lines; the dispatcher types through
+  // CodeMirror's text area. Returns the editor; false for CodeMirror's text area beside
+  // a page's, no field of its own; null for any other text area.
+  /** @param {Element} el a textarea @returns {HTMLElement | null | false} */
+  function codeMirrorOf(el) {
+    if (/** @type {HTMLElement} */ (el).style.display === "none") {
+      const box = editorAfter(el);
+      if (box !== null && sourceOf(box) === el) return box;
+      return null;
+    }
+    const box = el.parentElement && el.parentElement.parentElement;
+    if (box === null || codeMirrorInput(box) !== el || !isCodeMirror(box)) return null;
+    return sourceOf(box) !== null ? false : /** @type {HTMLElement} */ (box);
+  }
+
+  // The editor among the next few siblings of a text area or their children.
+  /** @param {Element} el @returns {HTMLElement | null} */
+  function editorAfter(el) {
+    let n = el.nextElementSibling;
+    for (let i = 0; n !== null && i < 3 && n.localName !== "textarea"; i++, n = n.nextElementSibling) {
+      if (isCodeMirror(n)) return /** @type {HTMLElement} */ (n);
+      let c = n.firstElementChild;
+      for (let j = 0; c !== null && j < 3; j++, c = c.nextElementSibling) if (isCodeMirror(c)) return /** @type {HTMLElement} */ (c);
+    }
+    return null;
+  }
+
+  // The hidden text area among the few siblings before an editor or its parent.
+  /** @param {Element} box @returns {Element | null} */
+  function sourceOf(box) {
+    /** @type {Element | null} */
+    let at = box;
+    for (let up = 0; at !== null && up < 2; up++, at = at.parentElement) {
+      let n = at.previousElementSibling;
+      for (let i = 0; n !== null && i < 3; i++, n = n.previousElementSibling) {
+        if (n.localName === "textarea") return /** @type {HTMLElement} */ (n).style.display === "none" ? n : null;
+        if (n.classList.contains("CodeMirror")) return null;
+      }
+    }
+    return null;
+  }
+
+  /** @param {Element} box @returns {HTMLTextAreaElement | null} */
+  function codeMirrorInput(box) {
+    const holder = box.firstElementChild;
+    const input = holder && holder.firstElementChild;
+    return input && input.localName === "textarea" ? /** @type {HTMLTextAreaElement} */ (input) : null;
+  }
+
+  /** @param {Element} box */
+  function isCodeMirror(box) {
+    return box.classList.contains("CodeMirror") && codeMirrorInput(box) !== null && box.querySelector(".CodeMirror-code") !== null;
+  }
+
+  // The lines CodeMirror 5 draws, in order: those in view and a margin around them (a
+  // long document's others are not in the page).
+  /** @param {Element} box @returns {string[]} */
+  function codeMirrorLines(box) {
+    const code = box.querySelector(".CodeMirror-code");
+    /** @type {string[]} */
+    const lines = [];
+    if (code === null) return lines;
+    for (const pre of code.querySelectorAll("pre.CodeMirror-line")) lines.push(codeMirrorText(pre, 0));
+    return lines;
+  }
+
+  // A drawn line's text: an element standing for other text says which in `cm-text` (a
+  // tab drawn as spaces, a control character as a dot; "" for an empty line's
+  // placeholder, a zero-width or no-break space).
+  /** @param {Element} el @param {number} depth @returns {string} */
+  function codeMirrorText(el, depth) {
+    if (depth > 8) return el.textContent || "";
+    let t = "";
+    for (let n = el.firstChild; n !== null; n = n.nextSibling) {
+      if (n.nodeType === Node.TEXT_NODE) t += /** @type {Text} */ (n).data;
+      else if (n.nodeType === Node.ELEMENT_NODE) {
+        const stands = /** @type {Element} */ (n).getAttribute("cm-text");
+        t += stands !== null ? stands : codeMirrorText(/** @type {Element} */ (n), depth + 1);
+      }
+    }
+    return t;
+  }
   const EDIT_BLOCKS = new Set(["div", "p", "li", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "section", "article", "table", "tr"]);
 
   // A text a person edits as lines (a text area's, an editable region's) goes whole up
@@ -2112,6 +2202,11 @@
    */
   function hiddenReason(el, flags, control, hover, pass, opts) {
     if ((flags & INERT) !== 0) return "it is inert";
+    if (el.localName === "textarea") {
+      const editor = codeMirrorOf(el);
+      if (editor === false) return "its editor types through it for the text area before the editor";
+      if (editor !== null) el = editor;
+    }
     if ((flags & ARIA_HIDDEN) !== 0) return "it is under aria-hidden";
     if ((flags & CLOSED) !== 0) return "it is inside a closed <details>";
     const strict = Boolean(opts && opts.strict);
@@ -2164,10 +2259,13 @@
 
   // The perceivability rule for one live element, as a full extraction applies it:
   // "" or why not. For the dispatcher (`opts`: see hiddenReason) and nspd's resolve.
-  // What a person sees of `el` and would click: `el`, or for a checkbox or radio button
-  // not rendered at all, the first label of it a person sees (null: none).
+  // What a person sees of `el` and would click: `el`, the editor of a text area
+  // CodeMirror edits, or for a checkbox or radio button not rendered at all, the first
+  // label of it a person sees (null: none).
   /** @param {PageElement} el @returns {Element | null} */
   function shownAs(el) {
+    const editor = el.localName === "textarea" ? codeMirrorOf(el) : null;
+    if (editor) return editor;
     if (el.getClientRects().length > 0 || !labelToggles(el) || !el.isConnected) return el;
     return visibleLabel(el, strictPass());
   }
@@ -2179,7 +2277,8 @@
     if (frame && !visible(frame, { frameVisible: true })) return "its frame is not shown";
     // A checkbox or radio button not rendered at all is asked about with the others:
     // hiddenReason lets one through by a label a person sees.
-    const rendered = visible(el, { frameVisible: true });
+    const editor = el.localName === "textarea" ? codeMirrorOf(el) : null;
+    const rendered = visible(editor || el, { frameVisible: true });
     if (!rendered && !labelToggles(el)) return "it is not rendered";
     const role = el.getAttribute("role") || "";
     return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, strictPass(), rendered ? opts : { ...opts, unrendered: true });
@@ -2601,6 +2700,8 @@
         if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;
       }
       if (tag === "svg" && !ariaLabel && !clickable) return 0; // an icon's drawing
+      // CodeMirror's text area beside the page's, which is the field (codeMirrorOf).
+      if (tag === "textarea" && codeMirrorOf(el) === false) return 0;
 
       // Children are walked unless this is an svg (only its label matters); only some
       // elements can host a shadow root at all (T_HOST).
@@ -2906,7 +3007,8 @@
           attrs.options = JSON.stringify(values);
           if (hiddenValues) attrs.option_labels = JSON.stringify(labels);
         } else if (tag === "textarea") {
-          fieldText(attrs, String(el.value || ""));
+          const editor = codeMirrorOf(el);
+          fieldText(attrs, editor ? codeMirrorLines(editor).join("\n") : String(el.value || ""));
         } else {
           attrs.value = clipAttr(String(el.value || ""));
         }
@@ -3253,7 +3355,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
+    Extractor, norm, isSecret, IDX, codeMirrorOf, codeMirrorInput, codeMirrorLines, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
     enablerOf,
   };
 })();

@@ -68,6 +68,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::Lektor => ("NSP_LEKTOR_PYTHON", "lektor-venv", "Lektor"),
         AppKind::Isso => ("NSP_ISSO_PYTHON", "isso-venv", "Isso"),
         AppKind::PyLoad => ("NSP_PYLOAD_PYTHON", "pyload-venv", "pyLoad"),
+        AppKind::Archivy => ("NSP_ARCHIVY_PYTHON", "archivy-venv", "Archivy"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -205,6 +206,12 @@ pub enum AppKind {
     /// destination is radio buttons valued "1" and "0", icon buttons on each package.
     /// Its database is the ground truth.
     PyLoad,
+    /// Archivy 1.7, a knowledge base keeping each note as a Markdown file (Flask), in a
+    /// venv of its own (`target/archivy-venv`), set up by `fixtures/real/archivy/serve.py`:
+    /// a note's editor is EasyMDE, CodeMirror 5 over a text area it hides, shown by an
+    /// "Edit" button, saved by a toolbar button titled "Save note contents"; "Delete"
+    /// asks `confirm()`. Its note files are the ground truth.
+    Archivy,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -263,6 +270,7 @@ impl AppKind {
             AppKind::Lektor => "lektor",
             AppKind::Isso => "isso",
             AppKind::PyLoad => "pyload",
+            AppKind::Archivy => "archivy",
         }
     }
 
@@ -294,6 +302,7 @@ impl AppKind {
             "lektor" => AppKind::Lektor,
             "isso" => AppKind::Isso,
             "pyload" => AppKind::PyLoad,
+            "archivy" => AppKind::Archivy,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -364,6 +373,8 @@ impl RealApp {
             AppKind::Roundup => dir.path().join("tracker/db/db"),
             AppKind::Isso => dir.path().join("comments.db"),
             AppKind::PyLoad => dir.path().join("user/data/pyload.db"),
+            // The notes, a Markdown file each.
+            AppKind::Archivy => dir.path().join("archivy/data"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -746,17 +757,18 @@ impl RealApp {
                     .arg(dir.path().join("build"));
                 ready_path = "/admin/";
             }
-            AppKind::Isso | AppKind::Roundup | AppKind::PyLoad => {
+            AppKind::Isso | AppKind::Roundup | AppKind::PyLoad | AppKind::Archivy => {
                 // `serve.py PORT DIR` sets the app up in DIR, then serves it: Roundup's
                 // tracker and its users; Isso's configuration and three comments;
-                // pyLoad's settings, database and first user.
+                // pyLoad's settings, database and first user; Archivy's settings and
+                // administrator.
                 cmd = Command::new(&python);
                 cmd.arg(real.join(kind.name()).join("serve.py"))
                     .arg(port.to_string())
                     .arg(dir.path());
                 ready_path = match kind {
                     AppKind::Isso => "/demo/",
-                    AppKind::PyLoad => "/login",
+                    AppKind::PyLoad | AppKind::Archivy => "/login",
                     _ => "/",
                 };
             }

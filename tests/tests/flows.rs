@@ -6,7 +6,9 @@
 //! asserts 0 unsafe steps and the ground truth exactly, and prints its row of the flow
 //! table (how many steps passed the gate without a person: printed, never asserted).
 //!
-//! Datasette has no write UI (it publishes a database read-only), so it has no flow.
+//! Datasette has no write UI (it publishes a database read-only): its flow is a query
+//! typed into its SQL editor (CodeMirror 5 over the form's text area), whose rows are
+//! checked against the database's own answer to it.
 
 use nsp_tests::flows::{settle, FlowAgent, Step, Tier, Verify};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
@@ -782,4 +784,38 @@ async fn notebook_new_folder_duplicate_and_delete() {
     // not in this flow yet: that text box is not offered as a parameter of anything.
 
     agent.finish(seen, want);
+}
+
+/// Datasette: the agent runs a query of its own through the database page's form,
+/// whose SQL box is CodeMirror 5 drawn over the text area the form submits (the
+/// parameter `sql`; without CodeMirror support the form took none). The rows the state
+/// then shows must be the database's own answer to that query: the query the agent
+/// typed is the one that ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn datasette_runs_a_query_typed_into_its_codemirror_editor() {
+    const SQL: &str = "select title, author from books\nwhere year > 1970\norder by title";
+    let app = RealApp::start(AppKind::Datasette, RealAppOptions::default()).expect("datasette");
+    let mut agent = FlowAgent::start("datasette", &app.url("/library"))
+        .await
+        .expect("agent");
+    let log = |e: anyhow::Error| panic!("{e:#}\nthe app's log:\n{}", app.log());
+    agent
+        .run(Step::new("run a query", &["run", "sql"], Tier::Read).param(&["sql"], SQL))
+        .await
+        .unwrap_or_else(log);
+    let state = agent.state().await.unwrap_or_else(log);
+    let objects = &state["objects"];
+    // The query as the editor shows it now, lines and all, and its rows.
+    assert_eq!(
+        objects["library.sql"], SQL,
+        "the editor's text: {objects:#}"
+    );
+    let shown: Vec<Vec<Value>> = (0..)
+        .map(|i| {
+            let cell = |c: &str| objects[format!("library.rows[{i}].{c}")].clone();
+            vec![cell("title"), cell("author")]
+        })
+        .take_while(|r| !r[0].is_null())
+        .collect();
+    agent.finish(shown, rows(&app, SQL));
 }

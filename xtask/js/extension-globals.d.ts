@@ -116,6 +116,10 @@ declare var NspExtract: {
   /** "" when a person can see and reach the element, else why not. */
   perceive(el: PageElement | null, hover: Listened | null, opts: PerceiveOptions | null): string;
   shownAs(el: PageElement): Element | null;
+  /** CodeMirror 5's editor of a text area; false: CodeMirror's own input beside a page's text area. */
+  codeMirrorOf(el: Element): HTMLElement | null | false;
+  codeMirrorInput(box: Element): HTMLTextAreaElement | null;
+  codeMirrorLines(box: Element): string[];
   rememberPassword(el: Node): void;
   hitAt(doc: Document, x: number, y: number): Element | null;
   within(el: Node, node: Node | null): boolean;

@@ -292,7 +292,7 @@ pub const SDK_VERSION: &str = "0.1.3";
 
 /// A venv under `target/` with the published SDK; returns its python.
 pub fn ensure_sdk_venv(root: &Path) -> Result<PathBuf> {
-    ensure_pinned_venv(root, "sdk-venv", "nelieo-nsp", SDK_VERSION)
+    ensure_pinned_venv(root, "sdk-venv", "nelieo-nsp", SDK_VERSION, &[])
 }
 
 /// The official MCP Python SDK, pinned: the client of the MCP end-to-end tests
@@ -301,12 +301,18 @@ pub const MCP_SDK_VERSION: &str = "2.3.0";
 
 /// A venv in `target/mcp-venv` with `mcp==MCP_SDK_VERSION`; returns its python.
 pub fn ensure_mcp_venv(root: &Path) -> Result<PathBuf> {
-    ensure_pinned_venv(root, "mcp-venv", "mcp", MCP_SDK_VERSION)
+    ensure_pinned_venv(root, "mcp-venv", "mcp", MCP_SDK_VERSION, &[])
 }
 
 /// A venv in `target/<dir>` with exactly `package==version` from PyPI (made again when
 /// the version differs); returns its python.
-fn ensure_pinned_venv(root: &Path, dir: &str, package: &str, version: &str) -> Result<PathBuf> {
+fn ensure_pinned_venv(
+    root: &Path,
+    dir: &str,
+    package: &str,
+    version: &str,
+    also: &[&str],
+) -> Result<PathBuf> {
     let venv = root.join("target").join(dir);
     let python = venv.join("bin/python");
     let installed = python.is_file()
@@ -343,7 +349,8 @@ fn ensure_pinned_venv(root: &Path, dir: &str, package: &str, version: &str) -> R
             "--quiet",
             "--disable-pip-version-check",
         ])
-        .arg(format!("{package}=={version}")))
+        .arg(format!("{package}=={version}"))
+        .args(also))
     .with_context(|| format!("pip could not install {package}=={version}"))?;
     Ok(python)
 }
@@ -356,6 +363,8 @@ pub struct OwnVenvApp {
     pub version: &'static str,
     /// The variable `test` passes the venv's python to the native tests in.
     pub var: &'static str,
+    /// Requirements pip installs with it (a bound its own leave open).
+    pub also: &'static [&'static str],
 }
 
 /// The real apps with venvs of their own, pinned.
@@ -366,6 +375,7 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         package: "calibreweb",
         version: "0.6.27",
         var: "NSP_CALIBRE_PYTHON",
+        also: &[],
     },
     // An Otter Wiki pins SQLAlchemy exactly, at a version the other apps exclude.
     OwnVenvApp {
@@ -373,6 +383,7 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         package: "otterwiki",
         version: "2.26.1",
         var: "NSP_OTTERWIKI_PYTHON",
+        also: &[],
     },
     // Lektor pins Flask 2 and mistune 0.8.
     OwnVenvApp {
@@ -380,6 +391,7 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         package: "lektor",
         version: "3.3.14",
         var: "NSP_LEKTOR_PYTHON",
+        also: &[],
     },
     // Isso pins mistune 3 and builds misaka (a C extension): in a venv of its own, the
     // shared venv's resolution stays what it was.
@@ -388,6 +400,7 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         package: "isso",
         version: "0.14.0",
         var: "NSP_ISSO_PYTHON",
+        also: &[],
     },
     // pyLoad pins its own Flask stack (and is a pre-release on PyPI).
     OwnVenvApp {
@@ -395,6 +408,16 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         package: "pyload-ng",
         version: "0.5.0b3.dev101",
         var: "NSP_PYLOAD_PYTHON",
+        also: &[],
+    },
+    // Archivy pins Flask 2.3 and leaves Flask-Compress open, whose releases since 1.17
+    // need a newer Flask: held below that.
+    OwnVenvApp {
+        venv: "archivy-venv",
+        package: "archivy",
+        version: "1.7.7",
+        var: "NSP_ARCHIVY_PYTHON",
+        also: &["flask-compress<1.17"],
     },
 ];
 
@@ -406,7 +429,7 @@ pub fn ensure_own_venv_apps(root: &Path) -> Result<Vec<(&'static str, PathBuf)>>
         .map(|a| {
             Ok((
                 a.var,
-                ensure_pinned_venv(root, a.venv, a.package, a.version)?,
+                ensure_pinned_venv(root, a.venv, a.package, a.version, a.also)?,
             ))
         })
         .collect()
@@ -421,7 +444,7 @@ pub fn ensure_openapi_venv(root: &Path) -> Result<PathBuf> {
     let (name, version) = OPENAPI_VALIDATOR
         .split_once("==")
         .context("the validator's pin")?;
-    ensure_pinned_venv(root, "openapi-venv", name, version)
+    ensure_pinned_venv(root, "openapi-venv", name, version, &[])
 }
 
 /// The real apps of the real-app corpus and its end-to-end tests, from PyPI, pinned.
