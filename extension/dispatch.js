@@ -303,6 +303,10 @@
     }
     valueSetter(el).call(el, value);
     fire(el, "input");
+    // A person's last key comes up after the text changed: widgets of the jQuery kind
+    // read the field on keyup (bootstrap-datepicker parses the date then, and Shiny
+    // reads its date only from the picker).
+    if (el.localName !== "select") el.dispatchEvent(new KeyboardEvent("keyup", { key: value.slice(-1) || "Unidentified", bubbles: true, cancelable: true, composed: true }));
     fire(el, "change");
   }
 
@@ -354,6 +358,7 @@
     const row = findRow(el);
     const before = row ? rowText(row) : null;
     const rect = box.getBoundingClientRect();
+    const shown = box.getClientRects().length > 0;
     const init = { bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2, button: 0 };
     const PointerCtor = /** @type {Window & typeof globalThis} */ (el.ownerDocument.defaultView).PointerEvent || MouseEvent;
     el.dispatchEvent(new PointerCtor("pointerdown", { ...init, pointerId: 1, isPrimary: true }));
@@ -361,10 +366,11 @@
     if (typeof el.focus === "function") el.focus({ preventScroll: true });
     el.dispatchEvent(new PointerCtor("pointerup", { ...init, pointerId: 1, isPrimary: true }));
     el.dispatchEvent(new MouseEvent("mouseup", init));
-    // The page took the press and removed the element (a menu that runs its item on
-    // mouseup and closes): the action happened; a click now would go nowhere, and
-    // reporting "no longer on the page" would tell the agent nothing ran.
-    if (!el.isConnected) return;
+    // The page took the press and removed or hid the element (a menu that runs its item
+    // on mouseup and closes, Selectize's dropdown choosing its option): the action
+    // happened; a click now would go nowhere, and reporting "no longer on the page"
+    // would tell the agent nothing ran.
+    if (!el.isConnected || (shown && box.getClientRects().length === 0)) return;
     if (guard) guard();
     if (row && (findRow(el) !== row || rowText(row) !== before)) {
       fail("target_changed", `The row of ${say(el)} changed while the pointer went down on it; nothing was clicked.`);
@@ -528,6 +534,82 @@
         setValue(el, value === null || value === undefined ? "" : typeof value === "string" ? value : String(value));
         if (el.localName === "input" && /** @type {HTMLInputElement} */ (el).type === "range") nudge(/** @type {HTMLInputElement} */ (el));
     }
+  }
+
+  // A select Selectize draws (see selectizeOf in extract.js), chosen as a person does:
+  // a click on its box opens its dropdown (Selectize opens it when its search input
+  // gets the focus, whose event a window without the focus does not fire: the input is
+  // told so), the value is typed into the search input when no option shows it (the
+  // dropdown lists what matches), and the one option whose text (or `data-value`) is
+  // the value is clicked. None, or two, is refused with the options named, the dropdown
+  // closed, nothing chosen; the select must then hold the value. One of many choices
+  // (`multiple`) is refused before any click: a click adds to the choices.
+  /**
+   * @param {HTMLSelectElement} select
+   * @param {HTMLElement} box
+   * @param {string} pname
+   * @param {string} value
+   * @param {(t: Target) => void} guard
+   */
+  async function chooseSelectized(select, box, pname, value, guard) {
+    if (select.multiple) fail("unsupported", `${pname}: ${say(select)} keeps many choices; nothing was chosen (choose each with the builtins, or ask the person).`);
+    const want = norm(value);
+    const chosen = () => Array.from(select.selectedOptions).map((o) => norm(o.text || o.value));
+    if (chosen().length === 1 && chosen()[0] === want) return;
+    const control = /** @type {HTMLElement} */ (box.parentElement);
+    const search = /** @type {HTMLInputElement | null} */ (box.querySelector("input"));
+    const doc = select.ownerDocument;
+    const dropdown = () => /** @type {HTMLElement | null} */ (control.querySelector(".selectize-dropdown")) ||
+      Array.from(doc.querySelectorAll(".selectize-dropdown")).find((d) => d.checkVisibility()) || null;
+    const open = () => {
+      const d = dropdown();
+      return d !== null && d.checkVisibility();
+    };
+    const options = () => {
+      const d = dropdown();
+      return d === null ? [] : /** @type {Target[]} */ (Array.from(d.querySelectorAll(".option[data-selectable]")).filter((o) => o.checkVisibility()));
+    };
+    const says = (/** @type {Element} */ o) => norm(o.textContent) === want || o.getAttribute("data-value") === value;
+    // Escape, as its keymap reads it (by key code).
+    const close = async () => {
+      if (!open()) return;
+      (search || box).dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", keyCode: 27, which: 27, bubbles: true, cancelable: true, composed: true }));
+      await settle();
+      await still();
+    };
+    click(box, () => guard(select));
+    await settle();
+    if (!open() && search !== null) {
+      search.focus({ preventScroll: true });
+      if (doc.activeElement === search) search.dispatchEvent(new FocusEvent("focus"));
+      await settle();
+    }
+    await still();
+    if (!open()) fail("bad_parameters", `${pname}: ${say(select)} opened no list of options when clicked; nothing was chosen.`);
+    let picks = options().filter(says);
+    if (picks.length === 0 && search !== null) {
+      setValue(search, value);
+      await settle();
+      await still();
+      picks = options().filter(says);
+    }
+    if (picks.length !== 1) {
+      const seen = options().slice(0, 50).map((o) => norm(o.textContent));
+      await close();
+      fail("bad_parameters", `${pname}: ${JSON.stringify(value)} ${picks.length > 1 ? "names more than one option" : "is not one of the options"} ${JSON.stringify(seen)}; nothing was chosen.`);
+    }
+    const pick = picks[0];
+    try {
+      click(pick, () => guard(pick));
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    await settle();
+    await still();
+    await close();
+    const now = chosen();
+    if (now.length !== 1 || (now[0] !== want && select.value !== value)) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(value)} (it holds ${JSON.stringify(now.join(", ").slice(0, 80))}).`);
   }
 
   // A range input a script draws as a slider (React Aria's: Streamlit's, MUI's) shows
@@ -879,6 +961,11 @@
   /** @param {Target} field @param {string} pname @param {unknown} value @param {(t: Target) => void} guard */
   async function choosePicked(field, pname, value, guard) {
     if (typeof value !== "string" && typeof value !== "number") fail("bad_parameters", `${pname}: give the text of one option.`);
+    const box = field.localName === "select" ? NspExtract.selectizeOf(field) : null;
+    if (box !== null) {
+      await chooseSelectized(/** @type {HTMLSelectElement} */ (field), box, pname, String(value), guard);
+      return;
+    }
     const want = norm(String(value));
     if (norm(NspExtract.pickerValue(field)) === want) return;
     const doc = field.ownerDocument;

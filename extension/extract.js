@@ -858,6 +858,39 @@
     return lines;
   }
 
+  // Selectize (Shiny's selects, many forms of the jQuery kind) hides the page's
+  // <select> (class `selectized`, `display: none`) and draws a control right after it
+  // (`.selectize-control`): a box showing the chosen item and holding a text input to
+  // search the options, and a dropdown of options drawn once it opens, with no roles
+  // anywhere. The select, which names it and is what the form submits, is the field: a
+  // picker perceived as the box, valued by its chosen option; the search input is no
+  // field of its own. Returns the box of a selectized select, else null.
+  /** @param {Element} el a select @returns {HTMLElement | null} */
+  function selectizeOf(el) {
+    if (!el.classList.contains("selectized")) return null;
+    const control = el.nextElementSibling;
+    if (control === null || !control.classList.contains("selectize-control")) return null;
+    const box = control.firstElementChild;
+    return box !== null && box.classList.contains("selectize-input") ? /** @type {HTMLElement} */ (box) : null;
+  }
+
+  // Whether `el` is the search input inside a selectized select's box.
+  /** @param {Element} el an input */
+  function selectizeSearch(el) {
+    const box = el.parentElement;
+    const select = box && box.parentElement && box.parentElement.previousElementSibling;
+    return select !== null && select !== undefined && select.localName === "select" && selectizeOf(select) === box;
+  }
+
+  // What a person sees for a field a script draws elsewhere and hides (CodeMirror's
+  // editor, Selectize's box), or null.
+  /** @param {Element} el @returns {HTMLElement | null} */
+  function drawnFor(el) {
+    const tag = el.localName;
+    if (tag === "textarea") return codeMirrorOf(el) || null;
+    return tag === "select" ? selectizeOf(el) : null;
+  }
+
   // A drawn line's text: an element standing for other text says which in `cm-text` (a
   // tab drawn as spaces, a control character as a dot; "" for an empty line's
   // placeholder, a zero-width or no-break space).
@@ -1588,6 +1621,7 @@
   /** @param {Element} el */
   function isPicker(el) {
     const tag = el.localName;
+    if (tag === "select") return selectizeOf(el) !== null;
     if (tag === "input" || tag === "textarea" || tag === "select" || /** @type {HTMLElement} */ (el).isContentEditable) return false;
     const role = el.getAttribute("role") || "";
     const popup = el.getAttribute("aria-haspopup");
@@ -2202,11 +2236,9 @@
    */
   function hiddenReason(el, flags, control, hover, pass, opts) {
     if ((flags & INERT) !== 0) return "it is inert";
-    if (el.localName === "textarea") {
-      const editor = codeMirrorOf(el);
-      if (editor === false) return "its editor types through it for the text area before the editor";
-      if (editor !== null) el = editor;
-    }
+    if (el.localName === "textarea" && codeMirrorOf(el) === false) return "its editor types through it for the text area before the editor";
+    const standIn = drawnFor(el);
+    if (standIn !== null) el = standIn;
     if ((flags & ARIA_HIDDEN) !== 0) return "it is under aria-hidden";
     if ((flags & CLOSED) !== 0) return "it is inside a closed <details>";
     const strict = Boolean(opts && opts.strict);
@@ -2259,13 +2291,13 @@
 
   // The perceivability rule for one live element, as a full extraction applies it:
   // "" or why not. For the dispatcher (`opts`: see hiddenReason) and nspd's resolve.
-  // What a person sees of `el` and would click: `el`, the editor of a text area
-  // CodeMirror edits, or for a checkbox or radio button not rendered at all, the first
-  // label of it a person sees (null: none).
+  // What a person sees of `el` and would click: `el`, what a script draws for it
+  // (drawnFor: CodeMirror's editor, Selectize's box), or for a checkbox or radio button
+  // not rendered at all, the first label of it a person sees (null: none).
   /** @param {PageElement} el @returns {Element | null} */
   function shownAs(el) {
-    const editor = el.localName === "textarea" ? codeMirrorOf(el) : null;
-    if (editor) return editor;
+    const standIn = drawnFor(el);
+    if (standIn !== null) return standIn;
     if (el.getClientRects().length > 0 || !labelToggles(el) || !el.isConnected) return el;
     return visibleLabel(el, strictPass());
   }
@@ -2277,8 +2309,7 @@
     if (frame && !visible(frame, { frameVisible: true })) return "its frame is not shown";
     // A checkbox or radio button not rendered at all is asked about with the others:
     // hiddenReason lets one through by a label a person sees.
-    const editor = el.localName === "textarea" ? codeMirrorOf(el) : null;
-    const rendered = visible(editor || el, { frameVisible: true });
+    const rendered = visible(drawnFor(el) || el, { frameVisible: true });
     if (!rendered && !labelToggles(el)) return "it is not rendered";
     const role = el.getAttribute("role") || "";
     return hiddenReason(el, ancestorFlags(el), isControl(el, role, true), hover, strictPass(), rendered ? opts : { ...opts, unrendered: true });
@@ -2700,8 +2731,14 @@
         if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;
       }
       if (tag === "svg" && !ariaLabel && !clickable) return 0; // an icon's drawing
-      // CodeMirror's text area beside the page's, which is the field (codeMirrorOf).
+      // CodeMirror's text area beside the page's, which is the field (codeMirrorOf), and
+      // Selectize's search box, its select's (selectizeOf).
       if (tag === "textarea" && codeMirrorOf(el) === false) return 0;
+      if (tag === "input" && selectizeSearch(el)) return 0;
+      // What Selectize draws for a select is that select's (its box shows the chosen
+      // option, its dropdown the others): no actions or objects of its own.
+      if (cls !== null && tag === "div" && cls.includes("selectize-control") && el.previousElementSibling !== null &&
+          el.previousElementSibling.localName === "select" && selectizeOf(el.previousElementSibling) !== null) return 0;
 
       // Children are walked unless this is an svg (only its label matters); only some
       // elements can host a shadow root at all (T_HOST).
@@ -2991,6 +3028,8 @@
           attrs.value = clipAttr(el.getAttribute("value") || "on");
         } else if (tag === "select") {
           const select = /** @type {HTMLSelectElement} */ (el);
+          // Drawn by Selectize: a picker whose options exist once it is open.
+          if (selectizeOf(el) !== null) attrs["nsp-picker"] = "";
           attrs.value = clipAttr(selectValue(select));
           const values = [];
           // What a person reads, when the page gave its options other values (ids):
@@ -3355,7 +3394,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, codeMirrorOf, codeMirrorInput, codeMirrorLines, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
+    Extractor, norm, isSecret, IDX, codeMirrorOf, codeMirrorInput, codeMirrorLines, selectizeOf, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
     enablerOf,
   };
 })();

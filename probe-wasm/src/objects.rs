@@ -462,9 +462,10 @@ fn field_value(
         out.put(format!("{key}_filled"), Value::Bool(secret_filled(e)));
         return;
     }
-    // Named as its parameter is (`forms::param_name`): never by its current value, a
-    // colour, a number or a generated id; a field nothing names is named by its role
-    // ("text"), not by what it holds ("New item" would give `editor.new_item`).
+    // Named exactly as its parameter is (`forms::param_name`: an agent verifies with the
+    // name it filled): never by its current value, a colour, a number or a generated id;
+    // a field nothing names is named by its role ("text"), not by what it holds ("New
+    // item" would give `editor.new_item`).
     // An editable region (`contenteditable`, a code editor's content) is a field too: its
     // text is its value, never its name (typing would change the key).
     let is_field_tag =
@@ -502,11 +503,11 @@ fn field_value(
         .then(|| slug(&crate::page::field_label(page, e)))
         .filter(|s| !s.is_empty());
     let name = group_name.or(picker_label).or_else(|| {
-        page.name_of(e)
-            .filter(|n| crate::page::names_something(n))
-            .or_else(|| page.id_of(e).filter(|id| crate::page::names_something(id)))
-            .map(slug)
-            .filter(|s| !s.is_empty())
+        is_field_tag
+            .then(|| crate::forms::param_name(page, e))
+            .flatten()
+            .filter(|(_, role)| !role)
+            .map(|(n, _)| n)
             .or_else(|| Some(slug(&crate::page::field_label(page, e))).filter(|s| !s.is_empty()))
             .or_else(|| {
                 by_role = is_field_tag;

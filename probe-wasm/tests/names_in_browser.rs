@@ -799,8 +799,9 @@ async fn a_text_areas_and_an_editors_lines_are_read_whole() {
             .unwrap_or_else(|| panic!("no {suffix}: {objects:#?}"))
     };
     assert_eq!(value("body"), "Milk\nEggs\n  indented");
+    // Keyed by its label, as its parameter is named, not by its id.
     assert_eq!(
-        value("code"),
+        value("ledger"),
         "2026-01-01 open Assets:Cash\n2026-11-10 * \"Market\"\n  Expenses:Food  3.00 EUR\n  Assets:Cash\n\n; end"
     );
     let long = value("long");
@@ -814,7 +815,7 @@ async fn a_text_areas_and_an_editors_lines_are_read_whole() {
     );
 
     // What was read, written back with a line more, reads back the same.
-    let edited = format!("{}\n; added", value("code").as_str().unwrap());
+    let edited = format!("{}\n; added", value("ledger").as_str().unwrap());
     let (fill, a) = action_on(&c, "save").expect("the notes' save");
     assert_eq!(param_names(&a), ["body", "long", "ledger"], "{a:#}");
     let param = "ledger";
@@ -825,7 +826,7 @@ async fn a_text_areas_and_an_editors_lines_are_read_whole() {
         .as_object()
         .unwrap()
         .iter()
-        .find(|(k, _)| k.ends_with("code"))
+        .find(|(k, _)| k.ends_with("ledger"))
         .map(|(_, v)| v.clone());
     assert_eq!(
         code,

@@ -69,6 +69,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::Isso => ("NSP_ISSO_PYTHON", "isso-venv", "Isso"),
         AppKind::PyLoad => ("NSP_PYLOAD_PYTHON", "pyload-venv", "pyLoad"),
         AppKind::Archivy => ("NSP_ARCHIVY_PYTHON", "archivy-venv", "Archivy"),
+        AppKind::Shiny => ("NSP_SHINY_PYTHON", "shiny-venv", "Shiny"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -212,6 +213,12 @@ pub enum AppKind {
     /// "Edit" button, saved by a toolbar button titled "Save note contents"; "Delete"
     /// asks `confirm()`. Its note files are the ground truth.
     Archivy,
+    /// Shiny for Python 1.8 (`fixtures/real/shiny_app.py`), in a venv of its own
+    /// (`target/shiny-venv`): a select drawn by Selectize (no roles; the page's select
+    /// hidden), a date input drawn by bootstrap-datepicker (read from the picker, which
+    /// parses on keyup), a text input sent on change. Its sqlite table of orders is the
+    /// ground truth.
+    Shiny,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -271,6 +278,7 @@ impl AppKind {
             AppKind::Isso => "isso",
             AppKind::PyLoad => "pyload",
             AppKind::Archivy => "archivy",
+            AppKind::Shiny => "shiny",
         }
     }
 
@@ -303,6 +311,7 @@ impl AppKind {
             "isso" => AppKind::Isso,
             "pyload" => AppKind::PyLoad,
             "archivy" => AppKind::Archivy,
+            "shiny" => AppKind::Shiny,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -468,6 +477,13 @@ impl RealApp {
                 ])
                 .arg(port.to_string())
                 .arg(&db);
+                ready_path = "/";
+            }
+            AppKind::Shiny => {
+                cmd = Command::new(&python);
+                cmd.arg(real.join("shiny_app.py"))
+                    .arg(port.to_string())
+                    .arg(&db);
                 ready_path = "/";
             }
             AppKind::NiceGui => {

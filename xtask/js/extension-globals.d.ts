@@ -120,6 +120,8 @@ declare var NspExtract: {
   codeMirrorOf(el: Element): HTMLElement | null | false;
   codeMirrorInput(box: Element): HTMLTextAreaElement | null;
   codeMirrorLines(box: Element): string[];
+  /** Selectize's box standing for a select it hides, else null. */
+  selectizeOf(el: Element): HTMLElement | null;
   rememberPassword(el: Node): void;
   hitAt(doc: Document, x: number, y: number): Element | null;
   within(el: Node, node: Node | null): boolean;

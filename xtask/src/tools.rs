@@ -419,6 +419,15 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         var: "NSP_ARCHIVY_PYTHON",
         also: &["flask-compress<1.17"],
     },
+    // Shiny brings its own Starlette and Uvicorn, which the shared venv's apps pin
+    // otherwise.
+    OwnVenvApp {
+        venv: "shiny-venv",
+        package: "shiny",
+        version: "1.8.0",
+        var: "NSP_SHINY_PYTHON",
+        also: &[],
+    },
 ];
 
 /// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable
