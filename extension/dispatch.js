@@ -536,6 +536,30 @@
     }
   }
 
+  // Refuses a value that picks no option of an open list, or two, or a disabled one
+  // (`picks`: how many say it; `disabled`: the one that does is), naming the options.
+  /** @param {string} pname @param {unknown} value @param {number} picks @param {boolean} disabled @param {string[]} seen @returns {never} */
+  function refuseChoice(pname, value, picks, disabled, seen) {
+    const why = picks > 1 ? "names more than one option" : picks && disabled ? "is a disabled option" : "is not one of the options";
+    fail("bad_parameters", `${pname}: ${JSON.stringify(value)} ${why} ${JSON.stringify(seen)}; nothing was chosen.`);
+  }
+
+  // Clicks the option chosen in an open list, then closes the list (`close`); closed
+  // too before a refusal under the pointer (the option changed, something covered it)
+  // goes back.
+  /** @param {Target} pick @param {(t: Target) => void} guard @param {() => Promise<void>} close */
+  async function clickOption(pick, guard, close) {
+    try {
+      click(pick, () => guard(pick));
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    await settle();
+    await still();
+    await close();
+  }
+
   // A select Selectize draws (see selectizeOf in extract.js), chosen as a person does:
   // a click on its box opens its dropdown (Selectize opens it when its search input
   // gets the focus, whose event a window without the focus does not fire: the input is
@@ -596,18 +620,9 @@
     if (picks.length !== 1) {
       const seen = options().slice(0, 50).map((o) => norm(o.textContent));
       await close();
-      fail("bad_parameters", `${pname}: ${JSON.stringify(value)} ${picks.length > 1 ? "names more than one option" : "is not one of the options"} ${JSON.stringify(seen)}; nothing was chosen.`);
+      refuseChoice(pname, value, picks.length, false, seen);
     }
-    const pick = picks[0];
-    try {
-      click(pick, () => guard(pick));
-    } catch (err) {
-      await close();
-      throw err;
-    }
-    await settle();
-    await still();
-    await close();
+    await clickOption(picks[0], guard, close);
     const now = chosen();
     if (now.length !== 1 || (now[0] !== want && select.value !== value)) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(value)} (it holds ${JSON.stringify(now.join(", ").slice(0, 80))}).`);
   }
@@ -1009,21 +1024,9 @@
     }
     if (picks.length !== 1 || isDisabled(picks[0])) {
       await close();
-      const why = picks.length > 1 ? "names more than one option" : picks.length ? "is a disabled option" : "is not one of the options";
-      fail("bad_parameters", `${pname}: ${JSON.stringify(value)} ${why} ${JSON.stringify(options.slice(0, 50).map(said))}; nothing was chosen.`);
+      refuseChoice(pname, value, picks.length, true, options.slice(0, 50).map(said));
     }
-    const pick = picks[0];
-    try {
-      click(pick, () => guard(pick));
-    } catch (err) {
-      // Refused under the pointer (the option changed, something covered it): the list
-      // is closed again before the refusal goes back.
-      await close();
-      throw err;
-    }
-    await settle();
-    await still();
-    await close();
+    await clickOption(picks[0], guard, close);
     const shows = NspExtract.pickerValue(field);
     if (norm(shows) !== want) fail("bad_parameters", `${pname}: the page did not take ${JSON.stringify(value)} (it shows ${JSON.stringify(shows.slice(0, 80))}).`);
   }

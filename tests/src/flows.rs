@@ -609,6 +609,34 @@ impl FlowAgent {
         Ok(state)
     }
 
+    /// The text of the object `find` picks (a code editor's whole text, read as an agent
+    /// reads it), once it is what `done` wants: the state is read again until then, at
+    /// most `wait`; after that, an error naming the text last found.
+    pub async fn read_text(
+        &self,
+        find: impl Fn(&str) -> bool,
+        done: impl Fn(&str) -> bool,
+        wait: Duration,
+    ) -> Result<String> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let state = self.state().await?;
+            let text = state["objects"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .find_map(|(_, v)| v.as_str().filter(|t| find(t)))
+                .map(str::to_owned);
+            match text {
+                Some(t) if done(&t) => return Ok(t),
+                _ if Instant::now() > deadline => {
+                    bail!("the state shows {text:?} after {wait:?}: {state:#}")
+                }
+                _ => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
+    }
+
     /// Puts the app's window in front again (best effort).
     async fn focus_app(&self) {
         let _ = self

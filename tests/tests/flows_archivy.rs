@@ -77,23 +77,14 @@ async fn archivy_writes_a_note_in_its_codemirror_editor_then_deletes_it() {
     ] {
         agent.run(step).await.unwrap_or_else(log);
     }
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    let read = loop {
-        let state = agent.state().await.unwrap_or_else(log);
-        let text = state["objects"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .find_map(|(_, v)| v.as_str().filter(|t| t.contains("hold hands")))
-            .map(str::to_owned);
-        match text {
-            Some(t) => break t,
-            None if std::time::Instant::now() > deadline => {
-                panic!("the state shows no editor with the note: {state:#}")
-            }
-            None => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    };
+    let read = agent
+        .read_text(
+            |t| t.contains("hold hands"),
+            |_| true,
+            Duration::from_secs(15),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("no editor with the note: {e:#}"));
     // The editor's lines as stored: tabs, blank lines and all.
     assert_eq!(read, TEXT, "the note as the editor shows it");
     let more = format!("{read}\n\nThey keep a favourite stone.");

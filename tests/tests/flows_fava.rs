@@ -84,23 +84,14 @@ async fn fava_add_a_transaction_through_its_dialog() {
         .await
         .unwrap_or_else(log);
     let ledger = std::fs::read_to_string(&app.db).expect("the ledger");
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    let read = loop {
-        let state = agent.state().await.unwrap_or_else(log);
-        let text = state["objects"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .find_map(|(_, v)| v.as_str().filter(|t| t.contains("option \"title\"")))
-            .map(str::to_owned);
-        match text {
-            Some(t) if t == ledger => break t,
-            _ if std::time::Instant::now() > deadline => {
-                panic!("the state shows the ledger as {text:?}, the file holds {ledger:?}")
-            }
-            _ => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    };
+    let read = agent
+        .read_text(
+            |t| t.contains("option \"title\""),
+            |t| t == ledger,
+            Duration::from_secs(15),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the ledger file holds {ledger:?}: {e:#}"));
     let written = format!(
         "{read}\n2026-12-05 * \"Bakery\" \"Rolls\"\n  Expenses:Groceries  2.10 EUR\n  Assets:Cash\n"
     );
