@@ -283,7 +283,7 @@
   function setValue(el, value) {
     const editor = el.localName === "textarea" ? NspExtract.codeMirrorOf(el) : null;
     if (editor) {
-      typeIntoCodeMirror(editor, value, "a", 65);
+      typeIntoCodeMirror(editor, value, false);
       return;
     }
     el.focus({ preventScroll: true });
@@ -310,20 +310,29 @@
     fire(el, "change");
   }
 
+  // Focuses `el` as a person's click or Tab does. A window without the focus (another
+  // window in front, a headless browser) moves the focus without its event, which
+  // widgets wait for (CodeMirror before it reads what is typed, Selectize before it
+  // opens its dropdown): then the event is sent.
+  /** @param {HTMLElement} el */
+  function focusFor(el) {
+    el.focus({ preventScroll: true });
+    const doc = el.ownerDocument;
+    if (doc.activeElement === el && !doc.hasFocus()) el.dispatchEvent(new FocusEvent("focus"));
+  }
+
   // CodeMirror 5 (see codeMirrorOf in extract.js) takes text as a person's keys reach
   // it, through its own text area: focused, a key its keymap binds (select-all, which
-  // replaces the text; go-to-the-end, which adds to it: `key`, `code`), then the text
+  // replaces the text; with `append`, go-to-the-end, which adds to it), then the text
   // typed there (insertText fires the input event CodeMirror reads). A key it handles
-  // itself, by its keymap: the browser does nothing with a script's key. The lines it
-  // draws then must be lines of what it was given, in order, else the fill failed, and
-  // nothing after it (a press) runs.
-  /** @param {HTMLElement} editor @param {string} value @param {string} key @param {number} code */
-  function typeIntoCodeMirror(editor, value, key, code) {
+  // itself, by its keymap (by key code): the browser does nothing with a script's key.
+  // The lines it draws then must end with the text's (the cursor, at its end, is kept
+  // in view), else the fill failed, and nothing after it (a press) runs.
+  /** @param {HTMLElement} editor @param {string} value @param {boolean} append */
+  function typeIntoCodeMirror(editor, value, append) {
     const input = /** @type {HTMLTextAreaElement} */ (NspExtract.codeMirrorInput(editor));
-    input.focus({ preventScroll: true });
-    // A window without the focus (another window in front, a headless browser) moves the
-    // focus without its event, which CodeMirror waits for before it reads what is typed.
-    if (!editor.classList.contains("CodeMirror-focused")) input.dispatchEvent(new FocusEvent("focus"));
+    focusFor(input);
+    const [key, code] = append ? ["End", 35] : ["a", 65];
     const mac = /Mac|iPhone|iPad/.test(navigator.platform);
     const init = { key, keyCode: code, which: code, ctrlKey: !mac, metaKey: mac, bubbles: true, cancelable: true, composed: true };
     input.dispatchEvent(new KeyboardEvent("keydown", init));
@@ -332,11 +341,9 @@
     if (value !== "") doc.execCommand("insertText", false, value);
     else if (input.value !== "") doc.execCommand("delete");
     const shown = NspExtract.codeMirrorLines(editor);
-    // The text ends where the cursor is, which CodeMirror keeps in view: the lines drawn
-    // end with the text's.
     const lines = value.split("\n");
     const at = lines.length - shown.length;
-    const ok = key === "End" ? shown.join("\n").endsWith(value) : at >= 0 && shown.every((/** @type {string} */ l, /** @type {number} */ i) => lines[at + i] === l);
+    const ok = append ? shown.join("\n").endsWith(value) : at >= 0 && shown.every((/** @type {string} */ l, /** @type {number} */ i) => lines[at + i] === l);
     if (!ok) fail("threw", `The page's editor did not take the text (it shows ${JSON.stringify(shown.slice(0, 3).join("\n").slice(0, 80))}); nothing was pressed after it.`);
   }
 
@@ -562,8 +569,7 @@
 
   // A select Selectize draws (see selectizeOf in extract.js), chosen as a person does:
   // a click on its box opens its dropdown (Selectize opens it when its search input
-  // gets the focus, whose event a window without the focus does not fire: the input is
-  // told so), the value is typed into the search input when no option shows it (the
+  // gets the focus: focusFor), the value is typed into the search input when no option shows it (the
   // dropdown lists what matches), and the one option whose text (or `data-value`) is
   // the value is clicked. None, or two, is refused with the options named, the dropdown
   // closed, nothing chosen; the select must then hold the value. One of many choices
@@ -579,7 +585,8 @@
     if (select.multiple) fail("unsupported", `${pname}: ${say(select)} keeps many choices; nothing was chosen (choose each with the builtins, or ask the person).`);
     const want = norm(value);
     const chosen = () => Array.from(select.selectedOptions).map((o) => norm(o.text || o.value));
-    if (chosen().length === 1 && chosen()[0] === want) return;
+    const was = chosen();
+    if (was.length === 1 && was[0] === want) return;
     const control = /** @type {HTMLElement} */ (box.parentElement);
     const search = /** @type {HTMLInputElement | null} */ (box.querySelector("input"));
     const doc = select.ownerDocument;
@@ -604,8 +611,7 @@
     click(box, () => guard(select));
     await settle();
     if (!open() && search !== null) {
-      search.focus({ preventScroll: true });
-      if (doc.activeElement === search) search.dispatchEvent(new FocusEvent("focus"));
+      focusFor(search);
       await settle();
     }
     await still();
@@ -1569,7 +1575,7 @@
         guard(el);
         const editor = el.localName === "textarea" ? NspExtract.codeMirrorOf(el) : null;
         if (editor) {
-          typeIntoCodeMirror(editor, text, "End", 35);
+          typeIntoCodeMirror(editor, text, true);
         } else if (el.isContentEditable) {
           el.focus();
           const sel = /** @type {Selection} */ (el.ownerDocument.getSelection());

@@ -784,6 +784,7 @@
     return lines;
   }
   const EDIT_DEPTH = 64;
+  const EDIT_BLOCKS = new Set(["div", "p", "li", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "section", "article", "table", "tr"]);
 
   // CodeMirror 5 (EasyMDE's and SimpleMDE's editor) with its default input, a text area:
   // it hides the page's text area (fromTextArea sets `display: none` on it; that text
@@ -863,8 +864,8 @@
   // (`.selectize-control`): a box showing the chosen item and holding a text input to
   // search the options, and a dropdown of options drawn once it opens, with no roles
   // anywhere. The select, which names it and is what the form submits, is the field: a
-  // picker perceived as the box, valued by its chosen option; the search input is no
-  // field of its own. Returns the box of a selectized select, else null.
+  // picker perceived as the box, valued by its chosen option; what Selectize draws is
+  // not recorded. Returns the box of a selectized select, else null.
   /** @param {Element} el a select @returns {HTMLElement | null} */
   function selectizeOf(el) {
     if (!el.classList.contains("selectized")) return null;
@@ -872,14 +873,6 @@
     if (control === null || !control.classList.contains("selectize-control")) return null;
     const box = control.firstElementChild;
     return box !== null && box.classList.contains("selectize-input") ? /** @type {HTMLElement} */ (box) : null;
-  }
-
-  // Whether `el` is the search input inside a selectized select's box.
-  /** @param {Element} el an input */
-  function selectizeSearch(el) {
-    const box = el.parentElement;
-    const select = box && box.parentElement && box.parentElement.previousElementSibling;
-    return select !== null && select !== undefined && select.localName === "select" && selectizeOf(select) === box;
   }
 
   // What a person sees for a field a script draws elsewhere and hides (CodeMirror's
@@ -907,7 +900,6 @@
     }
     return t;
   }
-  const EDIT_BLOCKS = new Set(["div", "p", "li", "pre", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "section", "article", "table", "tr"]);
 
   // A text a person edits as lines (a text area's, an editable region's) goes whole up
   // to FIELD_TEXT_LIMIT, lines kept, and says how long it is when it is longer: an agent
@@ -1622,7 +1614,7 @@
   function isPicker(el) {
     const tag = el.localName;
     if (tag === "select") return selectizeOf(el) !== null;
-    if (tag === "input" || tag === "textarea" || tag === "select" || /** @type {HTMLElement} */ (el).isContentEditable) return false;
+    if (tag === "input" || tag === "textarea" || /** @type {HTMLElement} */ (el).isContentEditable) return false;
     const role = el.getAttribute("role") || "";
     const popup = el.getAttribute("aria-haspopup");
     const opens = role === "combobox" ? popup === null || popup === "listbox" || popup === "true" : popup === "listbox" && (tag === "button" || role === "button");
@@ -2731,12 +2723,11 @@
         if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;
       }
       if (tag === "svg" && !ariaLabel && !clickable) return 0; // an icon's drawing
-      // CodeMirror's text area beside the page's, which is the field (codeMirrorOf), and
-      // Selectize's search box, its select's (selectizeOf).
+      // CodeMirror's text area beside the page's, which is the field (codeMirrorOf).
       if (tag === "textarea" && codeMirrorOf(el) === false) return 0;
-      if (tag === "input" && selectizeSearch(el)) return 0;
       // What Selectize draws for a select is that select's (its box shows the chosen
-      // option, its dropdown the others): no actions or objects of its own.
+      // option, its search input and dropdown the others): no actions, fields or
+      // objects of its own.
       if (cls !== null && tag === "div" && cls.includes("selectize-control") && el.previousElementSibling !== null &&
           el.previousElementSibling.localName === "select" && selectizeOf(el.previousElementSibling) !== null) return 0;
 

@@ -351,7 +351,12 @@ fn ensure_pinned_venv(
         ])
         .arg(format!("{package}=={version}"))
         .args(also))
-    .with_context(|| format!("pip could not install {package}=={version}"))?;
+    .with_context(|| {
+        format!(
+            "pip could not install {package}=={version} {}",
+            also.join(" ")
+        )
+    })?;
     Ok(python)
 }
 
