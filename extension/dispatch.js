@@ -763,15 +763,18 @@
     const listed = (explain && explain.elements) || [];
     for (let i = 1; i < listed.length; i++) {
       const other = /** @type {Target | null} */ (listed[i].selector ? resolve(listed[i].selector) : null);
-      const typed = other !== null && other.localName !== "form" && other.querySelector('.CodeMirror, [contenteditable=""], [contenteditable="true"]') !== null;
+      const typed = other !== null && other.localName !== "form" && !(other.getAttribute("aria-label") || "").trim() && !other.hasAttribute("aria-labelledby")
+        && other.querySelector('.CodeMirror, [contenteditable=""], [contenteditable="true"]') !== null;
       if (other) others.push({ el: other, want: gated && i < gated.length ? gated[i] : null, text: listed[i].text, typed });
     }
     // The bound elements as the gate saw them and as the newest capture lists them; run
     // right before every event of the action. A group of fields with no form (the
-    // element around them and their button) reads as its text, which typing into an
-    // editor inside it changes (the editor's lines, EasyMDE's count of words under
-    // them): such a group is checked so before the first event, then by still holding
-    // the action's element, whose own label is checked every time, as each field's is.
+    // element around them and their button) and no name of its own (`aria-label`,
+    // `aria-labelledby`) reads as its text, which typing into an editor inside it
+    // changes (the editor's lines, EasyMDE's count of words under them): such a group
+    // is checked so before the first event, then by still holding the action's element,
+    // whose own label is checked every time, as each field's is. A named group keeps its
+    // name while typed into, and is checked every time.
     let started = false;
     const same = () => {
       if (!el.isConnected) fail("target_not_found", `The element of ${name} left the page.`);

@@ -667,6 +667,43 @@ async fn swap_report(suite: Arc<Suite>, on: &str) {
     suite.close(tab).await;
 }
 
+/// Runs `save_note` on swap-editor.html?on=`on` (a formless group with an editable
+/// region, whose button or name changes on the typing's first `input`), and asserts
+/// the note was not sent and the action was refused as changed.
+async fn swap_note(suite: Arc<Suite>, on: &str) {
+    let (tab, state) = open_with(
+        &suite,
+        &format!("/hostile/swap-editor.html?on={on}"),
+        "save_note",
+    )
+    .await;
+    let schema = &state["actions"]["save_note"];
+    assert!(
+        schema["parameters"][0]["name"] == "note",
+        "the editable region is not save_note's parameter: {schema:#}"
+    );
+    let (status, body) = suite
+        .act(
+            &tab,
+            json!({"action": "save_note", "parameters": {"note": "private, do not share"},
+                   "expected_capture_id": state["capture_id"], "approval": "never"}),
+        )
+        .await;
+    eprintln!(
+        "  save_note (on={on}): {status} {} {}",
+        body["code"], body["failure"]
+    );
+    let writes = tab.settled_writes(0).await;
+    assert!(
+        tab.writes().of("send").is_empty(),
+        "the note was sent: {writes:?}"
+    );
+    assert!(writes.is_empty(), "{writes:?}");
+    let code = refused(&format!("save_note (on={on})"), status, &body);
+    assert_eq!(code, "action_failed:target_changed", "{body:#}");
+    suite.close(tab).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_that_swaps_between_check_and_use_does_not_get_the_swapped_action() {
     let mut cases = Cases::start().await;
@@ -710,6 +747,18 @@ async fn a_page_that_swaps_between_check_and_use_does_not_get_the_swapped_action
                 assert!(tab.writes().of("save").len() <= 1, "{writes:?}");
                 suite.close(tab).await;
             },
+        )
+        .await;
+    cases
+        .case(
+            "a note's button relabelled while its editable region is typed into",
+            |suite| swap_note(suite, "button"),
+        )
+        .await;
+    cases
+        .case(
+            "a note's group renamed while its editable region is typed into",
+            |suite| swap_note(suite, "group"),
         )
         .await;
     cases
