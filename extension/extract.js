@@ -177,6 +177,22 @@
   /** @type {WeakSet<Element>} */
   const TWIN_LISTS = new WeakSet();
   let ROWS_SEEN = 0;
+  // Groups of fields no form holds, as Extractor.fieldGroups found them: recorded by
+  // every walk of this document from then on (GROUPS_SEEN counts them).
+  /** @type {WeakSet<Element>} */
+  const FIELD_GROUPS = new WeakSet();
+  let GROUPS_SEEN = 0;
+  // How far above a button Extractor.fieldGroups looks for the element holding its
+  // fields, and how many recorded ancestors the probe asks (forms.rs, field_group).
+  const GROUP_DEPTH = 6;
+  const GROUP_REACH = 4;
+  const GROUP_FIELDS = 'input:not([type=hidden]), select, textarea, [contenteditable=""], [contenteditable="true"]';
+  // Elements that give their content a namespace, where that search stops as the
+  // probe's does (page.rs, REGION_TAGS and REGION_ROLES; probe-wasm/tests/discovery.rs
+  // ties the lists), and custom elements.
+  const REGION_TAGS = new Set(["section", "main", "nav", "aside", "form", "article", "header", "footer", "dialog", "fieldset"]);
+  const REGION_ROLES = new Set(["region", "main", "navigation", "article", "dialog", "alertdialog", "form", "complementary", "search", "tabpanel", "banner", "contentinfo", "group"]);
+  const REGION_SELECTOR = [...REGION_TAGS, ...[...REGION_ROLES].map((r) => `[role=${r}]`)].join(", ");
   // Records whose controls are in a row already (twinRows looks no further).
   const IN_ROW_TAGS = new Set(["tr", "td", "th", "li"]);
   // How far above a control Extractor.cardRows looks for the card holding it.
@@ -2373,8 +2389,10 @@
         const ctx = { root: this.doc, prefix: "", frameVisible: true };
         const walkAll = () => this.visit(root, root.localName, null, 0, { walk, ctx, idx: null, head: "html", relHead: null, flags: 0, visible: null });
         walkAll();
-        if (this.twinRows()) {
-          // Rows found for the first time: walked again, to record them and their words.
+        const rows = this.twinRows();
+        if (this.fieldGroups() || rows) {
+          // Rows or groups found for the first time: walked again, to record them (and
+          // the rows' words).
           this.pass = newPass();
           this.nodes.length = this.recs.length = this.ends.length = 0;
           this.truncated = false;
@@ -2436,6 +2454,64 @@
         TWIN_LISTS.add(holder);
       }
       return carded || added;
+    }
+
+    // Fields and their button with nothing recorded around them (Shiny's and
+    // Bootstrap's cards are `div`s of classes; the fields and the button carry ids):
+    // for a visible, enabled button in no form and no row whose nearest GROUP_REACH
+    // recorded ancestors hold no field, the nearest element above it (at most
+    // GROUP_DEPTH up, below `body`, not a form) that holds a field a person fills is
+    // recorded from then on, so the probe finds the group it sends (forms.rs,
+    // field_group) and a second card's button beside it is told apart. The search stops
+    // at a region holding no field (a navigation bar's button sends nothing beside it),
+    // as the probe's does, and at an element holding a region (the page's layout around
+    // its header, its sections and its forms, not a group of fields). Nothing is asked
+    // of a page whose fields are all in forms.
+    // Returns whether any group is new.
+    fieldGroups() {
+      const recs = this.recs;
+      const nodes = this.nodes;
+      let loose = false;
+      for (let i = 0; i < recs.length && !loose; i++) {
+        const r = recs[i];
+        if (FIELD_TAGS.has(r[0]) && (r[3] & (F_HIDDEN | F_DISABLED)) === 0 && /** @type {HTMLInputElement} */ (nodes[i]).form === null) loose = true;
+      }
+      if (!loose) return false;
+      /** @type {Map<Element, boolean>} */
+      const holds = new Map();
+      const holdsField = (/** @type {Element} */ el) => {
+        let h = holds.get(el);
+        if (h === undefined) holds.set(el, (h = el.querySelector(GROUP_FIELDS) !== null));
+        return h;
+      };
+      let added = false;
+      for (let i = 0; i < recs.length; i++) {
+        const r = recs[i];
+        if ((r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || inRowRecord(recs, r)) continue;
+        const node = nodes[i];
+        const tag = r[0];
+        const button = tag === "button" || (tag === "input" && /^(?:submit|button)$/i.test(node.getAttribute("type") || "")) || node.getAttribute("role") === "button";
+        if (!button || node.closest("form") !== null) continue;
+        let held = false;
+        for (let p = r[R_PARENT], d = 0; p !== null && d < GROUP_REACH && !held; p = recs[p][R_PARENT], d++) held = holdsField(nodes[p]);
+        if (held) continue;
+        for (let a = node.parentElement, d = 0; a !== null && d < GROUP_DEPTH; a = a.parentElement, d++) {
+          if (a.localName === "body" || a.localName === "html") break;
+          if (!holdsField(a)) {
+            if (REGION_TAGS.has(a.localName) || a.localName.includes("-") || REGION_ROLES.has((a.getAttribute("role") || "").trim().split(/\s+/)[0])) break;
+            continue;
+          }
+          // A container of regions is the page's layout, not a group of fields.
+          if (a.querySelector(REGION_SELECTOR) !== null) break;
+          if (!FIELD_GROUPS.has(a)) {
+            FIELD_GROUPS.add(a);
+            GROUPS_SEEN++;
+            added = true;
+          }
+          break;
+        }
+      }
+      return added;
     }
 
     // Cards drawn with nothing that says they are rows (a grid of books or products:
@@ -2710,7 +2786,7 @@
       const tableRow = drawnTable && (clsBits & C_TROW) !== 0;
       if (drawnTable) record = true;
       const twinRow = ROWS_SEEN > 0 && TWIN_ROWS.has(el);
-      if (twinRow || (ROWS_SEEN > 0 && TWIN_LISTS.has(el))) record = true;
+      if (twinRow || (ROWS_SEEN > 0 && TWIN_LISTS.has(el)) || (GROUPS_SEEN > 0 && FIELD_GROUPS.has(el))) record = true;
       const first = el.firstElementChild;
       // Leaf text in a row is a record field, unless its cell (td) already holds it: a
       // classed leaf (in a row a class names, a styled one too), or a paragraph (a
@@ -3385,7 +3461,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, codeMirrorOf, codeMirrorInput, codeMirrorLines, selectizeOf, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
+    Extractor, norm, isSecret, IDX, REGION_TAGS, REGION_ROLES, codeMirrorOf, codeMirrorInput, codeMirrorLines, selectizeOf, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
     enablerOf,
   };
 })();

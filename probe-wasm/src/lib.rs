@@ -71,6 +71,7 @@ pub use classify::raised_by_confirm;
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
 pub use objects::{Limits, MAX_OBJECTS_CEILING};
+pub use page::{REGION_ROLES, REGION_TAGS};
 
 /// How the extension configures a probe (JSON text): `tier` (`wasm_in_page` or
 /// `wasm_extension`), and the caps on `objects` that nspd's `[probe]` settings set,

@@ -1057,40 +1057,36 @@ fn is_declared_record(e: &ElementRecord) -> bool {
         .is_some_and(|k| k.trim().ends_with("[]"))
 }
 
+/// The tags of elements that give their content a namespace ([`is_region`]).
+/// `extension/extract.js` keeps the same list (`REGION_TAGS`: its search for a group of
+/// fields stops at a region, as [`crate::forms`] does); `tests/discovery.rs` ties them.
+pub const REGION_TAGS: &[&str] = &[
+    "section", "main", "nav", "aside", "form", "article", "header", "footer", "dialog", "fieldset",
+];
+
+/// The roles of elements that give their content a namespace ([`is_region`]); `extract.js`
+/// keeps the same list (`REGION_ROLES`).
+pub const REGION_ROLES: &[&str] = &[
+    "region",
+    "main",
+    "navigation",
+    // An `article` drawn with a div: a record view, named by its heading.
+    "article",
+    "dialog",
+    "alertdialog",
+    "form",
+    "complementary",
+    "search",
+    "tabpanel",
+    "banner",
+    "contentinfo",
+    "group",
+];
+
 /// Elements that give their content a namespace. Custom elements count: a component
 /// (often a shadow host) is the unit its content belongs to.
 pub fn is_region(e: &ElementRecord) -> bool {
-    e.tag.contains('-')
-        || matches!(
-            e.tag.as_str(),
-            "section"
-                | "main"
-                | "nav"
-                | "aside"
-                | "form"
-                | "article"
-                | "header"
-                | "footer"
-                | "dialog"
-                | "fieldset"
-        )
-        || matches!(
-            e.role(),
-            "region"
-                | "main"
-                | "navigation"
-                // An `article` drawn with a div: a record view, named by its heading.
-                | "article"
-                | "dialog"
-                | "alertdialog"
-                | "form"
-                | "complementary"
-                | "search"
-                | "tabpanel"
-                | "banner"
-                | "contentinfo"
-                | "group"
-        )
+    e.tag.contains('-') || REGION_TAGS.contains(&e.tag.as_str()) || REGION_ROLES.contains(&e.role())
 }
 
 /// Things a person clicks. Not the parts of an app's shell: a landmark, panel,

@@ -120,6 +120,9 @@ declare var NspExtract: {
   codeMirrorOf(el: Element): HTMLElement | null | false;
   codeMirrorInput(box: Element): HTMLTextAreaElement | null;
   codeMirrorLines(box: Element): string[];
+  /** The tags and roles of regions, as the probe's page.rs lists them (tied by a test). */
+  REGION_TAGS: Set<string>;
+  REGION_ROLES: Set<string>;
   /** Selectize's box standing for a select it hides, else null. */
   selectizeOf(el: Element): HTMLElement | null;
   rememberPassword(el: Node): void;
