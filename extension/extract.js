@@ -1173,7 +1173,7 @@
     if (!FIELD_TAGS.has(el.localName)) return "";
     // A checkbox's or radio button's text follows it: what comes before is another's.
     const boxy = el.localName === "input" && (el.type === "checkbox" || el.type === "radio");
-    return (boxy ? "" : captionOf(el)) || termOf(el) || (boxy ? "" : selectPrompt(el));
+    return (boxy ? textAfter(el) : captionOf(el)) || termOf(el) || (boxy ? "" : selectPrompt(el));
   }
 
   // The term a description list pairs with the field: the `<dt>` right before the
@@ -1191,6 +1191,27 @@
     if (dt === null || dt.localName !== "dt" || dd.querySelectorAll("input:not([type=hidden]), select, textarea").length !== 1) return "";
     const t = norm(dt.textContent || "", TEXT_LIMIT);
     return t.length <= CAPTION_MAX ? t : "";
+  }
+
+  // The words right after a checkbox or radio button no label names, as a person reads
+  // its name: the text beside it (`<input type=checkbox> Shared`), or its next sibling
+  // element's when that holds no control (Panel's box and the `div` of its words, in a
+  // shadow root), of a caption's length. Not a box in a list's row, whose words beside
+  // it are the row's (TodoMVC's item text in a `<label>` after its completion box: the
+  // box completes the item, it does not select it), nor a `<label>`'s words, which name
+  // what they are for. "" for anything else.
+  /** @param {Element} el */
+  function textAfter(el) {
+    if (el.closest("li, tr, [role=row], [role=listitem], [role=option], [role=treeitem]") !== null) return "";
+    let n = el.nextSibling;
+    while (n !== null && n.nodeType === 3 && !/\S/.test(n.textContent || "")) n = n.nextSibling;
+    if (n === null || (n.nodeType !== 3 && n.nodeType !== 1)) return "";
+    if (n.nodeType === 1) {
+      const e = /** @type {Element} */ (n);
+      if (e.localName === "label" || e.matches(NAMING_CONTROLS) || e.querySelector(NAMING_CONTROLS) !== null) return "";
+    }
+    const t = norm(n.textContent || "", TEXT_LIMIT);
+    return t.length <= CAPTION_MAX && /[\p{L}\p{N}]/u.test(t) ? t : "";
   }
 
   // The words of a select's first option when it chooses nothing (value "") and holds

@@ -96,6 +96,15 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
         {
             continue;
         }
+        // A clickable element with no name around a control (a component's host whose
+        // shadow root draws its button: Bokeh's) is that control, counted as itself.
+        if e.clickable
+            && best[i] < 0.0
+            && page.descendants(i).any(|d| page.control(d))
+            && control_label(e).trim().is_empty()
+        {
+            continue;
+        }
         if best[i] < CONFIDENT && cannot_write(page, i, &mut toolbars) {
             cov.inert += 1;
             continue;

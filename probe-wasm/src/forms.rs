@@ -513,10 +513,19 @@ fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<(&'p str, usi
     let mut steps = Vec::new();
     for j in chain {
         let e = &page.els[j];
+        // Inside a shadow root a record's selector is whole (the host's, `>>>`, its
+        // path there): below its recorded parent's own, it continues that one, as a
+        // relative one does (Bokeh draws each widget in a shadow root of its own).
+        let under = page.parent[j]
+            .filter(|_| e.selector.contains(" >>> "))
+            .and_then(|p| e.selector.strip_prefix(page.selector(p).as_str()))
+            .filter(|r| r.starts_with(' '));
         if e.nth > 0 {
             steps.push((e.tag.as_str(), e.nth as usize));
         } else if e.relative {
             steps.extend(e.selector.split(" > ").map(|s| (s, 0)));
+        } else if let Some(rest) = under {
+            steps.extend(rest.split_whitespace().filter(|s| *s != ">").map(|s| (s, 0)));
         } else {
             steps.push(("#", j));
         }
@@ -528,6 +537,10 @@ fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<(&'p str, usi
 fn common(a: &[(&str, usize)], b: &[(&str, usize)]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
+
+/// How many sending buttons of a group [`nearest_in_dom`] compares the fields' places
+/// with; a group of more is not asked.
+const OWNERS: usize = 16;
 
 /// The fields of `fields` (below `group`) nearest button `b` in the DOM: the extraction
 /// records few of a page's wrappers, so `group`, the nearest recorded element holding
@@ -547,10 +560,28 @@ fn nearest_in_dom(
     b: usize,
     fields: Vec<usize>,
 ) -> Vec<usize> {
+    let own = dom_steps(page, group, b);
+    // Fields that another sending button of the group is nearer to, every one of them
+    // (sharing more of its steps down from the group), are that button's form: Panel's
+    // "Delete last expense", in the column beside its form's, sends none of them. One
+    // nearer to only some (TiddlyWiki's "add" beside the tag box) takes nothing from
+    // this button: the editor's "ok" saves the tag typed there too. Asked of at most
+    // OWNERS buttons.
+    let inside = page.descendants(group);
+    let lo = senders.partition_point(|&o| o < inside.start);
+    let hi = senders.partition_point(|&o| o < inside.end);
+    if hi - lo <= OWNERS {
+        let theirs: Vec<_> = fields.iter().map(|&f| dom_steps(page, group, f)).collect();
+        for &o in &senders[lo..hi] {
+            let steps = dom_steps(page, group, o);
+            if o != b && theirs.iter().all(|t| common(&steps, t) > common(&own, t)) {
+                return Vec::new();
+            }
+        }
+    }
     if fields.len() < 2 {
         return fields;
     }
-    let own = dom_steps(page, group, b);
     // How many steps each field shares with the button, `None` when the paths part
     // where one of them is unknown (a field found by its id, a text area in a frame):
     // such a field may sit anywhere, and is kept.
@@ -787,10 +818,12 @@ const STEP_LABELS: &[&str] = &[
 /// How far, in records, a step button stands from its field.
 const STEP_REACH: usize = 3;
 
-/// The number field that button `b` steps, if it is one of its step buttons: labelled
-/// as one ([`STEP_LABELS`]) and beside it, with no other field between them (UI kits
-/// draw them around or after the input: Streamlit's and Dash's "Increment" /
-/// "Decrease value"). Only for a field an agent can type into (enabled, not read-only):
+/// The number field (a number or text box) that button `b` steps, if it is one of its
+/// step buttons: labelled as one ([`STEP_LABELS`]) and beside it, with no other field
+/// between them (UI kits draw them around or after the input: Streamlit's and Dash's
+/// "Increment" / "Decrease value"), or with no name at all, the field and two buttons
+/// being all their wrapper holds (Bokeh's arrows, drawn by CSS). Only for a field an
+/// agent can type into (enabled, not read-only):
 /// then typing the number is the field's action and its buttons add nothing; beside a
 /// read-only quantity they are the only way to change it, and stay actions.
 pub fn steps_a_field(page: &Page<'_>, b: usize) -> Option<usize> {
@@ -805,16 +838,24 @@ pub fn steps_a_field(page: &Page<'_>, b: usize) -> Option<usize> {
     let after = (b + 1..(b + 1 + STEP_REACH).min(page.els.len())).find(|&i| page.field(i));
     let field = [before, after].into_iter().flatten().find(|&f| {
         let field = &page.els[f];
-        let numeric = (field.tag == "input" && field.input_type() == "number")
-            || field.role() == "spinbutton";
-        numeric
-            && field.visible
+        field.visible
             && !field.disabled
             && !field.has("readonly")
             && field.attr("aria-readonly") != Some("true")
+            && (field.tag == "input" && matches!(field.input_type().as_ref(), "number" | "text")
+                || field.role() == "spinbutton")
     })?;
     let label = control_label(&page.els[b]);
     let label = label.trim();
+    // With no name at all: one of two buttons that are, with the field, all their
+    // wrapper holds (a spinner's arrows).
+    if label.is_empty() {
+        let kids = page.children(page.parent[b]?);
+        return (kids.len() == 3
+            && kids.contains(&field)
+            && kids.iter().all(|&k| k == field || is_button(&page.els[k])))
+        .then_some(field);
+    }
     STEP_LABELS
         .iter()
         .any(|s| s.eq_ignore_ascii_case(label))
