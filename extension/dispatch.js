@@ -567,6 +567,101 @@
     await close();
   }
 
+  // Whether `field` is a date input flatpickr draws, the box a person clicks: the
+  // page's `input.flatpickr-input` (read-only), or the read-only box flatpickr shows in
+  // its place (`altInput`) right after it, hidden, which holds the value it sends.
+  /** @param {Target} field */
+  function isFlatpickr(field) {
+    if (field.localName !== "input") return false;
+    if (field.classList.contains("flatpickr-input")) return /** @type {HTMLInputElement} */ (field).type !== "hidden";
+    const before = field.previousElementSibling;
+    return before !== null && before.localName === "input" && before.classList.contains("flatpickr-input") && /** @type {HTMLInputElement} */ (before).type === "hidden";
+  }
+
+  const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+  // How many months the calendar is moved, one arrow click each, at the most.
+  const MONTH_STEPS = 240;
+
+  // A date flatpickr draws, set as a person sets it (its input takes no typing): the
+  // box clicked open, the calendar moved a month at a time (its arrows) to the date's
+  // month, the day named as flatpickr names its days ("December 24, 2026") clicked. A
+  // value that is no date (YYYY-MM-DD), a day the calendar does not offer or disables,
+  // and a calendar whose days are named otherwise (another language) are refused; the
+  // day must then be the one selected. Setting the input's value instead showed the
+  // date while the app (Panel) stored none.
+  /** @param {Target} box @param {string} pname @param {unknown} value @param {(t: Target) => void} guard */
+  async function chooseDate(box, pname, value, guard) {
+    const m = typeof value === "string" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim()) : null;
+    if (m === null || Number(m[2]) < 1 || Number(m[2]) > 12) fail("bad_parameters", `${pname}: give a date as YYYY-MM-DD.`);
+    const [year, month, day] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])];
+    const label = `${MONTHS[month]} ${day}, ${year}`;
+    const root = /** @type {Document | ShadowRoot} */ (box.getRootNode());
+    const opened = () => /** @type {HTMLElement | null} */ (root.querySelector(".flatpickr-calendar.open") || box.ownerDocument.querySelector(".flatpickr-calendar.open"));
+    let cal = opened();
+    if (cal === null) {
+      // Checked before the pointer goes down; by the click itself the calendar has
+      // opened on the focus (and may cover the box): then the click is the opening's.
+      click(box, () => {
+        if (opened() === null) guard(box);
+      });
+      await settle();
+      cal = opened();
+    }
+    if (cal === null) fail("unsupported", `${pname}: ${say(box)} opened no calendar when clicked; nothing was chosen.`);
+    // It fades in (an animation of its own class, which may not have started yet): a
+    // person waits until it shows, at most MOTION_MS.
+    for (const until = performance.now() + MOTION_MS; performance.now() < until && Number(getComputedStyle(cal).opacity) < 1;) await settle();
+    await still();
+    try {
+      await pickDay(cal, pname, value, year, month, label, guard);
+    } catch (err) {
+      // Closed again before the refusal, as a person leaves it (Escape).
+      if (cal.classList.contains("open")) {
+        pressKey(box, "Escape", null);
+        await settle();
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * @param {HTMLElement} calendar @param {string} pname @param {unknown} value
+   * @param {number} year @param {number} month @param {string} label @param {(t: Target) => void} guard
+   */
+  async function pickDay(calendar, pname, value, year, month, label, guard) {
+    // The month the calendar shows: its year box and its month list (or the month's
+    // name when it draws no list).
+    const shown = () => {
+      const y = Number(/** @type {HTMLInputElement | null} */ (calendar.querySelector(".cur-year"))?.value);
+      const list = /** @type {HTMLSelectElement | null} */ (calendar.querySelector("select.flatpickr-monthDropdown-months"));
+      const mo = list !== null ? Number(list.value) : MONTHS.indexOf(norm(calendar.querySelector(".cur-month")?.textContent || ""));
+      return Number.isInteger(y) && mo >= 0 ? y * 12 + mo : NaN;
+    };
+    for (let k = 0; ; k++) {
+      const at = shown();
+      if (Number.isNaN(at)) fail("unsupported", `${pname}: the calendar does not say which month it shows; nothing was chosen.`);
+      const diff = year * 12 + month - at;
+      if (diff === 0) break;
+      const arrow = /** @type {Target | null} */ (calendar.querySelector(diff > 0 ? ".flatpickr-next-month" : ".flatpickr-prev-month"));
+      if (k >= MONTH_STEPS || arrow === null || arrow.classList.contains("flatpickr-disabled")) fail("bad_parameters", `${pname}: the calendar does not reach ${value}; nothing was chosen.`);
+      click(arrow, () => guard(arrow));
+      await settle();
+      await still();
+      if (shown() === at) fail("threw", `${pname}: the calendar did not move to another month; nothing was chosen.`);
+    }
+    const days = Array.from(calendar.querySelectorAll(".flatpickr-day")).filter((d) => !d.classList.contains("prevMonthDay") && !d.classList.contains("nextMonthDay"));
+    const pick = /** @type {Target | undefined} */ (days.find((d) => d.getAttribute("aria-label") === label));
+    if (pick === undefined) {
+      const named = days.length > 0 && days.every((d) => /^[A-Z][a-z]+ \d{1,2}, \d{4}$/.test(d.getAttribute("aria-label") || ""));
+      fail(named ? "bad_parameters" : "unsupported", named ? `${pname}: ${value} is no day of the calendar; nothing was chosen.` : `${pname}: the calendar names its days in a way this does not read; nothing was chosen.`);
+    }
+    if (pick.classList.contains("flatpickr-disabled")) fail("bad_parameters", `${pname}: the calendar does not allow ${value}; nothing was chosen.`);
+    click(pick, () => guard(pick));
+    await settle();
+    const chosen = calendar.querySelector(".flatpickr-day.selected");
+    if (chosen === null || chosen.getAttribute("aria-label") !== label) fail("threw", `${pname}: the calendar did not select ${value}.`);
+  }
+
   // A select Selectize draws (see selectizeOf in extract.js), chosen as a person does:
   // a click on its box opens its dropdown (Selectize opens it when its search input
   // gets the focus: focusFor), the value is typed into the search input when no option shows it (the
@@ -833,6 +928,10 @@
       await enable(field, pname, guard, filling);
       if (NspExtract.isPicker(field)) {
         await choosePicked(field, pname, value, guard);
+        continue;
+      }
+      if (isFlatpickr(field)) {
+        await chooseDate(field, pname, value, guard);
         continue;
       }
       if (fieldKind(field) === "aria-slider") {
@@ -1650,12 +1749,21 @@
     return null;
   }
 
+  /** @type {Record<string, number>} */
+  const KEY_CODES = {
+    Backspace: 8, Tab: 9, Enter: 13, Escape: 27, " ": 32, PageUp: 33, PageDown: 34, End: 35, Home: 36,
+    ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40, Delete: 46,
+  };
+
   // Synthetic key events do not make browsers act, so the default actions an agent
   // relies on are carried out here: Enter submits a form field's form or presses a
   // button, printable keys type into text fields. `guard`: checks before the effect.
   /** @param {Target} el @param {string} key @param {(() => void) | null} guard */
   function pressKey(el, key, guard) {
-    const init = { key, bubbles: true, cancelable: true, composed: true };
+    // With the legacy key code a browser gives the key too: handlers written for it
+    // (flatpickr's Escape, jQuery-era widgets) read nothing else.
+    const code = KEY_CODES[key] || (/^[a-z0-9]$/i.test(key) ? key.toUpperCase().charCodeAt(0) : 0);
+    const init = { key, keyCode: code, which: code, bubbles: true, cancelable: true, composed: true };
     const proceed = el.dispatchEvent(new KeyboardEvent("keydown", init));
     if (key.length === 1) el.dispatchEvent(new KeyboardEvent("keypress", init));
     if (proceed) {

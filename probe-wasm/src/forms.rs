@@ -525,7 +525,11 @@ fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<(&'p str, usi
         } else if e.relative {
             steps.extend(e.selector.split(" > ").map(|s| (s, 0)));
         } else if let Some(rest) = under {
-            steps.extend(rest.split_whitespace().filter(|s| *s != ">").map(|s| (s, 0)));
+            steps.extend(
+                rest.split_whitespace()
+                    .filter(|s| *s != ">")
+                    .map(|s| (s, 0)),
+            );
         } else {
             steps.push(("#", j));
         }

@@ -2079,3 +2079,52 @@ fn extract_js_knows_the_probes_regions() {
         "extract.js REGION_ROLES"
     );
 }
+
+/// Panel's widgets, each in a shadow root of its own (records as the extraction writes
+/// them there: whole selectors through `>>>`, under the one recorded root): the form's
+/// fields are "Add expense"'s, not those of "Delete last expense" in the column beside
+/// (whose steps from the root part from theirs sooner); the number box's two arrows with
+/// no name are the box's own, and the button hosts with no name around each button are
+/// those buttons: every control is understood.
+#[test]
+fn shadow_root_widgets_send_the_fields_of_their_own_column() {
+    let col = "#r > div:nth-of-type(1) >>> > div:nth-of-type(1)";
+    let other = "#r > div:nth-of-type(1) >>> > div:nth-of-type(2)";
+    let elements = json!([
+        ["div", null, "#r", 0, "", {"id": "r"}],
+        ["input", 0, format!("{col} >>> > div:nth-of-type(1) >>> #input"), 0, "", {"type": "text", "id": "input"}, "Who"],
+        ["div", 0, format!("{col} >>> > div:nth-of-type(2) >>> > div:nth-of-type(1) > div:nth-of-type(1)"), 0, "", {"class": "bk-spin-wrapper"}],
+        ["input", 2, format!("{col} >>> > div:nth-of-type(2) >>> #input"), 0, "", {"type": "text", "id": "input"}, "Amount"],
+        ["button", 2, 1, 0, "", {"class": "bk-spin-btn bk-spin-btn-up"}],
+        ["button", 2, 2, 0, "", {"class": "bk-spin-btn bk-spin-btn-down"}],
+        ["input", 0, format!("{col} >>> > div:nth-of-type(3) >>> > input:nth-of-type(1)"), 0, "", {"type": "checkbox"}, "Shared"],
+        ["div", 0, format!("{col} >>> > div:nth-of-type(4)"), 8, "", {"class": "bk-panel-models-widgets-Button"}],
+        ["div", 7, format!("{col} >>> > div:nth-of-type(4) >>> > div:nth-of-type(1)"), 8, "Add expense", {"class": "bk-btn-group"}],
+        ["button", 8, 1, 0, "Add expense", {"type": "button"}],
+        ["div", 0, format!("{other} >>> > div:nth-of-type(1)"), 8, "", {"class": "bk-panel-models-widgets-Button"}],
+        ["div", 10, format!("{other} >>> > div:nth-of-type(1) >>> > div:nth-of-type(1)"), 8, "Delete last expense", {"class": "bk-btn-group"}],
+        ["button", 11, 1, 0, "Delete last expense", {"type": "button", "class": "bk-btn bk-btn-danger"}],
+    ]);
+    let c = analyze(&support::recorded(
+        "http://127.0.0.1:1/",
+        "Expenses",
+        elements,
+    ));
+    let names: Vec<&String> = c.actions.keys().collect();
+    let add = c
+        .actions
+        .get("add_expense")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    let params: Vec<&str> = add.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(params, ["who", "amount", "shared"], "{add:#?}");
+    let delete = c
+        .actions
+        .get("delete_last_expense")
+        .unwrap_or_else(|| panic!("{names:?}"));
+    assert!(delete.parameters.is_empty(), "{delete:#?}");
+    assert_eq!(
+        c.confidence, 1.0,
+        "{:?}",
+        c.probe_metadata.confidence_reason
+    );
+}

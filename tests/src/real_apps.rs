@@ -70,6 +70,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::PyLoad => ("NSP_PYLOAD_PYTHON", "pyload-venv", "pyLoad"),
         AppKind::Archivy => ("NSP_ARCHIVY_PYTHON", "archivy-venv", "Archivy"),
         AppKind::Shiny => ("NSP_SHINY_PYTHON", "shiny-venv", "Shiny"),
+        AppKind::Panel => ("NSP_PANEL_PYTHON", "panel-venv", "Panel"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -219,6 +220,13 @@ pub enum AppKind {
     /// parses on keyup), a text input sent on change. Its sqlite table of orders is the
     /// ground truth.
     Shiny,
+    /// Panel 1.9 (HoloViz, on Bokeh 3; `fixtures/real/panel_app.py`), in a venv of its
+    /// own (`target/panel-venv`): every widget drawn in a shadow root of its own, labels
+    /// and boxes there, a number box between two arrows with no name, a checkbox named
+    /// by the words after it, a date input drawn by flatpickr (the value in a hidden
+    /// input, a read-only box shown in its place, a calendar of days named "December 24,
+    /// 2026"). Its sqlite table of expenses is the ground truth.
+    Panel,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -279,6 +287,7 @@ impl AppKind {
             AppKind::PyLoad => "pyload",
             AppKind::Archivy => "archivy",
             AppKind::Shiny => "shiny",
+            AppKind::Panel => "panel",
         }
     }
 
@@ -312,6 +321,7 @@ impl AppKind {
             "pyload" => AppKind::PyLoad,
             "archivy" => AppKind::Archivy,
             "shiny" => AppKind::Shiny,
+            "panel" => AppKind::Panel,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -482,6 +492,13 @@ impl RealApp {
             AppKind::Shiny => {
                 cmd = Command::new(&python);
                 cmd.arg(real.join("shiny_app.py"))
+                    .arg(port.to_string())
+                    .arg(&db);
+                ready_path = "/";
+            }
+            AppKind::Panel => {
+                cmd = Command::new(&python);
+                cmd.arg(real.join("panel_app.py"))
                     .arg(port.to_string())
                     .arg(&db);
                 ready_path = "/";

@@ -433,6 +433,15 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         var: "NSP_SHINY_PYTHON",
         also: &[],
     },
+    // Panel brings Bokeh, NumPy and pandas (its 1.10 needs Python 3.12; 1.9 is the last
+    // for this machine's 3.11).
+    OwnVenvApp {
+        venv: "panel-venv",
+        package: "panel",
+        version: "1.9.4",
+        var: "NSP_PANEL_PYTHON",
+        also: &[],
+    },
 ];
 
 /// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable
