@@ -2044,37 +2044,27 @@ fn a_link_that_acts_is_no_choice_of_its_lists_links() {
 /// and roles are the probe's.
 #[test]
 fn extract_js_knows_the_probes_regions() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/extract.js");
     let program = format!(
         "require({:?}); console.log(JSON.stringify([[...NspExtract.REGION_TAGS], [...NspExtract.REGION_ROLES]]));",
-        script.display().to_string()
+        support::node::extension_script("extract.js")
     );
-    let out = std::process::Command::new("node")
-        .args(["-e", &program])
-        .output()
-        .expect("node (cargo xtask test installs Node.js)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lists: Vec<Vec<String>> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut lists: Vec<Vec<String>> =
+        serde_json::from_value(support::node::run_json(&program)).expect("two lists");
     let sorted = |v: &[&str]| {
         let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
         v.sort();
         v
     };
-    let mut js: Vec<Vec<String>> = lists;
-    for l in &mut js {
+    for l in &mut lists {
         l.sort();
     }
     assert_eq!(
-        js[0],
+        lists[0],
         sorted(nsp_probe::REGION_TAGS),
         "extract.js REGION_TAGS"
     );
     assert_eq!(
-        js[1],
+        lists[1],
         sorted(nsp_probe::REGION_ROLES),
         "extract.js REGION_ROLES"
     );

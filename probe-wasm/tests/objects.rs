@@ -930,7 +930,7 @@ fn an_image_only_link_is_named_by_its_image() {
 /// a text or an aria-label still wins.
 #[test]
 fn extract_js_names_an_image_only_link_by_its_image() {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/extract.js");
+    let script = support::node::extension_script("extract.js");
     let program = format!(
         r#"require({script:?});
         const img = (attrs) => ({{ getAttribute: (n) => (n in attrs ? attrs[n] : null) }});
@@ -949,19 +949,10 @@ fn extract_js_names_an_image_only_link_by_its_image() {
           NspExtract.controlLabel(link("a", "", {{ href: "/", title: "Docs" }}, null)),
           NspExtract.controlLabel(link("a", "", {{ href: "", title: "Create a new calendar" }}, img({{ alt: "\u2795" }}))),
           NspExtract.controlLabel(link("a", "", {{ href: "/" }}, img({{ alt: "\u2795", title: "New" }}))),
-        ]));"#,
-        script = script.display().to_string()
+        ]));"#
     );
-    let out = std::process::Command::new("node")
-        .args(["-e", &program])
-        .output()
-        .expect("node (cargo xtask test installs Node.js)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let labels: Vec<String> = serde_json::from_slice(&out.stdout).expect("JSON from node");
+    let labels: Vec<String> =
+        serde_json::from_value(support::node::run_json(&program)).expect("labels");
     assert_eq!(
         labels,
         [

@@ -50,3 +50,8 @@ pub fn recorded(url: &str, title: &str, elements: serde_json::Value) -> PageSnap
     serde_json::from_value(serde_json::json!({"url": url, "title": title, "elements": elements}))
         .expect("a snapshot")
 }
+
+/// Node for the tests that check a rule `extract.js` shares with the probe: the unit
+/// tests' helper (`run_json`, `extension_script`).
+#[path = "../../src/node.rs"]
+pub mod node;
