@@ -186,7 +186,6 @@
   // fields, and how many recorded ancestors the probe asks (forms.rs, field_group).
   const GROUP_DEPTH = 6;
   const GROUP_REACH = 4;
-  const GROUP_FIELDS = 'input:not([type=hidden]), select, textarea, [contenteditable=""], [contenteditable="true"]';
   // Elements that give their content a namespace, where that search stops as the
   // probe's does (page.rs, REGION_TAGS and REGION_ROLES; probe-wasm/tests/discovery.rs
   // ties the lists), and custom elements.
@@ -2498,13 +2497,19 @@
         if (FIELD_TAGS.has(r[0]) && (r[3] & (F_HIDDEN | F_DISABLED)) === 0 && /** @type {HTMLInputElement} */ (nodes[i]).form === null) loose = true;
       }
       if (!loose) return false;
+      // The elements holding a field a person fills: the ancestors of each recorded
+      // one, each marked once (a page of thousands of buttons asks a set, not the DOM).
+      /** @type {Set<Element>} */
+      const above = new Set();
+      for (let i = 0; i < recs.length; i++) {
+        const node = nodes[i];
+        const field = FIELD_TAGS.has(recs[i][0]) ? /** @type {HTMLInputElement} */ (node).type !== "hidden" : node.hasAttribute("contenteditable") && /** @type {HTMLElement} */ (node).isContentEditable;
+        if (!field) continue;
+        for (let a = node.parentElement; a !== null && !above.has(a); a = a.parentElement) above.add(a);
+      }
+      const holdsField = (/** @type {Element} */ el) => above.has(el);
       /** @type {Map<Element, boolean>} */
-      const holds = new Map();
-      const holdsField = (/** @type {Element} */ el) => {
-        let h = holds.get(el);
-        if (h === undefined) holds.set(el, (h = el.querySelector(GROUP_FIELDS) !== null));
-        return h;
-      };
+      const grouping = new Map();
       let added = false;
       for (let i = 0; i < recs.length; i++) {
         const r = recs[i];
@@ -2522,9 +2527,11 @@
             if (REGION_TAGS.has(a.localName) || a.localName.includes("-") || REGION_ROLES.has((a.getAttribute("role") || "").trim().split(/\s+/)[0])) break;
             continue;
           }
-          // A container of regions is the page's layout, not a group of fields.
-          if (a.querySelector(REGION_SELECTOR) !== null) break;
-          if (!FIELD_GROUPS.has(a)) {
+          // A container of regions is the page's layout, not a group of fields. Asked
+          // once per element: a thousand buttons in one container ask it once.
+          let group = grouping.get(a);
+          if (group === undefined) grouping.set(a, (group = a.querySelector(REGION_SELECTOR) === null));
+          if (group && !FIELD_GROUPS.has(a)) {
             FIELD_GROUPS.add(a);
             GROUPS_SEEN++;
             added = true;
