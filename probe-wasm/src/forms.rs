@@ -516,15 +516,17 @@ fn dom_steps<'p>(page: &'p Page<'_>, from: usize, i: usize) -> Vec<(&'p str, usi
         // Inside a shadow root a record's selector is whole (the host's, `>>>`, its
         // path there): below its recorded parent's own, it continues that one, as a
         // relative one does (Bokeh draws each widget in a shadow root of its own).
-        let under = page.parent[j]
-            .filter(|_| e.selector.contains(" >>> "))
-            .and_then(|p| e.selector.strip_prefix(page.selector(p).as_str()))
-            .filter(|r| r.starts_with(' '));
+        let under = || {
+            page.parent[j]
+                .filter(|_| e.selector.contains(" >>> "))
+                .and_then(|p| e.selector.strip_prefix(page.selector(p).as_str()))
+                .filter(|r| r.starts_with(' '))
+        };
         if e.nth > 0 {
             steps.push((e.tag.as_str(), e.nth as usize));
         } else if e.relative {
             steps.extend(e.selector.split(" > ").map(|s| (s, 0)));
-        } else if let Some(rest) = under {
+        } else if let Some(rest) = under() {
             steps.extend(
                 rest.split_whitespace()
                     .filter(|s| *s != ">")
@@ -571,11 +573,11 @@ fn nearest_in_dom(
     // nearer to only some (TiddlyWiki's "add" beside the tag box) takes nothing from
     // this button: the editor's "ok" saves the tag typed there too. Asked of at most
     // OWNERS buttons.
+    let theirs: Vec<_> = fields.iter().map(|&f| dom_steps(page, group, f)).collect();
     let inside = page.descendants(group);
     let lo = senders.partition_point(|&o| o < inside.start);
     let hi = senders.partition_point(|&o| o < inside.end);
     if hi - lo <= OWNERS {
-        let theirs: Vec<_> = fields.iter().map(|&f| dom_steps(page, group, f)).collect();
         for &o in &senders[lo..hi] {
             let steps = dom_steps(page, group, o);
             if o != b && theirs.iter().all(|t| common(&steps, t) > common(&own, t)) {
@@ -589,13 +591,12 @@ fn nearest_in_dom(
     // How many steps each field shares with the button, `None` when the paths part
     // where one of them is unknown (a field found by its id, a text area in a frame):
     // such a field may sit anywhere, and is kept.
-    let shared: Vec<Option<usize>> = fields
+    let shared: Vec<Option<usize>> = theirs
         .iter()
-        .map(|f| {
-            let theirs = dom_steps(page, group, *f);
-            let n = common(&own, &theirs);
+        .map(|t| {
+            let n = common(&own, t);
             let unknown = |s: Option<&(&str, usize)>| s.is_some_and(|s| s.0 == "#");
-            (!unknown(own.get(n)) && !unknown(theirs.get(n))).then_some(n)
+            (!unknown(own.get(n)) && !unknown(t.get(n))).then_some(n)
         })
         .collect();
     // Measured on the fields a person fills in, as `field_group` finds its group: a

@@ -489,20 +489,6 @@ impl RealApp {
                 .arg(&db);
                 ready_path = "/";
             }
-            AppKind::Shiny => {
-                cmd = Command::new(&python);
-                cmd.arg(real.join("shiny_app.py"))
-                    .arg(port.to_string())
-                    .arg(&db);
-                ready_path = "/";
-            }
-            AppKind::Panel => {
-                cmd = Command::new(&python);
-                cmd.arg(real.join("panel_app.py"))
-                    .arg(port.to_string())
-                    .arg(&db);
-                ready_path = "/";
-            }
             AppKind::NiceGui => {
                 cmd = Command::new(&python);
                 // NiceGUI keeps its storage in the working directory: the app's own.
@@ -512,11 +498,13 @@ impl RealApp {
                     .current_dir(dir.path());
                 ready_path = "/";
             }
-            AppKind::Dash | AppKind::Mantine => {
-                let script = if kind == AppKind::Dash {
-                    "dash_app.py"
-                } else {
-                    "mantine_app.py"
+            // A script of ours, `script PORT DB`, serving at its root.
+            AppKind::Dash | AppKind::Mantine | AppKind::Shiny | AppKind::Panel => {
+                let script = match kind {
+                    AppKind::Dash => "dash_app.py",
+                    AppKind::Mantine => "mantine_app.py",
+                    AppKind::Shiny => "shiny_app.py",
+                    _ => "panel_app.py",
                 };
                 cmd = Command::new(&python);
                 cmd.arg(real.join(script)).arg(port.to_string()).arg(&db);
