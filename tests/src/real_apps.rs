@@ -71,6 +71,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::Archivy => ("NSP_ARCHIVY_PYTHON", "archivy-venv", "Archivy"),
         AppKind::Shiny => ("NSP_SHINY_PYTHON", "shiny-venv", "Shiny"),
         AppKind::Panel => ("NSP_PANEL_PYTHON", "panel-venv", "Panel"),
+        AppKind::DjangoWiki => ("NSP_DJANGOWIKI_PYTHON", "djangowiki-venv", "django-wiki"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -227,6 +228,12 @@ pub enum AppKind {
     /// input, a read-only box shown in its place, a calendar of days named "December 24,
     /// 2026"). Its sqlite table of expenses is the ground truth.
     Panel,
+    /// django-wiki 0.13 (Django 5, Bootstrap 4), in a venv of its own
+    /// (`target/djangowiki-venv`), set up by `fixtures/real/django-wiki/serve.py`: its own
+    /// sign-in page, an article's form whose text area carries a markItUp toolbar of
+    /// links going nowhere, a "Delete article" link styled as danger that opens a page
+    /// asking for a ticked "Yes, I am sure". Its sqlite database is the ground truth.
+    DjangoWiki,
     /// Gradio 6, the Python framework most machine-learning demos are drawn with
     /// (`fixtures/real/gradio_app.py`): no `<form>`, radios each with a name of their
     /// own, a slider with its own reset button, a dropdown whose options open on focus.
@@ -288,6 +295,7 @@ impl AppKind {
             AppKind::Archivy => "archivy",
             AppKind::Shiny => "shiny",
             AppKind::Panel => "panel",
+            AppKind::DjangoWiki => "django-wiki",
         }
     }
 
@@ -322,6 +330,7 @@ impl AppKind {
             "archivy" => AppKind::Archivy,
             "shiny" => AppKind::Shiny,
             "panel" => AppKind::Panel,
+            "django-wiki" => AppKind::DjangoWiki,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -394,6 +403,7 @@ impl RealApp {
             AppKind::PyLoad => dir.path().join("user/data/pyload.db"),
             // The notes, a Markdown file each.
             AppKind::Archivy => dir.path().join("archivy/data"),
+            AppKind::DjangoWiki => dir.path().join("wiki.sqlite3"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -778,11 +788,15 @@ impl RealApp {
                     .arg(dir.path().join("build"));
                 ready_path = "/admin/";
             }
-            AppKind::Isso | AppKind::Roundup | AppKind::PyLoad | AppKind::Archivy => {
+            AppKind::Isso
+            | AppKind::Roundup
+            | AppKind::PyLoad
+            | AppKind::Archivy
+            | AppKind::DjangoWiki => {
                 // `serve.py PORT DIR` sets the app up in DIR, then serves it: Roundup's
                 // tracker and its users; Isso's configuration and three comments;
                 // pyLoad's settings, database and first user; Archivy's settings and
-                // administrator.
+                // administrator; django-wiki's database, superuser and root article.
                 cmd = Command::new(&python);
                 cmd.arg(real.join(kind.name()).join("serve.py"))
                     .arg(port.to_string())

@@ -442,6 +442,15 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         var: "NSP_PANEL_PYTHON",
         also: &[],
     },
+    // django-wiki pins Markdown, bleach and django-mptt: in a venv of its own, the shared
+    // venv's resolution stays what it was.
+    OwnVenvApp {
+        venv: "djangowiki-venv",
+        package: "wiki",
+        version: "0.13.0",
+        var: "NSP_DJANGOWIKI_PYTHON",
+        also: &[],
+    },
 ];
 
 /// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable
