@@ -258,8 +258,9 @@ pub fn find(page: &Page<'_>) -> Lists {
                             && key_attrs(e).iter().any(|(a, _)| a != "id")
                             && !field_wrapper(page, *r))
                 };
-                // A bare item (no text, nothing recorded inside) is a divider.
-                let bare = e.text.trim().is_empty() && page.end[*r] == *r + 1;
+                // A bare item (no letter or digit, nothing recorded inside) is a
+                // divider: an empty `li`, a toolbar's "---------------", a pager's "…".
+                let bare = !e.text.chars().any(char::is_alphanumeric) && page.end[*r] == *r + 1;
                 e.visible
                     && row_like
                     && !(bare && container)

@@ -2870,6 +2870,40 @@ fn a_divider_between_navigation_items_leaves_them_keyed_by_label() {
 }
 
 #[test]
+fn an_item_of_punctuation_alone_is_a_divider_not_a_record() {
+    // markItUp's toolbar over a text area (django-wiki's editor): its buttons are items
+    // of a list, its separators items whose text is a row of dashes.
+    let mut els = vec![el("ul", None, "", &[])];
+    for (n, item) in ["Bold", "Italic", "---------------", "Quotes", "Code"]
+        .into_iter()
+        .enumerate()
+    {
+        let li = els.len() as u32;
+        if item.starts_with('-') {
+            els.push(nth(
+                "li",
+                Some(0),
+                n,
+                item,
+                &[("class", "markItUpSeparator")],
+            ));
+            continue;
+        }
+        els.push(nth("li", Some(0), n, item, &[("class", "markItUpButton")]));
+        els.push(nth(
+            "a",
+            Some(li),
+            0,
+            item,
+            &[("href", ""), ("title", item)],
+        ));
+    }
+    let o = objects(&snap(els));
+    assert!(o.values().all(|v| v != &json!("---------------")), "{o:#?}");
+    assert_eq!(o.get("items[2].name"), Some(&json!("Quotes")), "{o:#?}");
+}
+
+#[test]
 fn a_kits_type_style_names_no_field() {
     // A confirmation's list of what it will delete, each item's text in a span styled
     // by the kit, beside a count whose class says what it is.
