@@ -221,8 +221,17 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
         // One control is a row action only on the one row of a list (an inbox with a
         // single email). Otherwise a control that does not repeat is its own thing: a
         // title link, a link in a navigation list.
-        let keyed = matches!(group.key, KeySpec::Param | KeySpec::Attr(_));
         let lone_row = lists.lists[group.list].rows.len() == 1;
+        // Keyed by an attribute, the one row must name a record by it (`msg-42`, a
+        // uuid: a digit), not a part of the layout (django-wiki's `article-title-li`
+        // around a title's permalink).
+        let keyed = match &group.key {
+            KeySpec::Param => true,
+            KeySpec::Attr(a) => page.els[group.rows[0]]
+                .attr(a)
+                .is_some_and(|v| v.bytes().any(|b| b.is_ascii_digit())),
+            _ => false,
+        };
         // A button on the one row of a list with no key is bound to that row by its
         // position all the same (`li:nth-of-type(1) > button`): a row arriving above it
         // would take its place. As a row action it carries the row's cells, which the

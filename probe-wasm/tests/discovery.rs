@@ -1964,6 +1964,36 @@ fn the_links_of_a_lists_one_row_are_each_its_own_action() {
 }
 
 #[test]
+fn a_lists_one_row_keyed_by_a_layout_id_names_no_record() {
+    // django-wiki's title bar: one `li#article-title-li` around the article's permalink
+    // was a row action, `recipes(id: "article-title-li")`. An id without a digit names
+    // a part of the layout: the link is an action of its own. The one row of an inbox,
+    // `li#msg-42`, still picks its record.
+    let page = |id: &str| {
+        snap(vec![
+            el("ul", None, "", &[("class", "navbar-nav")]),
+            el("li", Some(0), "Recipes", &[("id", id)]),
+            el("a", Some(1), "Recipes", &[("href", "/recipes/")]),
+            el("button", Some(1), "Archive", &[("type", "button")]),
+        ])
+    };
+    let c = analyze(&page("article-title-li"));
+    let names: Vec<&String> = c.actions.keys().collect();
+    assert!(c.actions.contains_key("open_recipes"), "{names:?}");
+    assert!(c.actions.contains_key("archive"), "{names:?}");
+    let row_actions = |c: &nsp_protocol::PageCapture| -> Vec<String> {
+        c.actions
+            .iter()
+            .filter(|(_, a)| !a.internal_target.starts_with("builtin:") && !a.parameters.is_empty())
+            .map(|(n, _)| n.clone())
+            .collect()
+    };
+    assert_eq!(row_actions(&c), Vec::<String>::new(), "{names:?}");
+    let c = analyze(&page("msg-42"));
+    assert_eq!(row_actions(&c).len(), 2, "{:?}", c.actions.keys());
+}
+
+#[test]
 fn a_link_that_acts_is_no_choice_of_its_lists_links() {
     // Calibre-Web's top bar lists "Tasks", "Admin" and "Logout" as links of one shape:
     // they were one read, `open_main_nav(title)`, and `title: "Logout"` ended the
