@@ -442,7 +442,17 @@ pub fn discover_implicit(
         // buttons in one group read its headings once, not once each.
         let facts = match &last {
             Some((g, f, facts)) if *g == group && *f == fields => facts.clone(),
-            _ => form_facts(page, group, &fields, false, true),
+            _ => {
+                // Another button sends from the group too: a bare "Cancel" beside it
+                // backs out (a dialog drawn with no `<form>`: marimo's "Save notebook").
+                let from = senders.partition_point(|&o| o < inside.start);
+                let others = senders[from..]
+                    .iter()
+                    .take_while(|o| inside.contains(o))
+                    .nth(1)
+                    .is_some();
+                form_facts(page, group, &fields, others, true)
+            }
         };
         let ns = page.namespace_incl(group).map(str::to_owned);
         let mut action = build(page, group, b, &label, &fields, &facts, ns, None);

@@ -1418,7 +1418,9 @@ fn key_attrs(e: &ElementRecord) -> Vec<(String, String)> {
 /// code an element is, for its tests or its analytics (`data-test-id`, `data-qa-id`,
 /// `data-cy-id`, `data-component-id`, `data-tracking-id`): every instance of one
 /// component carries the same value (MLflow marks each header cell of a table and each
-/// pagination button so), so it tells no record from another.
+/// pagination button so), so it tells no record from another; or which pane of the
+/// layout it is (`data-panel-id`, `data-panel-group-id`: react-resizable-panels' panes,
+/// marimo's sidebar and body), a region, not a record.
 fn names_component(attr: &str) -> bool {
     let Some(head) = attr
         .strip_suffix("id")
@@ -1443,7 +1445,8 @@ fn names_component(attr: &str) -> bool {
             | "gtm"
             | "automation"
             | "pw"
-    )
+            | "pane"
+    ) || head.starts_with("panel")
 }
 
 /// Whether attribute `attr`'s `values` on a list's rows are keyboard shortcuts written

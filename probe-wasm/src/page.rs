@@ -854,7 +854,15 @@ pub fn submits_form(page: &Page<'_>, idx: usize) -> bool {
 /// and names must not be built from them.
 pub fn stable_id(id: &str) -> bool {
     let id = id.trim();
-    if id.is_empty() || id.len() > 48 || id.contains(':') {
+    // React's `useId`: `:r1:` (18), `«r1»` (19.0), `_r_5o_` (19.2, inside Radix's
+    // `radix-_r_5o_`), whatever its letters.
+    let use_id = id.match_indices("_r_").any(|(i, _)| {
+        (i == 0 || id.as_bytes()[i - 1] == b'-')
+            && id[i + 3..]
+                .split_once('_')
+                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric()))
+    });
+    if id.is_empty() || id.len() > 48 || id.contains([':', '\u{ab}']) || use_id {
         return false;
     }
     let digits = id.chars().filter(char::is_ascii_digit).count();
@@ -1982,6 +1990,8 @@ mod tests {
             "mp3",
             "strengths",
             "section2",
+            "user_r_name",
+            "car_r_",
         ] {
             assert!(stable_id(good), "{good}");
         }
@@ -1997,6 +2007,10 @@ mod tests {
             "mantine-u1ii09vsk",
             "mantine-dl6mqkqvp",
             "mantine-xkqzwrtm",
+            // React 19's `useId`, in Radix's ids (marimo's dialogs).
+            "radix-_r_5o_",
+            "_r_a_",
+            "\u{ab}r5o\u{bb}",
         ] {
             assert!(!stable_id(bad), "{bad}");
         }

@@ -2904,6 +2904,45 @@ fn an_item_of_punctuation_alone_is_a_divider_not_a_record() {
 }
 
 #[test]
+fn a_layouts_panes_are_regions_not_records() {
+    // marimo's shell: react-resizable-panels marks its sidebar and its body with
+    // `data-panel-id` and `data-panel-group-id`; they were two records keyed by the pane
+    // (`items[0].panel_id: "app-chrome-sidebar"`), and each pane's button a row action.
+    let mut els = vec![el("div", None, "", &[("data-panel-group", "")])];
+    for (n, (pane, button)) in [("app-chrome-sidebar", "Files"), ("app-chrome-body", "Run")]
+        .into_iter()
+        .enumerate()
+    {
+        let at = els.len() as u32;
+        els.push(nth(
+            "div",
+            Some(0),
+            n,
+            "",
+            &[
+                ("id", pane),
+                ("data-panel-id", pane),
+                ("data-panel-group-id", "_r_0_"),
+            ],
+        ));
+        els.push(nth("button", Some(at), 0, button, &[("type", "button")]));
+    }
+    let c = analyze_snapshot(&snap(els), ProbeTier::WasmInPage);
+    assert!(
+        !c.objects.keys().any(|k| k.contains('[')),
+        "{:#?}",
+        c.objects
+    );
+    for name in ["files", "run"] {
+        assert!(
+            c.actions.get(name).is_some_and(|a| a.parameters.is_empty()),
+            "{:?}",
+            c.actions.keys()
+        );
+    }
+}
+
+#[test]
 fn a_kits_type_style_names_no_field() {
     // A confirmation's list of what it will delete, each item's text in a span styled
     // by the kit, beside a count whose class says what it is.

@@ -1032,6 +1032,41 @@ fn a_dialogs_title_says_what_its_forms_generic_submit_stores() {
 }
 
 #[test]
+fn a_bare_cancel_beside_another_button_of_a_formless_dialog_backs_out() {
+    // marimo's "Save notebook": a Radix dialog with a file name box, "Cancel" and
+    // "Save", buttons with no type and no `<form>`. "Cancel" was irreversible (0.64, the
+    // word alone): beside another sending button it backs out, as in a `<form>`.
+    let dialog = |buttons: &[&str]| {
+        let mut els = vec![
+            el("main", None, "", &[]),
+            el(
+                "div",
+                Some(0),
+                "",
+                &[("role", "dialog"), ("aria-labelledby", "t")],
+            ),
+            el("h2", Some(1), "Save notebook", &[("id", "t")]),
+            labelled(
+                "input",
+                1,
+                "Filename",
+                &[("type", "text"), ("name", "filename")],
+            ),
+        ];
+        for b in buttons {
+            els.push(el("button", Some(1), b, &[]));
+        }
+        page("http://127.0.0.1:1/", "notes.py", els)
+    };
+    let (t, conf) = tier(&dialog(&["Cancel", "Save"]), "Cancel");
+    assert_eq!(t, R);
+    assert!(conf >= 0.95, "{conf}");
+    assert_eq!(tier(&dialog(&["Cancel", "Save"]), "Save").0, W);
+    // Alone, "Cancel" is what the group sends: its word decides.
+    assert_eq!(tier(&dialog(&["Cancel"]), "Cancel").0, I);
+}
+
+#[test]
 fn a_form_with_no_button_does_what_its_one_field_says() {
     let mut entry = el(
         "input",
