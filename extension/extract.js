@@ -3190,7 +3190,19 @@
       if (picker) label = pickerLabel(el);
       else if (twin !== null && twin.labels.length) label = labelsText(twin);
       else if (!secret && (field || ((ask & ASK_LABELLEDBY) !== 0 && el.hasAttribute("aria-labelledby")))) label = labelOf(el);
-      else if ((tag === "a" || tag === "button") && !text) label = imageLabel(el);
+      else if ((tag === "a" || tag === "button") && !text) {
+        label = imageLabel(el);
+        // Named by its title or aria-label and drawn as an icon: the icon's name goes
+        // with it, which tells apart twins of one name (django-wiki's two "Sub-articles
+        // for …" buttons, a sitemap and a file: the probe's discover.rs).
+        if (!label && (el.hasAttribute("title") || el.hasAttribute("aria-label"))) {
+          const icon = iconName(el);
+          if (icon) {
+            if (attrs === null) attrs = {};
+            attrs["nsp-icon"] = icon;
+          }
+        }
+      }
       if (!vis) recFlags |= F_HIDDEN;
       const disabled = inert || ((ask & ASK_ARIA_DISABLED) !== 0 && el.getAttribute("aria-disabled") === "true") ||
         ((field || tag === "button" || tag === "fieldset") && el.matches(":disabled"));

@@ -306,11 +306,21 @@ fn settle_names(page: &Page<'_>, found: &mut Vec<Found>) {
     for f in found.iter() {
         *crate::slot(&mut shared, f.name.clone()) += 1;
     }
+    // So are twins of one label drawn with different icons, by their icons' names
+    // (`nsp-icon`, extract.js): django-wiki's "Sub-articles for Recipes", a sitemap
+    // and a file, are `sub_articles_for_recipes_sitemap` and `…_file`.
     for f in found.iter_mut() {
         if crate::kept(&shared, &f.name).is_some_and(|n| n > 1) {
             if let Some(&b) = f.bound.first() {
                 let label = crate::page::control_label(&page.els[b]);
                 f.name = with_numbers(&f.name, &label);
+                if let Some(icon) =
+                    crate::page::ElementRecordExt::attr(&page.els[b], "nsp-icon").map(slug)
+                {
+                    if !icon.is_empty() {
+                        f.name = format!("{}_{icon}", f.name);
+                    }
+                }
             }
         }
     }

@@ -209,6 +209,24 @@ fn declared(page: &Page<'_>, out: &mut Objects) {
 fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
     let mut radio_done: HashMap<String, usize> = HashMap::default();
     let mut next: HashMap<String, usize> = HashMap::default();
+    // Toggles drawn as icons and named by a title another toggle shares: each one's state
+    // goes under the name its action has (`discover::settle_names`: `<name>_<icon>`),
+    // not under one key the first of them would keep. Counted only on a page with such
+    // icons (`nsp-icon`, extract.js).
+    let mut shared: HashMap<String, usize> = HashMap::default();
+    if page.els.iter().any(|e| e.has("nsp-icon")) {
+        for (i, e) in page.els.iter().enumerate() {
+            if page.control(i) && (e.has("aria-expanded") || e.has("aria-pressed")) {
+                *crate::slot(&mut shared, crate::text::state_name(&control_label(e))) += 1;
+            }
+        }
+    }
+    let twin_name = |e: &nsp_protocol::snapshot::ElementRecord| -> Option<String> {
+        let icon = slug(e.attr("nsp-icon")?);
+        let name = crate::text::state_name(&control_label(e));
+        (!icon.is_empty() && crate::kept(&shared, &name).is_some_and(|n| n > 1))
+            .then(|| format!("{name}_{icon}"))
+    };
     for (i, e) in page.els.iter().enumerate() {
         if page.declared_scope[i] || lists.record_of(page, i).is_some() {
             continue;
@@ -234,7 +252,10 @@ fn heuristics(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             continue;
         }
         if page.control(i) {
-            let states = toggle_states_named(e, crate::controls::picker_name(page, i));
+            let states = toggle_states_named(
+                e,
+                twin_name(e).or_else(|| crate::controls::picker_name(page, i)),
+            );
             if !states.is_empty() {
                 for (leaf, value) in states {
                     out.put(page.key_in(ns, &leaf), value);

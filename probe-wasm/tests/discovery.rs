@@ -1994,6 +1994,56 @@ fn a_lists_one_row_keyed_by_a_layout_id_names_no_record() {
 }
 
 #[test]
+fn twins_of_one_label_with_icons_are_named_by_them() {
+    // The extraction marks a control named by its title and drawn as an icon with the
+    // icon's name (`nsp-icon`): twins of one title are told apart by it, twins without
+    // one are numbered.
+    let page = |icons: [Option<&str>; 2]| {
+        let mut els = vec![el("div", None, "", &[])];
+        for icon in icons {
+            let mut attrs = vec![
+                ("type", "button"),
+                ("title", "Sub-articles for Recipes"),
+                ("aria-expanded", "false"),
+            ];
+            if let Some(i) = icon {
+                attrs.push(("nsp-icon", i));
+            }
+            els.push(el("button", Some(0), "", &attrs));
+        }
+        snap(els)
+    };
+    let names = |c: &nsp_protocol::PageCapture| -> Vec<String> {
+        c.actions
+            .keys()
+            .filter(|n| n.starts_with("sub_"))
+            .cloned()
+            .collect()
+    };
+    let c = analyze(&page([Some("sitemap"), Some("file")]));
+    assert_eq!(
+        names(&c),
+        [
+            "sub_articles_for_recipes_file",
+            "sub_articles_for_recipes_sitemap"
+        ]
+    );
+    // Each one's state under its action's name: `<name>_expanded`.
+    for name in names(&c) {
+        assert_eq!(
+            c.objects.get(&format!("{name}_expanded")),
+            Some(&serde_json::json!(false)),
+            "{:#?}",
+            c.objects
+        );
+    }
+    assert_eq!(
+        names(&analyze(&page([None, None]))),
+        ["sub_articles_for_recipes", "sub_articles_for_recipes_2"]
+    );
+}
+
+#[test]
 fn a_link_that_acts_is_no_choice_of_its_lists_links() {
     // Calibre-Web's top bar lists "Tasks", "Admin" and "Logout" as links of one shape:
     // they were one read, `open_main_nav(title)`, and `title: "Logout"` ended the

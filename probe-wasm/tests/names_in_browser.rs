@@ -1705,6 +1705,34 @@ async fn a_threads_comments_are_records_though_the_readers_own_holds_more_links(
 }
 
 #[wasm_bindgen_test]
+fn twins_of_one_title_are_told_apart_by_their_icons() {
+    // django-wiki draws two buttons titled "Sub-articles for Recipes" beside an
+    // article's title, one showing a sitemap (a menu to browse the level), one a file
+    // (a menu to add an article below): they were `sub_articles_for_recipes` and `…_2`,
+    // and an agent could not tell which was which. Twins of one name are named by their
+    // icons too; a title without a twin keeps its name.
+    mount(
+        r#"<style>.fa{display:inline-block;width:16px;height:16px}</style>
+        <button type="button" id="browse" title="Sub-articles for Recipes"><span class="fa fa-sitemap"></span></button>
+        <button type="button" id="add" title="Sub-articles for Recipes"><span class="fa fa-file"></span></button>
+        <button type="button" id="alone" title="Notifications"><span class="fa fa-bell"></span></button>"#,
+    );
+    let c = capture();
+    let name = |id: &str| action_on(&c, id).map(|(n, _)| n);
+    assert_eq!(
+        name("browse").as_deref(),
+        Some("sub_articles_for_recipes_sitemap"),
+        "{:#}",
+        c["actions"]
+    );
+    assert_eq!(
+        name("add").as_deref(),
+        Some("sub_articles_for_recipes_file")
+    );
+    assert_eq!(name("alone").as_deref(), Some("notifications"));
+}
+
+#[wasm_bindgen_test]
 async fn an_icon_alone_names_its_control_and_a_closed_dialogs_words_are_no_state() {
     // An Otter Wiki's page menu (Rename, History, Delete) opens from a button that shows
     // an ellipsis glyph alone (Font Awesome's `fa-ellipsis-v`): no word, title or label.
