@@ -445,13 +445,13 @@ pub fn discover_implicit(
             _ => {
                 // Another button sends from the group too: a bare "Cancel" beside it
                 // backs out (a dialog drawn with no `<form>`: marimo's "Save notebook").
-                let from = senders.partition_point(|&o| o < inside.start);
-                let others = senders[from..]
-                    .iter()
-                    .take_while(|o| inside.contains(o))
-                    .nth(1)
-                    .is_some();
-                form_facts(page, group, &fields, others, true)
+                form_facts(
+                    page,
+                    group,
+                    &fields,
+                    within(&senders, &inside).len() > 1,
+                    true,
+                )
             }
         };
         let ns = page.namespace_incl(group).map(str::to_owned);
@@ -469,6 +469,13 @@ pub fn discover_implicit(
         claims.claim(b);
         found.push(action);
     }
+}
+
+/// The elements of `sorted` (ascending) inside `range`.
+fn within<'a>(sorted: &'a [usize], range: &std::ops::Range<usize>) -> &'a [usize] {
+    let lo = sorted.partition_point(|&o| o < range.start);
+    let hi = sorted.partition_point(|&o| o < range.end);
+    &sorted[lo..hi]
 }
 
 /// A page that records nothing that holds both its fields and its button (Mesop draws
@@ -585,10 +592,9 @@ fn nearest_in_dom(
     // OWNERS buttons.
     let theirs: Vec<_> = fields.iter().map(|&f| dom_steps(page, group, f)).collect();
     let inside = page.descendants(group);
-    let lo = senders.partition_point(|&o| o < inside.start);
-    let hi = senders.partition_point(|&o| o < inside.end);
-    if hi - lo <= OWNERS {
-        for &o in &senders[lo..hi] {
+    let in_group = within(senders, &inside);
+    if in_group.len() <= OWNERS {
+        for &o in in_group {
             let steps = dom_steps(page, group, o);
             if o != b && theirs.iter().all(|t| common(&steps, t) > common(&own, t)) {
                 return Vec::new();
