@@ -942,7 +942,8 @@
 
   // Whether a record carries its element's text: not a secret field's, not a
   // container's whose text would only repeat its children's; a control's whatever it
-  // wraps, anything else's while it is small.
+  // wraps, a paragraph's however many links it holds (the page's running text),
+  // anything else's while it is small.
   /**
    * @param {string} tag
    * @param {number} bits
@@ -952,7 +953,7 @@
    */
   function readsText(tag, bits, role, children, secret) {
     return !secret && (bits & T_NO_TEXT) === 0 &&
-      (children <= 3 || tag === "button" || tag === "a" || tag === "summary" || role === "button" || role === "link" || role === "menuitem" || role === "tab");
+      (children <= 3 || tag === "button" || tag === "a" || tag === "p" || tag === "summary" || role === "button" || role === "link" || role === "menuitem" || role === "tab");
   }
 
   // --- the label the probe sees ------------------------------------------------------------
@@ -2445,7 +2446,13 @@
         const label = r[6] || r[R_TEXT];
         if (inCard.has(i) || r[R_PARENT] === null || !label || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || r[0] === "a" || (r[3] & F_CLICKABLE) !== 0)) continue;
         if (inRowRecord(recs, r)) continue;
-        const key = `${r[R_PARENT]}\u0001${r[0]}\u0001${label}`;
+        // Under one parent, not counting paragraphs (recorded as running text): a
+        // card's button in a `<p>` is beside its twins all the same.
+        /** @type {number | null} */
+        let parent = r[R_PARENT];
+        while (parent !== null && recs[parent][0] === "p") parent = recs[parent][R_PARENT];
+        if (parent === null) continue;
+        const key = `${parent}\u0001${r[0]}\u0001${label}`;
         const group = groups.get(key);
         if (group) group.push(i);
         else groups.set(key, [i]);
@@ -2822,7 +2829,10 @@
       if (!record && (flags & (ROW | CELL)) === ROW && (cls !== null || tag === "p" || (flags & TWIN_ROW) !== 0 || (style !== null && (flags & CLASS_ROW) !== 0)) && first === null && (el.textContent || "").trim()) {
         record = true;
       }
-      if (!record && CUE_TAGS.has(tag) && (tag === "p" || first === null)) {
+      // A paragraph holding words is the page's running text: the probe reads what a
+      // page says outside its records from them (objects.rs, prose).
+      if (!record && tag === "p" && WORDY.test(el.textContent || "")) record = true;
+      if (!record && CUE_TAGS.has(tag) && first === null) {
         const t = el.textContent;
         if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;
       }

@@ -1,7 +1,8 @@
 //! Prints why the probe decided what it did for a recorded snapshot: every action (or
-//! the ones named) with its tier, confidence and weighed signals.
+//! the ones named) with its tier, confidence and weighed signals; with `--objects` in
+//! place of the names, the state's objects instead.
 //!
-//! `cargo run -p nsp-probe --example explain -- fixtures/pages/snapshots/mail.json [action…]`
+//! `cargo run -p nsp-probe --example explain -- fixtures/pages/snapshots/mail.json [action…|--objects]`
 
 use nsp_probe::analyze_snapshot;
 use nsp_protocol::snapshot::PageSnapshot;
@@ -10,7 +11,7 @@ use nsp_protocol::ProbeTier;
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: explain SNAPSHOT.json [ACTION…]");
+        eprintln!("usage: explain SNAPSHOT.json [ACTION…|--objects]");
         std::process::exit(2);
     };
     let names: Vec<String> = args.collect();
@@ -32,6 +33,12 @@ fn main() {
             .as_deref()
             .unwrap_or("")
     );
+    if names == ["--objects"] {
+        for (key, value) in &capture.objects {
+            println!("{key} = {value}");
+        }
+        return;
+    }
     for (name, action) in &capture.actions {
         if action.internal_target.starts_with("builtin:")
             || (!names.is_empty() && !names.contains(name))

@@ -296,14 +296,8 @@ pub fn local(page: &Page<'_>, facts: &PageFacts, idx: usize, label: &str) -> Loc
 
 /// Inside the page's header, navigation, footer or a sidebar.
 fn in_chrome(page: &Page<'_>, i: usize) -> bool {
-    page.ancestors(i).any(|a| {
-        let e = &page.els[a];
-        matches!(e.tag.as_str(), "header" | "nav" | "footer" | "aside")
-            || matches!(
-                e.role(),
-                "banner" | "navigation" | "contentinfo" | "complementary"
-            )
-    })
+    page.ancestors(i)
+        .any(|a| crate::page::is_shell(&page.els[a]))
 }
 
 fn path_cue(url: &str) -> Option<&'static str> {

@@ -167,6 +167,7 @@ pub fn extract(page: &Page<'_>, lists: &Lists, limits: Limits) -> Objects {
     heuristics(page, lists, &mut out);
     microdata(page, &mut out);
     json_ld(page, &mut out);
+    prose(page, lists, &mut out);
     out
 }
 
@@ -407,6 +408,123 @@ fn article_text(page: &Page<'_>, article: usize, out: &mut Objects) {
     let ns = crate::page::own_name(page, &page.els[article])
         .or_else(|| page.namespace_incl(article).map(str::to_owned));
     out.put(page.key_under(ns.as_deref(), "text"), Value::String(v));
+}
+
+/// The running text of the page outside articles and records (a wiki page's body, a
+/// ticket's description, what a confirmation page asks): the visible paragraphs of each
+/// region joined, bounded like any value, as `<ns>.text` (`text` outside any named
+/// region). Paragraphs a person reads as the page's shell or a form's help (inside a
+/// `nav`, `header`, `footer`, `aside`, form, dialog or label) are not its text, nor is
+/// text the state already holds (an article's, a record's, or an element's with an id
+/// of its own). Written last: it shadows no other key.
+fn prose(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for (i, e) in page.els.iter().enumerate() {
+        if e.tag != "p" || !e.visible || e.text.trim().is_empty() {
+            continue;
+        }
+        if page.declared_scope[i] || lists.record_of(page, i).is_some() || !is_prose(page, i) {
+            continue;
+        }
+        let key = page.key_under(page.namespace(i), "text");
+        let at = match texts.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                texts.push((key, String::new()));
+                texts.len() - 1
+            }
+        };
+        let text = &mut texts[at].1;
+        if text.len() > MAX_VALUE_LEN * 2 {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(e.text.trim());
+    }
+    for (key, text) in texts {
+        if let Some(Value::String(v)) = typed_value(&text).filter(Value::is_string) {
+            out.put(key, Value::String(v));
+        }
+    }
+}
+
+/// Whether paragraph `p` is the page's running text ([`prose`]): not the page's shell
+/// (a `nav`, `header`, `footer` or `aside`, by tag, role, or an id or class that says
+/// so: Trac's `div#footer`), a form's help, a dialog, a label or a control; not text
+/// the state already holds (an article's; an element's with an id, a declared key or
+/// an `output` inside it or around it; links' words, which name actions, when they are
+/// most of it or it has fewer than four words of its own); and not a bar of controls
+/// drawn in a paragraph (a field or a button in it).
+fn is_prose(page: &Page<'_>, p: usize) -> bool {
+    let said_by_id = |a: usize| {
+        page.id_of(&page.els[a]).is_some()
+            && !page.region_el(a)
+            && !(a..page.end[a]).any(|d| page.control(d) || page.field(d))
+    };
+    if said_by_id(p) {
+        return false;
+    }
+    let words = |t: &str| {
+        t.split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .count()
+    };
+    let mut linked = 0;
+    for d in page.descendants(p) {
+        let e = &page.els[d];
+        if page.field(d)
+            || (page.control(d) && e.tag != "a")
+            || page.id_of(e).is_some()
+            || e.tag == "output"
+            || e.has("data-nsp-key")
+        {
+            return false;
+        }
+        if e.tag == "a" {
+            linked += words(&e.text);
+        }
+    }
+    // Its links' words are actions' names already: a paragraph that is mostly links, or
+    // a few words leading into them ("This data as json, CSV"), says nothing more.
+    let own = words(&page.els[p].text).saturating_sub(linked);
+    if linked > 0 && (own < 4 || linked > own) {
+        return false;
+    }
+    !page.ancestors(p).any(|a| {
+        let e = &page.els[a];
+        crate::page::is_shell(e)
+            || names_shell(page, a)
+            || matches!(e.tag.as_str(), "article" | "form" | "dialog" | "label")
+            || matches!(
+                e.role(),
+                "article" | "dialog" | "alertdialog" | "alert" | "status" | "tooltip" | "form"
+            )
+            || page.control(a)
+            || said_by_id(a)
+    })
+}
+
+/// Whether element `a`'s id or class says it is the page's shell (`#footer`,
+/// `site-header`, `navbar`, `sidebar`), and it holds none of the page's content (its
+/// `main`, an `h1` or `h2`): a layout's wrapper named after what it holds beside the
+/// content (AdminLTE's `body.sidebar-mini`, WordPress's `has-sidebar`) is no shell.
+fn names_shell(page: &Page<'_>, a: usize) -> bool {
+    let says = |v: &str| {
+        v.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "footer" | "header" | "navbar" | "nav" | "sidebar" | "breadcrumb" | "breadcrumbs"
+            )
+        })
+    };
+    let e = &page.els[a];
+    (e.attr("id").is_some_and(says) || e.attr("class").is_some_and(says))
+        && !page.descendants(a).any(|d| {
+            let e = &page.els[d];
+            matches!(e.tag.as_str(), "main" | "h1" | "h2") || e.role() == "main"
+        })
 }
 
 /// The value of a table's labelled row (`<th>Priority:</th><td>major</td>`):

@@ -1134,6 +1134,16 @@ pub fn is_control(e: &ElementRecord) -> bool {
     }
 }
 
+/// The page's shell: its header, navigation, footer or a sidebar, by tag or landmark
+/// role.
+pub fn is_shell(e: &ElementRecord) -> bool {
+    matches!(e.tag.as_str(), "header" | "nav" | "footer" | "aside")
+        || matches!(
+            e.role(),
+            "banner" | "navigation" | "contentinfo" | "complementary"
+        )
+}
+
 /// Elements that structure a page rather than act: landmarks and regions, panels,
 /// toolbars, the containers of tabs, menus and lists, splitters (`role=separator`,
 /// which a person drags to resize panes; nothing an agent's click does), and a grid's

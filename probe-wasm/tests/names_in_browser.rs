@@ -1485,6 +1485,27 @@ async fn a_range_input_hidden_in_the_thumb_a_person_drags_is_a_parameter_set_by_
     );
 }
 
+/// The capture's one "Delete", a row action whose parameter takes one of `rows`: the
+/// parameter's name.
+fn one_delete_per_row(c: &Value, rows: Value) -> String {
+    let deletes: Vec<&String> = c["actions"]
+        .as_object()
+        .expect("actions")
+        .keys()
+        .filter(|n| n.starts_with("delete"))
+        .collect();
+    assert_eq!(deletes, ["delete"], "{:#}", c["actions"]);
+    let delete = &c["actions"]["delete"];
+    assert_eq!(
+        delete["parameters"][0]["allowed_values"], rows,
+        "{delete:#}"
+    );
+    delete["parameters"][0]["name"]
+        .as_str()
+        .expect("name")
+        .to_owned()
+}
+
 #[wasm_bindgen_test]
 async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
     // Streamlit's `st.columns` (and cards of `div`s): each expense a row of columns with
@@ -1509,19 +1530,7 @@ async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
              globalThis.__deleted = b.closest('.cols').querySelector('span').textContent; }); })()",
     );
     let c = capture();
-    let deletes: Vec<&String> = c["actions"]
-        .as_object()
-        .expect("actions")
-        .keys()
-        .filter(|n| n.starts_with("delete"))
-        .collect();
-    assert_eq!(deletes, ["delete"], "{:#}", c["actions"]);
-    let delete = &c["actions"]["delete"];
-    assert_eq!(
-        delete["parameters"][0]["allowed_values"],
-        serde_json::json!(["Taxi", "Lunch", "Paper"]),
-        "{delete:#}"
-    );
+    let param = one_delete_per_row(&c, json!(["Taxi", "Lunch", "Paper"]));
     let saves = c["actions"]
         .as_object()
         .expect("actions")
@@ -1531,10 +1540,6 @@ async fn rows_drawn_with_divs_are_found_by_their_twin_buttons() {
         })
         .count();
     assert_eq!(saves, 2, "{:#}", c["actions"]);
-    let param = delete["parameters"][0]["name"]
-        .as_str()
-        .expect("name")
-        .to_owned();
     let out = run("delete", &format!(r#"{{"{param}": "Lunch"}}"#), &c).await;
     assert_eq!(out["status"], "done", "{out:#}");
     assert_eq!(eval_string("globalThis.__deleted"), "Lunch");
@@ -2636,4 +2641,45 @@ async fn a_row_action_skips_a_hidden_copy_of_its_list_whose_rows_hold_other_word
     assert_eq!(out["status"], "done", "{out:#}");
     assert_eq!(eval_string("String(globalThis.__went)"), "#p2");
     eval("delete globalThis.__went");
+}
+
+#[wasm_bindgen_test]
+async fn paragraphs_are_the_pages_text_and_leave_its_rows_alone() {
+    // A wiki page's body: a paragraph of many links and emphasis is the page's text
+    // (a record reads its text only while it holds three elements or fewer; a
+    // paragraph always), and the footer's is not. Rows drawn with `div`s whose
+    // "Delete" sits in a `<p>` (classed apart, so no grid of cards) are still found by
+    // their twin buttons: a paragraph, recorded for its words, stands between each
+    // button and its row.
+    mount(
+        r#"<main><h1>Bread</h1>
+          <p>Bread needs <a href="/flour">flour</a>, <a href="/water">water</a>, <a href="/salt">salt</a>,
+             <a href="/yeast">yeast</a> and <em>time</em>, and an oven at <strong>220</strong> degrees.</p>
+          <div class="list">
+            <div class="line first"><div class="col"><span>Rye</span></div><div class="col"><p><button type="button">Delete</button></p></div></div>
+            <div class="line"><div class="col"><span>Spelt</span></div><div class="col"><p><button type="button">Delete</button></p></div></div>
+            <div class="line last"><div class="col"><span>Wheat</span></div><div class="col"><p><button type="button">Delete</button></p></div></div>
+          </div>
+          <div id="wiki-footer"><p>Powered by <a href="https://wiki.example/">a wiki</a> and some words.</p></div></main>"#,
+    );
+    eval(
+        "(() => { for (const b of document.querySelectorAll('.line button')) b.addEventListener('click', () => { \
+             globalThis.__deleted = b.closest('.line').querySelector('span').textContent; }); })()",
+    );
+    let c = capture();
+    assert_eq!(
+        c["objects"]["text"],
+        "Bread needs flour, water, salt, yeast and time, and an oven at 220 degrees.",
+        "{:#}",
+        c["objects"]
+    );
+    assert!(
+        !c["objects"].to_string().contains("Powered by"),
+        "{:#}",
+        c["objects"]
+    );
+    let param = one_delete_per_row(&c, json!(["Rye", "Spelt", "Wheat"]));
+    let out = run("delete", &format!(r#"{{"{param}": "Spelt"}}"#), &c).await;
+    assert_eq!(out["status"], "done", "{out:#}");
+    assert_eq!(eval_string("globalThis.__deleted"), "Spelt");
 }

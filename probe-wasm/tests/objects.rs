@@ -3319,3 +3319,124 @@ fn a_grids_cells_inside_wrappers_are_its_rows_cells() {
     assert_eq!(o.get("items[0].run"), Some(&json!("churn-a")), "{o:#?}");
     assert!(!o.keys().any(|k| k.starts_with("items[2]")), "{o:#?}");
 }
+
+/// A page's running text outside articles and records (a wiki page's body, a ticket's
+/// description): the paragraphs of each region joined, as `<region>.text`, or `text`
+/// outside any; the page's shell, a form's help, text the state holds already and a
+/// paragraph of links or controls are not its text.
+fn prose_page(body: &str) -> PageSnapshot {
+    snap(vec![
+        el("main", None, "", &[]),
+        el("h1", Some(0), "Recipes", &[]),
+        el("p", Some(0), body, &[]),
+        el("p", Some(0), "Bake at 220 degrees.", &[]),
+        el("p", Some(0), "   ", &[]),
+        ElementRecord {
+            visible: false,
+            ..el("p", Some(0), "A paragraph nobody sees", &[])
+        },
+        // A section named by its heading.
+        el("section", Some(0), "", &[]),
+        el("h2", Some(6), "Description", &[]),
+        el("p", Some(6), "The handle splits below freezing.", &[]),
+        // The shell: a nav, Trac's div#footer, a class that says so.
+        el("nav", Some(0), "", &[]),
+        el("p", Some(9), "Signed in as alice", &[]),
+        el("div", Some(0), "", &[("id", "footer")]),
+        el("p", Some(11), "Powered by Trac", &[]),
+        el("a", Some(12), "Trac", &[("href", "https://trac.example/")]),
+        el("div", Some(0), "", &[("class", "site-header top")]),
+        el("p", Some(14), "Our shop", &[]),
+        // A form's help.
+        el("form", Some(0), "", &[("aria-label", "Search")]),
+        el("p", Some(16), "Words of three letters or more.", &[]),
+        el("input", Some(16), "", &[("name", "q")]),
+        // Links' words, which name actions already.
+        el("p", Some(0), "json, CSV", &[]),
+        el("a", Some(19), "json", &[("href", "/x.json")]),
+        el("a", Some(19), "CSV", &[("href", "/x.csv")]),
+        // A bar of controls drawn in a paragraph.
+        el("p", Some(0), "Share Print", &[]),
+        el("button", Some(22), "Share", &[]),
+        // A value keyed by an id of its own.
+        el("p", Some(0), "Visitors today: 1,204", &[]),
+        el("span", Some(24), "1,204", &[("id", "visitors")]),
+        el("p", Some(0), "Saved", &[("id", "status")]),
+    ])
+}
+
+#[test]
+fn a_pages_running_text_is_readable_and_its_shell_is_not() {
+    let o = objects(&prose_page("Bread needs flour, water and time."));
+    assert_eq!(
+        o["text"], "Bread needs flour, water and time. Bake at 220 degrees.",
+        "{o:#?}"
+    );
+    assert_eq!(
+        o["description.text"], "The handle splits below freezing.",
+        "{o:#?}"
+    );
+    assert_eq!(o["visitors"], 1204, "{o:#?}");
+    assert_eq!(o["status"], "Saved", "{o:#?}");
+    for said in [
+        "nobody sees",
+        "Signed in",
+        "Powered by",
+        "Our shop",
+        "three letters",
+        "json",
+        "Share",
+        "Visitors today",
+    ] {
+        assert!(
+            o.values()
+                .all(|v| !v.as_str().is_some_and(|s| s.contains(said))),
+            "{said}: {o:#?}"
+        );
+    }
+    // A change of the text changes the value, never the key.
+    let again = objects(&prose_page("Bread needs rye."));
+    assert_eq!(again["text"], "Bread needs rye. Bake at 220 degrees.");
+    assert_eq!(
+        o.keys().collect::<BTreeSet<_>>(),
+        again.keys().collect::<BTreeSet<_>>()
+    );
+}
+
+#[test]
+fn a_pages_running_text_is_bounded_and_an_articles_is_said_once() {
+    let long = "word ".repeat(400);
+    let o = objects(&prose_page(&long));
+    let text = o["text"].as_str().expect("the page's text");
+    assert!(text.starts_with("word word"), "{text}");
+    assert!(text.chars().count() <= 201, "{}", text.len());
+    // An article's paragraphs are its text, not the page's as well.
+    let o = objects(&snap(vec![
+        el("main", None, "", &[]),
+        el("article", Some(0), "", &[("aria-label", "Note")]),
+        el("p", Some(1), "Milk, eggs and bread.", &[]),
+    ]));
+    assert_eq!(o["note.text"], "Milk, eggs and bread.", "{o:#?}");
+    assert_eq!(o.len(), 1, "{o:#?}");
+}
+
+#[test]
+fn a_layout_named_after_its_sidebar_is_no_shell() {
+    // AdminLTE's `body.sidebar-mini`, WordPress's `has-sidebar`: the wrapper holds the
+    // page's heading and content, and its paragraphs are the page's text; its sidebar
+    // proper is the shell.
+    let o = objects(&snap(vec![
+        el(
+            "div",
+            None,
+            "",
+            &[("class", "hold-transition sidebar-mini")],
+        ),
+        el("div", Some(0), "", &[("class", "main-sidebar")]),
+        el("p", Some(1), "Signed in as alice", &[]),
+        el("div", Some(0), "", &[("class", "content")]),
+        el("h1", Some(3), "Orders", &[]),
+        el("p", Some(3), "Three orders wait for shipping.", &[]),
+    ]));
+    assert_eq!(o["text"], "Three orders wait for shipping.", "{o:#?}");
+}

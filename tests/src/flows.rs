@@ -609,12 +609,12 @@ impl FlowAgent {
         Ok(state)
     }
 
-    /// The text of the object `find` picks (a code editor's whole text, read as an agent
-    /// reads it), once it is what `done` wants: the state is read again until then, at
-    /// most `wait`; after that, an error naming the text last found.
+    /// The text of the object `find` picks by key and value (a code editor's whole text,
+    /// read as an agent reads it), once it is what `done` wants: the state is read again
+    /// until then, at most `wait`; after that, an error naming the text last found.
     pub async fn read_text(
         &self,
-        find: impl Fn(&str) -> bool,
+        find: impl Fn(&str, &str) -> bool,
         done: impl Fn(&str) -> bool,
         wait: Duration,
     ) -> Result<String> {
@@ -625,7 +625,7 @@ impl FlowAgent {
                 .as_object()
                 .into_iter()
                 .flatten()
-                .find_map(|(_, v)| v.as_str().filter(|t| find(t)))
+                .find_map(|(k, v)| v.as_str().filter(|t| find(k, t)))
                 .map(str::to_owned);
             match text {
                 Some(t) if done(&t) => return Ok(t),

@@ -79,7 +79,8 @@ async fn archivy_writes_a_note_in_its_codemirror_editor_then_deletes_it() {
     }
     let read = agent
         .read_text(
-            |t| t.contains("hold hands"),
+            // The editor's text, not the page's (`text`: the note as the page shows it).
+            |k, t| k != "text" && t.contains("hold hands"),
             |_| true,
             Duration::from_secs(15),
         )

@@ -86,7 +86,7 @@ async fn fava_add_a_transaction_through_its_dialog() {
     let ledger = std::fs::read_to_string(&app.db).expect("the ledger");
     let read = agent
         .read_text(
-            |t| t.contains("option \"title\""),
+            |_, t| t.contains("option \"title\""),
             |t| t == ledger,
             Duration::from_secs(15),
         )
