@@ -2448,3 +2448,29 @@ fn listened(tag: &str, parent: u32, text: &str, attrs: &[(&str, &str)]) -> Eleme
     e.clickable = true;
     e
 }
+
+#[test]
+fn doing_a_read_again_on_the_servers_side_is_a_reversible_write() {
+    // changedetection.io's "Recheck" (a row's button posting to `/checknow`), a media
+    // library's "Rescan library": a new fetch or scan is stored, nothing is lost. With
+    // no known verb they were irreversible at 0.64, sent to a person every time.
+    for label in ["Recheck", "Rescan library", "Refetch", "Resync"] {
+        let c = page(
+            "http://127.0.0.1:1/",
+            "Watches",
+            vec![
+                el("main", None, "", &[]),
+                el(
+                    "form",
+                    Some(0),
+                    "",
+                    &[("method", "post"), ("action", "/run")],
+                ),
+                el("button", Some(1), label, &[("type", "submit")]),
+            ],
+        );
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+    }
+}

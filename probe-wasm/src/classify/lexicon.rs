@@ -87,6 +87,9 @@ const WORDS: &[&str] = &[
         "unblock:w2,upvote:w2,downvote:w2,login:w2,signin:w2,logout:w2,signout:w2,",
         "signup:w2,register:w1,reorder:w2,schedule:w1,reschedule:w1,resume:w2,",
         "reactivate:w2,activate:w1,unsuspend:w2,pause:w2,unpause:w2,",
+        // Doing a read again on the server's side: a new fetch or scan is stored, and
+        // nothing is lost.
+        "recheck:w2,rescan:w2,refetch:w2,resync:w2,",
     ),
     // A suspension is temporary by its meaning; a deactivation is undone by activating
     // again, but some sites delete what stays deactivated: a weak sign alone.
