@@ -8,7 +8,8 @@
 //! sure" and, for a deletion with no undo, "Purge". The agent signs in, opens the form
 //! that adds an article from the menu drawn as a file, writes an article, edits it,
 //! then purges it, using only nspd's state; the wiki's sqlite database is the ground truth:
-//! the article's two revisions as written, then no article but the root.
+//! the article's two revisions as written (and each read back from the state as the
+//! page shows it), then no article but the root.
 
 use nsp_tests::flows::{FlowAgent, Step, Tier};
 use nsp_tests::real_apps::{AppKind, RealApp, RealAppOptions};
@@ -34,6 +35,21 @@ fn wiki(app: &RealApp) -> (Vec<Value>, Vec<Value>) {
         revisions.into_iter().map(Value::from).collect(),
         slugs.into_iter().map(Value::from).collect(),
     )
+}
+
+/// Waits for the state to say `revision`'s text as the page shows it: its paragraphs
+/// (Markdown's, apart by a blank line) joined, under `text` or a region's `.text`.
+async fn read_article(agent: &FlowAgent, revision: &Value) {
+    let stored = revision[1].as_str().expect("the revision's text");
+    let shown = stored.split("\n\n").collect::<Vec<_>>().join(" ");
+    agent
+        .read_text(
+            |k, _| k == "text" || k.ends_with(".text"),
+            |t| t == shown,
+            std::time::Duration::from_secs(10),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("the article's text {shown:?} is not in the state: {e:#}"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -84,6 +100,9 @@ async fn django_wiki_writes_an_article_edits_it_then_purges_it() {
         ),
         "the article as written"
     );
+    // The wiki shows the article it stored: the agent reads it in the state, the
+    // page's running text (its paragraphs, as the database holds them).
+    read_article(&agent, &written.0[1]).await;
 
     let steps = [
         Step::new("open the editor", &["article", "menu"], Tier::Read).record(&["title"], "Edit"),
@@ -105,6 +124,7 @@ async fn django_wiki_writes_an_article_edits_it_then_purges_it() {
         ],
         "the article's two revisions"
     );
+    read_article(&agent, &wiki(&app).0[2]).await;
 
     let steps = [
         Step::new("open the editor again", &["article", "menu"], Tier::Read)
