@@ -418,24 +418,59 @@ fn article_text(page: &Page<'_>, article: usize, out: &mut Objects) {
 /// text the state already holds (an article's, a record's, or an element's with an id
 /// of its own). Written last: it shadows no other key.
 fn prose(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
+    let n = page.els.len();
+    if !page.els.iter().any(|e| e.tag == "p") {
+        return;
+    }
+    // What each subtree holds (children come after their parent): a control or field,
+    // and the page's content (its `main`, an `h1` or `h2`). Then, parents first, whether
+    // an ancestor bars an element's paragraphs. Linear, whatever the page's nesting.
+    let mut acts = vec![false; n];
+    let mut content = vec![false; n];
+    for i in (0..n).rev() {
+        let e = &page.els[i];
+        acts[i] |= page.control(i) || page.field(i);
+        content[i] |= matches!(e.tag.as_str(), "main" | "h1" | "h2") || e.role() == "main";
+        if let Some(p) = page.parent[i] {
+            acts[p] |= acts[i];
+            content[p] |= content[i];
+        }
+    }
+    let said_by_id =
+        |a: usize| page.id_of(&page.els[a]).is_some() && !page.region_el(a) && !acts[a];
+    let bars = |a: usize| {
+        let e = &page.els[a];
+        crate::page::is_shell(e)
+            || (!content[a] && names_shell(e))
+            || matches!(e.tag.as_str(), "article" | "form" | "dialog" | "label")
+            || matches!(
+                e.role(),
+                "article" | "dialog" | "alertdialog" | "alert" | "status" | "tooltip" | "form"
+            )
+            || page.control(a)
+            || said_by_id(a)
+    };
+    let mut barred = vec![false; n];
     let mut texts: Vec<(String, String)> = Vec::new();
-    for (i, e) in page.els.iter().enumerate() {
-        if e.tag != "p" || !e.visible || e.text.trim().is_empty() {
+    let mut at_key: HashMap<String, usize> = HashMap::default();
+    for i in 0..n {
+        if let Some(p) = page.parent[i] {
+            barred[i] = barred[p] || bars(p);
+        }
+        let e = &page.els[i];
+        if e.tag != "p" || !e.visible || barred[i] || said_by_id(i) || e.text.trim().is_empty() {
             continue;
         }
-        if page.declared_scope[i] || lists.record_of(page, i).is_some() || !is_prose(page, i) {
+        if page.declared_scope[i] || lists.record_of(page, i).is_some() {
             continue;
         }
         let key = page.key_under(page.namespace(i), "text");
-        let at = match texts.iter().position(|(k, _)| *k == key) {
-            Some(at) => at,
-            None => {
-                texts.push((key, String::new()));
-                texts.len() - 1
-            }
-        };
+        let at = *at_key.entry(key.clone()).or_insert_with(|| {
+            texts.push((key, String::new()));
+            texts.len() - 1
+        });
         let text = &mut texts[at].1;
-        if text.len() > MAX_VALUE_LEN * 2 {
+        if text.len() > MAX_VALUE_LEN * 2 || !says_more_than_its_links(page, i) {
             continue;
         }
         if !text.is_empty() {
@@ -450,20 +485,14 @@ fn prose(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
     }
 }
 
-/// Whether paragraph `p` is the page's running text ([`prose`]): not the page's shell
-/// (a `nav`, `header`, `footer` or `aside`, by tag, role, or an id or class that says
-/// so: Trac's `div#footer`), a form's help, a dialog, a label or a control; not text
-/// the state already holds (an article's; an element's with an id, a declared key or
-/// an `output` inside it or around it; links' words, which name actions, when they are
-/// most of it or it has fewer than four words of its own); and not a bar of controls
-/// drawn in a paragraph (a field or a button in it).
-fn is_prose(page: &Page<'_>, p: usize) -> bool {
-    let said_by_id = |a: usize| {
-        page.id_of(&page.els[a]).is_some()
-            && !page.region_el(a)
-            && !(a..page.end[a]).any(|d| page.control(d) || page.field(d))
-    };
-    if said_by_id(p) {
+/// Whether paragraph `p` says something of its own ([`prose`]): it holds no field or
+/// control but links (a bar of controls drawn in a paragraph), nothing the state keys
+/// already (an element with an id, an `output`, a declared key), and not only a few
+/// words around its links, whose words are actions' names already ("This data as json,
+/// CSV": fewer than four words of its own, or fewer than its links'). A paragraph of
+/// more than a few dozen elements is layout, not text.
+fn says_more_than_its_links(page: &Page<'_>, p: usize) -> bool {
+    if page.end[p] - p > 64 {
         return false;
     }
     let words = |t: &str| {
@@ -486,31 +515,16 @@ fn is_prose(page: &Page<'_>, p: usize) -> bool {
             linked += words(&e.text);
         }
     }
-    // Its links' words are actions' names already: a paragraph that is mostly links, or
-    // a few words leading into them ("This data as json, CSV"), says nothing more.
     let own = words(&page.els[p].text).saturating_sub(linked);
-    if linked > 0 && (own < 4 || linked > own) {
-        return false;
-    }
-    !page.ancestors(p).any(|a| {
-        let e = &page.els[a];
-        crate::page::is_shell(e)
-            || names_shell(page, a)
-            || matches!(e.tag.as_str(), "article" | "form" | "dialog" | "label")
-            || matches!(
-                e.role(),
-                "article" | "dialog" | "alertdialog" | "alert" | "status" | "tooltip" | "form"
-            )
-            || page.control(a)
-            || said_by_id(a)
-    })
+    linked == 0 || (own >= 4 && own >= linked)
 }
 
-/// Whether element `a`'s id or class says it is the page's shell (`#footer`,
-/// `site-header`, `navbar`, `sidebar`), and it holds none of the page's content (its
-/// `main`, an `h1` or `h2`): a layout's wrapper named after what it holds beside the
-/// content (AdminLTE's `body.sidebar-mini`, WordPress's `has-sidebar`) is no shell.
-fn names_shell(page: &Page<'_>, a: usize) -> bool {
+/// Whether an element's id or class says it is the page's shell (`#footer`,
+/// `site-header`, `navbar`, `sidebar`); [`prose`] asks it only of an element holding
+/// none of the page's content (its `main`, an `h1` or `h2`): a layout's wrapper named
+/// after what it holds beside the content (AdminLTE's `body.sidebar-mini`, WordPress's
+/// `has-sidebar`) is no shell.
+fn names_shell(e: &nsp_protocol::snapshot::ElementRecord) -> bool {
     let says = |v: &str| {
         v.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| {
             matches!(
@@ -519,12 +533,7 @@ fn names_shell(page: &Page<'_>, a: usize) -> bool {
             )
         })
     };
-    let e = &page.els[a];
-    (e.attr("id").is_some_and(says) || e.attr("class").is_some_and(says))
-        && !page.descendants(a).any(|d| {
-            let e = &page.els[d];
-            matches!(e.tag.as_str(), "main" | "h1" | "h2") || e.role() == "main"
-        })
+    e.attr("id").is_some_and(says) || e.attr("class").is_some_and(says)
 }
 
 /// The value of a table's labelled row (`<th>Priority:</th><td>major</td>`):

@@ -3440,3 +3440,30 @@ fn a_layout_named_after_its_sidebar_is_no_shell() {
     ]));
     assert_eq!(o["text"], "Three orders wait for shipping.", "{o:#?}");
 }
+
+#[test]
+fn a_paragraph_with_links_among_its_words_is_text_and_one_of_a_hundred_elements_is_not() {
+    // Prose links its words (a wiki's body); a "paragraph" of a hundred elements is
+    // layout, and each paragraph's elements are looked at once, however many there are.
+    let mut els = vec![
+        el("main", None, "", &[]),
+        el(
+            "p",
+            Some(0),
+            "Bread needs flour and water, and time to rise.",
+            &[],
+        ),
+        el("a", Some(1), "flour", &[("href", "/flour")]),
+        el("a", Some(1), "water", &[("href", "/water")]),
+    ];
+    let big = els.len() as u32;
+    els.push(el("p", Some(0), &"grain ".repeat(100), &[]));
+    for _ in 0..100 {
+        els.push(el("span", Some(big), "grain", &[]));
+    }
+    let o = objects(&snap(els));
+    assert_eq!(
+        o["text"], "Bread needs flour and water, and time to rise.",
+        "{o:#?}"
+    );
+}
