@@ -85,6 +85,9 @@
   // its form). Kept in step with WARNINGS and QUESTIONS in probe-wasm/src/context.rs.
   const CUE_TEXT = /are you sure|do you really want|confirm that you want|you are about to|please confirm|can(?:not|'t|\u2019t| not) be (?:undone|reversed|recovered)|not be able to recover|permanently|irreversible|will be (?:deleted|removed|lost)|related (?:items|objects)|(?:all|following) related|this action is final|(?:type|enter)\b[^.!?]{0,120}(?:below|to confirm)/i;
   const CUE_TAGS = new Set(["p", "div", "span", "strong", "em", "b", "small"]);
+  // What in a paragraph the state keys on its own (see the walk: such a paragraph is no
+  // running text).
+  const KEYED_INSIDE = "[id], output, [data-nsp-key]";
   const CLICKY_CLASS = /(^|[\s_-])(btn|button|clickable|link|action|icon-button)([\s_-]|$)/i;
   const CLICKY_STYLE = /cursor\s*:\s*pointer/i;
   // `data-toggle` / `data-bs-toggle` values Bootstrap's data API acts on when the element
@@ -2830,8 +2833,11 @@
         record = true;
       }
       // A paragraph holding words is the page's running text: the probe reads what a
-      // page says outside its records from them (objects.rs, prose).
-      if (!record && tag === "p" && WORDY.test(el.textContent || "")) record = true;
+      // page says outside its records from them (objects.rs, prose). Not one around a
+      // value keyed on its own (an element with an id, an output, a declared key: "<span
+      // id=count>3</span> open"), which is no running text: its text would change with
+      // the value's, and a change of a value alone is applied without a full analysis.
+      if (!record && tag === "p" && WORDY.test(el.textContent || "") && (first === null || el.querySelector(KEYED_INSIDE) === null)) record = true;
       if (!record && CUE_TAGS.has(tag) && first === null) {
         const t = el.textContent;
         if (t !== null && t.length >= 8 && CUE_TEXT.test(t.length > 600 ? t.slice(0, 600) : t)) record = true;

@@ -436,8 +436,12 @@ fn prose(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             content[p] |= content[i];
         }
     }
-    let said_by_id =
-        |a: usize| page.id_of(&page.els[a]).is_some() && !page.region_el(a) && !acts[a];
+    // An element with an id, holding no control, whose text the state keys by that id
+    // (a container of many elements reads no text, and keys none).
+    let said_by_id = |a: usize| {
+        let e = &page.els[a];
+        page.id_of(e).is_some() && !page.region_el(a) && !acts[a] && !e.text.trim().is_empty()
+    };
     let bars = |a: usize| {
         let e = &page.els[a];
         crate::page::is_shell(e)

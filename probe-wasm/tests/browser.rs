@@ -329,6 +329,39 @@ pub mod extraction {
     }
 
     #[wasm_bindgen_test]
+    fn a_value_in_a_paragraph_changes_alone() {
+        // A counter inside a sentence ("3 open orders"): the paragraph around a value
+        // keyed on its own is no running text, and is not recorded, so the count's
+        // change is a patch of the count alone, applied without a full analysis. A
+        // paragraph of words beside it is the page's text.
+        mount(
+            "<main><h2>Orders</h2><p><span id=\"open-count\">3</span> open orders</p>\
+             <p>Orders ship the day after they are paid.</p></main>",
+        );
+        let mut p = probe();
+        let first = analyze(&mut p, &snapshot_json());
+        assert_eq!(
+            first["objects"]["text"], "Orders ship the day after they are paid.",
+            "{:#}",
+            first["objects"]
+        );
+        let patch = eval_string(
+            "(() => { const el = document.getElementById('open-count'); el.textContent = '4'; \
+             return JSON.stringify(globalThis.__ex.patch([el.firstChild])); })()",
+        );
+        let parsed: Value = serde_json::from_str(&patch).unwrap();
+        let inserted: Vec<&Value> = parsed["splices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["insert"].as_array().unwrap())
+            .collect();
+        assert_eq!(inserted.len(), 1, "only the counter: {parsed}");
+        let delta: Value = serde_json::from_str(&p.update(&patch).unwrap()).unwrap();
+        assert_eq!(delta["changed"], serde_json::json!({"open_count": 4}));
+    }
+
+    #[wasm_bindgen_test]
     fn a_dom_change_becomes_a_small_patch_and_a_delta() {
         mount("<section id=\"inbox\" aria-label=\"Inbox\"><span id=\"unread\">3</span><ul id=\"list\"><li data-id=\"a\"><span class=\"subject\">Hi</span><button>Archive</button></li></ul></section>");
         let mut p = probe();

@@ -3467,3 +3467,27 @@ fn a_paragraph_with_links_among_its_words_is_text_and_one_of_a_hundred_elements_
         "{o:#?}"
     );
 }
+
+#[test]
+fn a_container_with_an_id_bars_its_paragraphs_only_when_its_text_is_keyed() {
+    // `div#content` around the page reads no text of its own (a container of many
+    // elements): its paragraphs are the page's text. `div#note`, whose text is its one
+    // paragraph's, keys it as `note`: said once.
+    let o = objects(&snap(vec![
+        el("div", None, "", &[("id", "content")]),
+        el(
+            "p",
+            Some(0),
+            "Orders ship the day after they are paid.",
+            &[],
+        ),
+        el("div", Some(0), "Closed on Sundays.", &[("id", "note")]),
+        el("p", Some(2), "Closed on Sundays.", &[]),
+    ]));
+    assert_eq!(
+        o["text"], "Orders ship the day after they are paid.",
+        "{o:#?}"
+    );
+    assert_eq!(o["note"], "Closed on Sundays.", "{o:#?}");
+    assert_eq!(o.len(), 2, "{o:#?}");
+}
