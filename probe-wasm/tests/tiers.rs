@@ -1803,33 +1803,40 @@ fn a_settings_button_opens_them_and_a_verb_on_them_writes() {
     }
 }
 
+/// The tier of a button labelled `label` that posts its form to the server.
+fn posted(label: &str) -> (Reversibility, f64) {
+    let c = page(
+        "http://127.0.0.1:1/",
+        "Watches",
+        vec![
+            el("main", None, "", &[]),
+            el(
+                "form",
+                Some(0),
+                "",
+                &[("method", "post"), ("action", "/toggle")],
+            ),
+            el("button", Some(1), label, &[("type", "submit")]),
+        ],
+    );
+    tier(&c, label)
+}
+
+/// Each of `labels` on a posting button is a reversible write sure enough to pass.
+fn posted_are_writes(labels: &[&str]) {
+    for label in labels {
+        let (t, conf) = posted(label);
+        assert_eq!(t, W, "{label}");
+        assert!(conf >= 0.8, "{label}: {conf}");
+    }
+}
+
 #[test]
 fn pausing_is_undone_by_resuming_whether_it_posts_or_not() {
     // "Pause checks" posting to the server (changedetection.io's watch list) was a read
     // word contradicted by a POST, and went to a person as `irreversible` 0.37; a pause
     // is a change its resume takes back, in a form or in a media player.
-    let posted = |label: &str| {
-        let c = page(
-            "http://127.0.0.1:1/",
-            "Watches",
-            vec![
-                el("main", None, "", &[]),
-                el(
-                    "form",
-                    Some(0),
-                    "",
-                    &[("method", "post"), ("action", "/toggle")],
-                ),
-                el("button", Some(1), label, &[("type", "submit")]),
-            ],
-        );
-        tier(&c, label)
-    };
-    for label in ["Pause checks", "Pause", "Unpause", "Resume"] {
-        let (t, conf) = posted(label);
-        assert_eq!(t, W, "{label}");
-        assert!(conf >= 0.8, "{label}: {conf}");
-    }
+    posted_are_writes(&["Pause checks", "Pause", "Unpause", "Resume"]);
     let (t, conf) = tier(&one_button("Pause"), "Pause");
     assert_eq!(t, W);
     assert!(conf >= 0.8, "{conf}");
@@ -2454,23 +2461,5 @@ fn doing_a_read_again_on_the_servers_side_is_a_reversible_write() {
     // changedetection.io's "Recheck" (a row's button posting to `/checknow`), a media
     // library's "Rescan library": a new fetch or scan is stored, nothing is lost. With
     // no known verb they were irreversible at 0.64, sent to a person every time.
-    for label in ["Recheck", "Rescan library", "Refetch", "Resync"] {
-        let c = page(
-            "http://127.0.0.1:1/",
-            "Watches",
-            vec![
-                el("main", None, "", &[]),
-                el(
-                    "form",
-                    Some(0),
-                    "",
-                    &[("method", "post"), ("action", "/run")],
-                ),
-                el("button", Some(1), label, &[("type", "submit")]),
-            ],
-        );
-        let (t, conf) = tier(&c, label);
-        assert_eq!(t, W, "{label}");
-        assert!(conf >= 0.80, "{label}: {conf}");
-    }
+    posted_are_writes(&["Recheck", "Rescan library", "Refetch", "Resync"]);
 }
