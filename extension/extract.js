@@ -86,7 +86,8 @@
   const CUE_TEXT = /are you sure|do you really want|confirm that you want|you are about to|please confirm|can(?:not|'t|\u2019t| not) be (?:undone|reversed|recovered)|not be able to recover|permanently|irreversible|will be (?:deleted|removed|lost)|related (?:items|objects)|(?:all|following) related|this action is final|(?:type|enter)\b[^.!?]{0,120}(?:below|to confirm)/i;
   const CUE_TAGS = new Set(["p", "div", "span", "strong", "em", "b", "small"]);
   // What in a paragraph the state keys on its own (see the walk: such a paragraph is no
-  // running text).
+  // running text). The probe's objects.rs keeps the same (KEYED_INSIDE);
+  // probe-wasm/tests/discovery.rs ties them.
   const KEYED_INSIDE = "[id], output, [data-nsp-key]";
   const CLICKY_CLASS = /(^|[\s_-])(btn|button|clickable|link|action|icon-button)([\s_-]|$)/i;
   const CLICKY_STYLE = /cursor\s*:\s*pointer/i;
@@ -3517,7 +3518,7 @@
   }
 
   globalThis.NspExtract = {
-    Extractor, norm, isSecret, IDX, REGION_TAGS, REGION_ROLES, codeMirrorOf, codeMirrorInput, codeMirrorLines, selectizeOf, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
+    Extractor, norm, isSecret, IDX, REGION_TAGS, REGION_ROLES, KEYED_INSIDE, codeMirrorOf, codeMirrorInput, codeMirrorLines, selectizeOf, controlLabel, explainLabel, plainLabel, labelFrom, clip, perceive, shownAs, rememberPassword, hitAt, within, openCombobox, manyChoices, manyFor, withoutGlyphs, glyphOf, isPicker, pickerValue,
     enablerOf,
   };
 })();

@@ -70,7 +70,7 @@ pub fn members(map: &mut HashMap<String, Vec<usize>>, key: String) -> &mut Vec<u
 pub use classify::raised_by_confirm;
 pub use classify::{classify, Declared, Evidence, FormFacts, Kind, Verdict};
 
-pub use objects::{Limits, MAX_OBJECTS_CEILING};
+pub use objects::{Limits, KEYED_INSIDE, MAX_OBJECTS_CEILING};
 pub use page::{REGION_ROLES, REGION_TAGS};
 
 /// How the extension configures a probe (JSON text): `tier` (`wasm_in_page` or

@@ -413,10 +413,10 @@ fn article_text(page: &Page<'_>, article: usize, out: &mut Objects) {
 /// The running text of the page outside articles and records (a wiki page's body, a
 /// ticket's description, what a confirmation page asks): the visible paragraphs of each
 /// region joined, bounded like any value, as `<ns>.text` (`text` outside any named
-/// region). Paragraphs a person reads as the page's shell or a form's help (inside a
-/// `nav`, `header`, `footer`, `aside`, form, dialog or label) are not its text, nor is
-/// text the state already holds (an article's, a record's, or an element's with an id
-/// of its own). Written last: it shadows no other key.
+/// region). Not the page's shell, a form's help, a dialog, a label, a control, an alert,
+/// nor text the state already holds (an article's, a record's, one keyed by an id), nor
+/// a paragraph that says nothing beside its links ([`says_more_than_its_links`]).
+/// Written last: it shadows no other key.
 fn prose(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
     let n = page.els.len();
     if !page.els.iter().any(|e| e.tag == "p") {
@@ -454,15 +454,16 @@ fn prose(page: &Page<'_>, lists: &Lists, out: &mut Objects) {
             || page.control(a)
             || said_by_id(a)
     };
-    let mut barred = vec![false; n];
+    // Whether an element or one of its ancestors bars the paragraphs below it, each
+    // asked once.
+    let mut closed = vec![false; n];
     let mut texts: Vec<(String, String)> = Vec::new();
     let mut at_key: HashMap<String, usize> = HashMap::default();
     for i in 0..n {
-        if let Some(p) = page.parent[i] {
-            barred[i] = barred[p] || bars(p);
-        }
+        let above = page.parent[i].is_some_and(|p| closed[p]);
+        closed[i] = above || bars(i);
         let e = &page.els[i];
-        if e.tag != "p" || !e.visible || barred[i] || said_by_id(i) || e.text.trim().is_empty() {
+        if e.tag != "p" || !e.visible || above || said_by_id(i) || e.text.trim().is_empty() {
             continue;
         }
         if page.declared_scope[i] || lists.record_of(page, i).is_some() {
@@ -507,12 +508,7 @@ fn says_more_than_its_links(page: &Page<'_>, p: usize) -> bool {
     let mut linked = 0;
     for d in page.descendants(p) {
         let e = &page.els[d];
-        if page.field(d)
-            || (page.control(d) && e.tag != "a")
-            || page.id_of(e).is_some()
-            || e.tag == "output"
-            || e.has("data-nsp-key")
-        {
+        if page.field(d) || (page.control(d) && e.tag != "a") || keyed_on_its_own(page, e) {
             return false;
         }
         if e.tag == "a" {
@@ -521,6 +517,17 @@ fn says_more_than_its_links(page: &Page<'_>, p: usize) -> bool {
     }
     let own = words(&page.els[p].text).saturating_sub(linked);
     linked == 0 || (own >= 4 && own >= linked)
+}
+
+/// What inside a paragraph the state keys on its own, as a selector: a paragraph
+/// around one is no running text ([`says_more_than_its_links`]), and `extract.js` does
+/// not record it (its `KEYED_INSIDE`, the same; `tests/discovery.rs` ties them).
+pub const KEYED_INSIDE: &str = "[id], output, [data-nsp-key]";
+
+/// [`KEYED_INSIDE`] of a record: an id the probe keys by (`Page::id_of`), an
+/// `output`, a declared key.
+fn keyed_on_its_own(page: &Page<'_>, e: &nsp_protocol::snapshot::ElementRecord) -> bool {
+    page.id_of(e).is_some() || e.tag == "output" || e.has("data-nsp-key")
 }
 
 /// Whether an element's id or class says it is the page's shell (`#footer`,

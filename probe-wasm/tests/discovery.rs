@@ -2150,6 +2150,19 @@ fn extract_js_knows_the_probes_regions() {
     );
 }
 
+#[test]
+fn extract_js_keys_what_the_probe_keys_inside_a_paragraph() {
+    let program = format!(
+        "require({:?}); console.log(JSON.stringify(NspExtract.KEYED_INSIDE));",
+        support::node::extension_script("extract.js")
+    );
+    assert_eq!(
+        support::node::run_json(&program),
+        nsp_probe::KEYED_INSIDE,
+        "extract.js KEYED_INSIDE"
+    );
+}
+
 /// Panel's widgets, each in a shadow root of its own (records as the extraction writes
 /// them there: whole selectors through `>>>`, under the one recorded root): the form's
 /// fields are "Add expense"'s, not those of "Delete last expense" in the column beside

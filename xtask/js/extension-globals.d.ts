@@ -123,6 +123,8 @@ declare var NspExtract: {
   /** The tags and roles of regions, as the probe's page.rs lists them (tied by a test). */
   REGION_TAGS: Set<string>;
   REGION_ROLES: Set<string>;
+  /** What in a paragraph the probe keys on its own, as a selector (objects.rs, tied by a test). */
+  KEYED_INSIDE: string;
   /** Selectize's box standing for a select it hides, else null. */
   selectizeOf(el: Element): HTMLElement | null;
   rememberPassword(el: Node): void;
