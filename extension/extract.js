@@ -200,6 +200,48 @@
   const IN_ROW_TAGS = new Set(["tr", "td", "th", "li"]);
   // How far above a control Extractor.cardRows looks for the card holding it.
   const CARD_DEPTH = 6;
+  // What a record button (Extractor.recordButtons) holds none of: a control of its own.
+  const PRESSED_INSIDE = "a[href], button, input, select, textarea, [role=button], [role=link], [contenteditable]";
+
+  // How many elements inside `el` hold words of their own, counted to three, among its
+  // first 64 elements.
+  /** @param {Element} el */
+  function wordyParts(el) {
+    let n = 0;
+    let seen = 0;
+    for (let e = el.firstElementChild; e !== null && seen < 64; ) {
+      seen++;
+      for (let c = e.firstChild; c !== null; c = c.nextSibling) {
+        if (c.nodeType === 3 && WORDY.test(/** @type {Text} */ (c).data)) {
+          if (++n >= 3) return n;
+          break;
+        }
+      }
+      // Depth first through the button's elements.
+      if (e.firstElementChild !== null) e = e.firstElementChild;
+      else {
+        while (e !== null && e !== el && e.nextElementSibling === null) e = e.parentElement;
+        e = e === null || e === el ? null : e.nextElementSibling;
+      }
+    }
+    return n;
+  }
+
+  // Marks `rows` as rows found by their shape (twinRows, cardRows, recordButtons) and
+  // `holder` as the element holding them: recorded by every walk from then on. Returns
+  // whether any row is new.
+  /** @param {Element[]} rows @param {Element} holder */
+  function markRows(rows, holder) {
+    let added = false;
+    for (const row of rows) {
+      if (TWIN_ROWS.has(row)) continue;
+      TWIN_ROWS.add(row);
+      ROWS_SEEN++;
+      added = true;
+    }
+    TWIN_LISTS.add(holder);
+    return added;
+  }
 
   // Whether `el` is a row (or a cell) that markup, a role or a class says is one: what
   // holds it is a list already.
@@ -1442,11 +1484,12 @@
    * @typedef {{ list: HoverRule[], any: string, focus: string }} HoverRules
    * @typedef {{ docs: Map<Document, DocInfo>, clips: Map<Element, boolean>,
    *   panes: Map<Element, boolean>, hover: Map<Node, HoverRules>, hits: number,
-   *   alphas: Map<Element, number>, styleReads: number, faded: Element[] }} Pass
+   *   alphas: Map<Element, number>, styleReads: number, faded: Element[],
+   *   pointers: Map<Element, boolean> }} Pass
    */
   /** @returns {Pass} */
   function newPass() {
-    return { docs: new Map(), clips: new Map(), panes: new Map(), hover: new Map(), hits: MAX_HITS, alphas: new Map(), styleReads: MAX_ALPHA_READS, faded: [] };
+    return { docs: new Map(), clips: new Map(), panes: new Map(), hover: new Map(), hits: MAX_HITS, alphas: new Map(), styleReads: MAX_ALPHA_READS, faded: [], pointers: new Map() };
   }
 
   // A pass for one element's check right before an event (the dispatcher, nspd's
@@ -1554,6 +1597,25 @@
     if (!n || n.length < 4) return false;
     const [top, right, bottom, left] = n.map(Number);
     return bottom - top <= 1 || right - left <= 1;
+  }
+
+  // Whether table row `el` is drawn with a pointer cursor its container is not drawn
+  // with (`cursor` is inherited: a page that points everywhere says nothing of its
+  // rows). Asked of a container's first child once per pass, the same in a full
+  // extraction and a patch, and of each row only where that one points: a table whose
+  // rows do not costs one or two style reads.
+  /** @param {Element} el @param {Pass} pass */
+  function pointerRow(el, pass) {
+    const parent = el.parentElement;
+    // A table's head is no record to open.
+    if (parent === null || parent.localName === "thead") return false;
+    let points = pass.pointers.get(parent);
+    if (points === undefined) {
+      const first = parent.firstElementChild;
+      points = first !== null && getComputedStyle(first).cursor === "pointer" && getComputedStyle(parent).cursor !== "pointer";
+      pass.pointers.set(parent, points);
+    }
+    return points && (el === parent.firstElementChild || getComputedStyle(el).cursor === "pointer");
   }
 
   // Whether `el` or an ancestor clips it to nothing: a `clip` rect of a pixel, or a box
@@ -2476,15 +2538,53 @@
         const words = rows.map((row, k) => norm((row.textContent || "").replace(controls[k].textContent || "", ""), 200));
         if (rows.some((row, k) => row === controls[k] || row.localName !== rows[0].localName || row.querySelector("input, select, textarea, [contenteditable]") !== null)) continue;
         if (words.some((w, k) => w === "" || words.indexOf(w) !== k)) continue;
-        for (const row of rows) {
-          if (TWIN_ROWS.has(row)) continue;
-          TWIN_ROWS.add(row);
-          ROWS_SEEN++;
-          added = true;
-        }
-        TWIN_LISTS.add(holder);
+        if (markRows(rows, holder)) added = true;
       }
-      return carded || added;
+      return this.recordButtons(inCard) || carded || added;
+    }
+
+    // Buttons each drawn as a whole record (a mail client's messages: sender, time,
+    // subject and the start of the text in one `<button>`): two or more visible,
+    // enabled buttons (or clickable elements) of one tag sharing a class (each may add
+    // its state's: read, selected), children of one element, no row holding them, each holding three or more elements with words
+    // (a command and its shortcut are two) and nothing else a person presses or fills,
+    // not all showing the same words (a mailbox may hold one message twice). Each is a row of its own, marked as twinRows marks its rows, so
+    // that its words are recorded as its cells and the probe reads its record (and,
+    // in rows.rs, pressing it as opening that record). Returns whether any row is new.
+    /** @param {Set<number>} inCard */
+    recordButtons(inCard) {
+      const recs = this.recs;
+      /** @type {Map<Element, Map<string, Element[]>>} */
+      const groups = new Map();
+      for (let i = 0; i < recs.length; i++) {
+        const r = recs[i];
+        const node = this.nodes[i];
+        // A record button found before is a card's control to cardRows: it still counts
+        // here, where a new message beside it is judged with it.
+        if ((inCard.has(i) && !TWIN_ROWS.has(node)) || (r[3] & (F_HIDDEN | F_DISABLED)) !== 0 || !(r[0] === "button" || (r[3] & F_CLICKABLE) !== 0) || inRowRecord(recs, r)) continue;
+        const parent = node.parentElement;
+        if (parent === null || !node.firstElementChild) continue;
+        let shapes = groups.get(parent);
+        if (!shapes) groups.set(parent, (shapes = new Map()));
+        const shape = r[0];
+        const group = shapes.get(shape);
+        if (group) group.push(node);
+        else shapes.set(shape, [node]);
+      }
+      let added = false;
+      for (const [parent, shapes] of groups) {
+        for (const buttons of shapes.values()) {
+          if (buttons.length < 2 || buttons.every((b) => TWIN_ROWS.has(b))) continue;
+          // One class among them all, whatever each adds of its state (read, selected).
+          const classes = buttons.map((b) => (b.getAttribute("class") || "").split(/\s+/).filter(Boolean));
+          if (classes.some((c) => c.length > 0) && !classes[0].some((c) => classes.every((o) => o.includes(c)))) continue;
+          const words = buttons.map((b) => norm(b.textContent || "", 200));
+          if (words.some((w) => w === "") || words.every((w) => w === words[0])) continue;
+          if (buttons.some((b) => b.querySelector(PRESSED_INSIDE) !== null || wordyParts(b) < 3)) continue;
+          if (markRows(buttons, parent)) added = true;
+        }
+      }
+      return added;
     }
 
     // Fields and their button with nothing recorded around them (Shiny's and
@@ -2635,13 +2735,7 @@
           words.add(w);
         }
         if (!ok) continue;
-        for (const card of cards) {
-          if (TWIN_ROWS.has(card)) continue;
-          TWIN_ROWS.add(card);
-          ROWS_SEEN++;
-          added = true;
-        }
-        TWIN_LISTS.add(holder);
+        if (markRows(cards, holder)) added = true;
         // The element holding the grid and a heading before it ("Books" above the
         // cards): recorded too, so that the list is named by its heading.
         const up = holder.parentElement;
@@ -2815,6 +2909,9 @@
       // clickable to do what that control does (Wagtail's panel heading, described by
       // the panel's toggle): the control is the action.
       if (clickable && id && !PERCEIVED_TAGS.has(tag) && namesControl(el)) clickable = false;
+      // A table's row the page draws with a pointer cursor (mitmweb's flow list, clicked
+      // through one listener at the root, which no listener of the row's shows).
+      if (!clickable && (tag === "tr" || role === "row") && pointerRow(el, this.pass)) clickable = true;
       let record = marked || clickable || (bits & T_ALWAYS) !== 0 || (tag === "a" && href);
       if (!record && (tag === "div" || tag === "span" || tag === "li" || tag === "i" || tag === "img") &&
           ((clsBits & C_CLICKY) !== 0 || (style && CLICKY_STYLE.test(style)))) {

@@ -118,7 +118,9 @@ pub fn coverage(page: &Page<'_>, found: &[Found]) -> Coverage {
             c if c >= 0.0 => cov.covered += c,
             _ => cov.uncovered += 1,
         }
-        if control_label(e).trim().is_empty() {
+        // A table's row pressed as a whole is named by its cells.
+        let row = e.tag == "tr" || e.role() == "row";
+        if control_label(e).trim().is_empty() && !(row && best[i] >= 0.0) {
             cov.unnamed += 1;
         } else {
             cov.unclear += 1.0 - best[i].max(0.0);

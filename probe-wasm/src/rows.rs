@@ -251,7 +251,92 @@ pub fn discover(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut
     }
     link_lists(page, lists, singles, claims, found);
     name_opens(page, lists, claims, found);
+    record_buttons(page, lists, claims, found);
     frame_actions(page, lists, claims, found);
+}
+
+/// A list whose rows are themselves buttons, each drawn as its whole record (a mail
+/// client's messages, a chat's conversations: sender, time, subject and the start of
+/// the text in one `<button>`), or a table whose rows the page makes pressable (a
+/// pointer cursor: mitmweb's flows): pressing one opens or selects its record. One
+/// `open_<list>(<key>)` at `read`, pressing the chosen row, not one action per record
+/// named and judged by its record's words ("report", "find" in an email's subject say
+/// nothing of the button; "2m ago" would rename it every minute). A row of fewer than
+/// three texts (its own and its parts') is no record (a command and its shortcut), a
+/// button holding a control of its own is a card around actions, and rows whose text
+/// opens with a verb ("Delete this repository — once you delete…", "Open file…
+/// Ctrl+O") say what they do: none of those lists is taken.
+fn record_buttons(page: &Page<'_>, lists: &Lists, claims: &mut Claims, found: &mut Vec<Found>) {
+    for (l, list) in lists.lists.iter().enumerate() {
+        if list.declared || list.item_names.is_some() || list.rows.len() < 2 {
+            continue;
+        }
+        let pressed = |r: usize| {
+            let e = &page.els[r];
+            page.control(r)
+                && !page.field(r)
+                && matches!(kind_of(e), Kind::Button | Kind::Clickable)
+                && e.visible
+                && !e.disabled
+                && !claims.is_claimed(r)
+                && !crate::controls::opens_popup(e)
+                && !crate::classify::hits(&control_label(e))
+                    .iter()
+                    .any(|h| h.first)
+                // A table's row pressed as a whole (drawn with a pointer cursor) may hold
+                // its own controls, as a list's rows do.
+                && (e.tag == "tr" || e.role() == "row" || page.descendants(r).all(|d| !page.control(d)))
+                && std::iter::once(r)
+                    .chain(crate::lists::own_descendants(page, r))
+                    .filter(|&d| !page.els[d].text.trim().is_empty())
+                    .nth(2)
+                    .is_some()
+        };
+        if !list.rows.iter().all(|&r| pressed(r)) {
+            continue;
+        }
+        let (key, param) = key_for(page, lists, l, list.rows[0]);
+        // Named after its list when the page names it (`open_emails`), else `open_item`
+        // (a list under a region is named after the region: `aside.items`).
+        let last = list.path.rsplit('.').next().unwrap_or_default();
+        let name = if matches!(last, "items" | "rows") {
+            "open_item".to_owned()
+        } else {
+            format!("open_{}", list_segment(&list.path))
+        };
+        let group = Group {
+            name,
+            label: "Open".into(),
+            list: l,
+            key,
+            param,
+            controls: list.rows.clone(),
+            rows: list.rows.clone(),
+            labels: Vec::new(),
+            at: None,
+        };
+        let Some(mut action) = build(page, lists, &group) else {
+            continue;
+        };
+        // The control is the row itself (`| self`).
+        let mut parts = action.schema.internal_target.split(" | ").skip(1);
+        let (Some(rows_sel), Some(key_spec)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        action.schema.internal_target = format!("row:{rows_sel} | {rows_sel} | {key_spec} | self");
+        action.schema.description = format!(
+            "Open one record of {}, pressing it (chosen by {})",
+            list.path, group.param
+        );
+        action.explain.signals.push(
+            "each row is pressed as a whole, showing its record: pressing it opens that record"
+                .into(),
+        );
+        for r in &list.rows {
+            claims.claim(*r);
+        }
+        found.push(action);
+    }
 }
 
 /// A listing whose records are opened by pressing their names (a file browser's items,
@@ -1107,7 +1192,8 @@ fn build(page: &Page<'_>, lists: &Lists, group: &Group) -> Option<Found> {
     let words_are_data = group.key == KeySpec::Label || group.at.is_some();
     // The control is the row's key itself (a record's name pressed to open it): its
     // text is the record's, and the action is what the group's label says.
-    let is_key = matches!(&group.key, KeySpec::Text(rel)
+    let is_key = group.controls == group.rows
+        || matches!(&group.key, KeySpec::Text(rel)
         if page.selector(first) == format!("{} > {rel}", page.selector(group.rows[0])));
     // The same control on every row: one that says it opens a menu (`aria-haspopup`,
     // `aria-expanded`) says it for all, and the action is judged by it.

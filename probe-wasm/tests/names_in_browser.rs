@@ -196,6 +196,191 @@ async fn a_listings_name_opens_its_record_with_a_double_click() {
     assert_eq!(text_of("opened"), "b.txt");
 }
 
+/// The actions of a capture that press a row as a whole (`| self`), with their names.
+fn pressing_rows(c: &Value) -> Vec<(String, Value)> {
+    c["actions"]
+        .as_object()
+        .expect("actions")
+        .iter()
+        .filter(|(_, a)| {
+            a["internal_target"]
+                .as_str()
+                .unwrap_or("")
+                .ends_with("| self")
+        })
+        .map(|(n, a)| (n.clone(), a.clone()))
+        .collect()
+}
+
+/// The record buttons of a mail client's list: each a `<button>` showing the whole
+/// message (MailDev 3's list, drawn so).
+fn message_list(rows: &[(&str, &str, &str, &str)]) -> String {
+    let mut html = String::from(r#"<div id="mail"><div class="list">"#);
+    for (id, from, subject, text) in rows {
+        html.push_str(&format!(
+            r#"<button class="item" data-msg-id="{id}"><div class="flex"><div class="avatar">{}</div><div><div><span>{from}</span><span>2m ago</span></div><div><span>{subject}</span></div><p>{text}</p></div></div></button>"#,
+            &from[..2].to_uppercase()
+        ));
+    }
+    html.push_str(r#"</div><p id="opened"></p></div>"#);
+    html
+}
+
+#[wasm_bindgen_test]
+async fn a_list_of_buttons_each_a_whole_record_opens_the_named_one() {
+    mount(&message_list(&[
+        (
+            "m-101",
+            "carol@example.com",
+            "Invoice #4471",
+            "Please find the invoice attached.",
+        ),
+        (
+            "m-102",
+            "alice@example.com",
+            "Quarterly report",
+            "Here are the numbers for Q3.",
+        ),
+        (
+            "m-103",
+            "bob@example.com",
+            "Delete old backups?",
+            "The disk is nearly full.",
+        ),
+    ]));
+    eval(
+        "(() => { for (const b of document.querySelectorAll('#mail button')) \
+         b.addEventListener('click', () => { document.getElementById('opened').textContent = b.dataset.msgId; }); })()",
+    );
+    let c = capture();
+    let actions = c["actions"].as_object().expect("actions");
+    // One action for the list, judged as opening a record, not by the words of the
+    // messages ("report", "Delete" in a subject are data), nor named after them.
+    let opens = pressing_rows(&c);
+    let [(name, open)] = opens.as_slice() else {
+        panic!("not one action pressing a row itself: {actions:#?}");
+    };
+    assert!(name.starts_with("open_"), "{name}");
+    assert_eq!(open["reversibility"], "read", "{open:#}");
+    assert!(open["confidence"].as_f64().unwrap() >= 0.8, "{open:#}");
+    assert_eq!(
+        open["parameters"][0]["allowed_values"],
+        json!(["m-101", "m-102", "m-103"]),
+        "{open:#}"
+    );
+    assert!(
+        actions
+            .keys()
+            .all(|n| !n.contains("example") && !n.contains("ago")),
+        "actions named after a message: {:?}",
+        actions.keys().collect::<Vec<_>>()
+    );
+    // Each message's parts are its record's values: the subject is one of them, as the
+    // page shows it, not run together with the sender and the time.
+    let values: Vec<&Value> = c["objects"]
+        .as_object()
+        .expect("objects")
+        .values()
+        .collect();
+    for part in [
+        "Quarterly report",
+        "bob@example.com",
+        "Here are the numbers for Q3.",
+    ] {
+        assert!(values.contains(&&json!(part)), "{part}: {:#}", c["objects"]);
+    }
+    let param = open["parameters"][0]["name"].as_str().unwrap().to_owned();
+    let out = run(name, &format!(r#"{{"{param}": "m-102"}}"#), &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}));
+    assert_eq!(text_of("opened"), "m-102");
+
+    // A new message arrives beside those found before: the next capture takes it in.
+    eval(
+        "(() => { const l = document.querySelector('#mail .list'); const b = l.firstElementChild.cloneNode(true); \
+         b.dataset.msgId = 'm-104'; b.querySelector('p').textContent = 'A new one.'; l.append(b); })()",
+    );
+    let c = capture();
+    let opens = pressing_rows(&c);
+    assert_eq!(opens.len(), 1, "{:#}", c["actions"]);
+    assert_eq!(
+        opens[0].1["parameters"][0]["allowed_values"],
+        json!(["m-101", "m-102", "m-103", "m-104"]),
+        "{:#}",
+        c["actions"]
+    );
+
+    // Rows that say what they do are no records to open: a settings page's cards whose
+    // text opens with a verb that writes keep their own actions, judged by it.
+    mount(
+        r#"<div id="danger"><div class="list">
+        <button class="card" data-op="transfer"><div><strong>Transfer ownership</strong><p>Give this project to another user.</p></div></button>
+        <button class="card" data-op="delete"><div><strong>Delete this project</strong><p>Once you delete it, there is no going back.</p></div></button>
+      </div></div>"#,
+    );
+    let c = capture();
+    let actions = c["actions"].as_object().expect("actions");
+    assert!(pressing_rows(&c).is_empty(), "{actions:#?}");
+    assert!(
+        actions
+            .values()
+            .any(|a| a["reversibility"] == "irreversible_write"),
+        "{actions:#?}"
+    );
+
+    // Nor are buttons of two parts (a folder and its count, a command and its
+    // shortcut): a list of folders is a list of places, each its own action.
+    mount(
+        r#"<div id="folders"><div class="list">
+        <button class="folder"><span>Inbox</span><span class="count">3</span></button>
+        <button class="folder"><span>Drafts</span><span class="count">1</span></button>
+        <button class="folder"><span>Spam</span><span class="count">9</span></button>
+      </div></div>"#,
+    );
+    let c = capture();
+    let actions = c["actions"].as_object().expect("actions");
+    assert!(pressing_rows(&c).is_empty(), "{actions:#?}");
+}
+
+#[wasm_bindgen_test]
+async fn a_tables_rows_drawn_with_a_pointer_open_the_named_one() {
+    // mitmweb's flow list: its stylesheet points the rows, one listener on the table
+    // selects the row clicked, each row's last cell holds an icon link of its own.
+    let table = |style: &str| {
+        format!(
+            r##"<style>{style}</style><table id="flows"><thead><tr><th>Path</th><th>Method</th><th>Status</th><th></th></tr></thead><tbody>
+            <tr data-flow-id="f-1"><td>/api/payments</td><td>POST</td><td>200</td><td><a href="#"><i class="fa fa-ellipsis"></i></a></td></tr>
+            <tr data-flow-id="f-2"><td>/api/orders</td><td>GET</td><td>200</td><td><a href="#"><i class="fa fa-ellipsis"></i></a></td></tr>
+            <tr data-flow-id="f-3"><td>/api/refunds</td><td>POST</td><td>500</td><td><a href="#"><i class="fa fa-ellipsis"></i></a></td></tr>
+            </tbody></table><p id="selected"></p>"##
+        )
+    };
+    mount(&table("#flows tr { cursor: pointer; }"));
+    eval(
+        "(() => { document.getElementById('flows').addEventListener('click', (e) => { \
+         const tr = e.target.closest('tbody tr'); if (tr) document.getElementById('selected').textContent = tr.dataset.flowId; }); })()",
+    );
+    let c = capture();
+    let opens = pressing_rows(&c);
+    let [(name, open)] = opens.as_slice() else {
+        panic!("not one action pressing a row itself: {:#}", c["actions"]);
+    };
+    assert_eq!(open["reversibility"], "read", "{open:#}");
+    assert_eq!(
+        open["parameters"][0]["allowed_values"],
+        json!(["f-1", "f-2", "f-3"]),
+        "{open:#}"
+    );
+    let param = open["parameters"][0]["name"].as_str().unwrap().to_owned();
+    let out = run(name, &format!(r#"{{"{param}": "f-3"}}"#), &c).await;
+    assert_eq!(out, json!({"status": "done", "value": true}));
+    assert_eq!(text_of("selected"), "f-3");
+
+    // A page that points everywhere (its table, rows and all) says nothing of its rows.
+    mount(&table("#flows { cursor: pointer; }"));
+    let c = capture();
+    assert!(pressing_rows(&c).is_empty(), "{:#}", c["actions"]);
+}
+
 #[wasm_bindgen_test]
 async fn a_submit_buttons_click_listener_runs_and_a_menu_item_gone_on_mouseup_acted() {
     mount(

@@ -2463,3 +2463,127 @@ fn doing_a_read_again_on_the_servers_side_is_a_reversible_write() {
     // no known verb they were irreversible at 0.64, sent to a person every time.
     posted_are_writes(&["Recheck", "Rescan library", "Refetch", "Resync"]);
 }
+
+#[test]
+fn relaying_or_resending_a_message_reaches_other_people() {
+    // MailDev's "Relay email" (an icon button in the open message's header) sends the
+    // message on to its recipients' server: with no known verb it was irreversible at
+    // 0.48, below the bar, and went to a person as a guess.
+    for label in ["Relay email", "Resend invitation", "Relay"] {
+        let (t, conf) = tier(&one_button(label), label);
+        assert_eq!(t, I, "{label}");
+        assert!(conf >= 0.95, "{label}: {conf}");
+    }
+}
+
+/// Buttons `labels` as children of one unrecorded `div` inside record `parent`, each
+/// with its class from `classes`.
+fn styled_group(els: &mut Vec<ElementRecord>, parent: u32, labels: &[&str], classes: &[&str]) {
+    for (k, (label, class)) in labels.iter().zip(classes).enumerate() {
+        let mut b = el_at(
+            "button",
+            Some(parent),
+            &format!("div:nth-of-type(1) > button:nth-of-type({})", k + 1),
+            label,
+            &[("class", class)],
+        );
+        b.relative = true;
+        els.push(b);
+    }
+}
+
+#[test]
+fn one_of_three_buttons_styled_apart_switches_a_view() {
+    // MailDev's message view: "HTML | Plain Text | Headers | Source", the shown one in
+    // the accent colour by a utility class, no `selected`, no ARIA. Verbless, each was
+    // irreversible at 0.48 and went to a person.
+    const ON: &str = "px-4 py-2 border-b-2 border-primary text-primary";
+    const OFF: &str = "px-4 py-2 border-b-2 border-transparent text-muted hover:text-fg";
+    let tabs = ["HTML", "Plain Text", "Headers", "Source"];
+    let mut els = vec![el("main", None, "", &[])];
+    styled_group(&mut els, 0, &tabs, &[ON, OFF, OFF, OFF]);
+    let c = page("http://127.0.0.1:1/", "MailDev", els);
+    for label in tabs {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, R, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+        assert!(has_signal(&c, label, "switches_view"), "{label}");
+    }
+
+    // A message without HTML: its "HTML" disabled, greyed by a style of its own, the
+    // shown view the plain text. The others still switch the view.
+    let mut els = vec![el("main", None, "", &[])];
+    styled_group(
+        &mut els,
+        0,
+        &tabs,
+        &[
+            &format!("{OFF} cursor-not-allowed opacity-50"),
+            ON,
+            OFF,
+            OFF,
+        ],
+    );
+    els[1].disabled = true;
+    let c = page("http://127.0.0.1:1/", "MailDev", els);
+    for label in &tabs[1..] {
+        assert_eq!(tier(&c, label).0, R, "{label}");
+        assert!(has_signal(&c, label, "switches_view"), "{label}");
+    }
+
+    // Not a view switch: a toolbar whose primary button says a verb that writes, two
+    // buttons (any two differ), three styles, all alike.
+    let cases: [(&[&str], &[&str]); 4] = [
+        (&["Save", "Preview", "Details"], &[ON, OFF, OFF]),
+        (&["Income", "Expenses"], &[ON, OFF]),
+        (&["Income", "Expenses", "Assets"], &[ON, OFF, "px-4 other"]),
+        (&["Income", "Expenses", "Assets"], &[OFF, OFF, OFF]),
+    ];
+    for (labels, classes) in cases {
+        let mut els = vec![el("main", None, "", &[])];
+        styled_group(&mut els, 0, labels, classes);
+        let c = page("http://127.0.0.1:1/", "Report", els);
+        for label in labels {
+            assert!(
+                !has_signal(&c, label, "switches_view"),
+                "{label} in {labels:?} {classes:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_group_of_tabs_is_the_children_of_its_tag() {
+    // mitmweb's flow pane: a close button, then "Request | Response | Connection" as
+    // links going nowhere, the shown one `active`. The close button beside them made
+    // the group fail, and each tab was a guess at `irreversible_write` 0.48.
+    let mut els = vec![el("main", None, "", &[])];
+    let mut close = el_at(
+        "button",
+        Some(0),
+        "nav:nth-of-type(1) > button:nth-of-type(1)",
+        "Close",
+        &[("class", "close-button")],
+    );
+    close.relative = true;
+    els.push(close);
+    for (k, label) in ["Request", "Response", "Connection"].iter().enumerate() {
+        let class = if k == 0 { "active" } else { "" };
+        let mut a = el_at(
+            "a",
+            Some(0),
+            &format!("nav:nth-of-type(1) > a:nth-of-type({})", k + 1),
+            label,
+            &[("href", "#"), ("class", class)],
+        );
+        a.relative = true;
+        els.push(a);
+    }
+    let c = page("http://127.0.0.1:1/", "mitmweb", els);
+    for label in ["Request", "Response", "Connection"] {
+        let (t, conf) = tier(&c, label);
+        assert_eq!(t, R, "{label}");
+        assert!(conf >= 0.80, "{label}: {conf}");
+        assert!(has_signal(&c, label, "switches_view"), "{label}");
+    }
+}

@@ -2,8 +2,9 @@
 //! admin, Flask-Admin (Flask-SQLAlchemy on sqlite), Datasette, Radicale's web UI, a
 //! React TodoMVC and a React support form (framework-controlled inputs), both bundled
 //! here with esbuild, Jupyter Notebook 7 (file browser and editor on a temp root dir) and
-//! TiddlyWiki 5 (its Node.js server on a fresh wiki folder), Trac (tracker and wiki) and
-//! I Hate Money (shared budgets), each launched by its `fixtures/real/<app>/serve.py`.
+//! TiddlyWiki 5 (its Node.js server on a fresh wiki folder), MailDev 3 (a mail catcher
+//! from npm, seeded over SMTP), Trac (tracker and wiki) and I Hate Money (shared
+//! budgets), each launched by its `fixtures/real/<app>/serve.py`.
 //! Each runs from the
 //! registries' packages
 //! (`cargo xtask test` installs them under `target/real-apps/`) with its own backend on
@@ -261,6 +262,13 @@ pub enum AppKind {
     /// load, a slider whose thumb has no input. Its sqlite table of orders is the ground
     /// truth.
     Mantine,
+    /// MailDev 3 from npm, a mail catcher's web client (React, Tailwind, Fastify): a
+    /// list of messages each drawn whole as one `<button>`, a view switcher of buttons
+    /// told apart only by their colours, "Relay email" opening a menu whose "Relay to
+    /// original recipients" asks `confirm()`. It relays to its own SMTP port, so a
+    /// relayed message arrives in it again; its mail folder (a `.eml` file a message)
+    /// is the ground truth.
+    MailDev,
 }
 
 impl AppKind {
@@ -296,6 +304,7 @@ impl AppKind {
             AppKind::Shiny => "shiny",
             AppKind::Panel => "panel",
             AppKind::DjangoWiki => "django-wiki",
+            AppKind::MailDev => "maildev",
         }
     }
 
@@ -331,6 +340,7 @@ impl AppKind {
             "shiny" => AppKind::Shiny,
             "panel" => AppKind::Panel,
             "django-wiki" => AppKind::DjangoWiki,
+            "maildev" => AppKind::MailDev,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -404,6 +414,8 @@ impl RealApp {
             // The notes, a Markdown file each.
             AppKind::Archivy => dir.path().join("archivy/data"),
             AppKind::DjangoWiki => dir.path().join("wiki.sqlite3"),
+            // A message a file.
+            AppKind::MailDev => dir.path().join("mail"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -690,6 +702,42 @@ impl RealApp {
                     .arg("host=127.0.0.1")
                     .arg(format!("port={port}"));
                 ready_path = "/status";
+            }
+            AppKind::MailDev => {
+                let smtp = loop {
+                    let p = free_port()?;
+                    if p != port {
+                        break p;
+                    }
+                };
+                std::fs::create_dir_all(&db)?;
+                let maildev = real_node_modules()?.join("maildev/dist/bin/maildev.js");
+                let mut cmd = Command::new("node");
+                cmd.arg(&maildev)
+                    .args(["--ip", "127.0.0.1", "--web-ip", "127.0.0.1"])
+                    .arg("--smtp")
+                    .arg(smtp.to_string())
+                    .arg("--web")
+                    .arg(port.to_string())
+                    // Relayed mail comes back to it: the relay is seen in its folder.
+                    .args(["--outgoing-host", "127.0.0.1", "--outgoing-port"])
+                    .arg(smtp.to_string())
+                    .arg("--mail-directory")
+                    .arg(&db);
+                let app = RealApp::spawn(kind, cmd, port, db, python, dir, "/api/email")?;
+                for (to, subject, text) in MAILDEV_SEED {
+                    smtp_send(smtp, "ops@example.com", to, subject, text)
+                        .with_context(|| format!("mailing {subject:?} to MailDev"))?;
+                }
+                // Each message is in its folder (and its list) before the flow reads it.
+                let deadline = Instant::now() + READY_TIMEOUT;
+                while app.maildev_messages()?.len() < MAILDEV_SEED.len() {
+                    if Instant::now() >= deadline {
+                        bail!("MailDev did not store its seeded mail:\n{}", app.log());
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                return Ok(app);
             }
             AppKind::Trac => {
                 // serve.py creates and seeds the environment, then runs tracd.
@@ -1045,6 +1093,93 @@ impl Drop for RealApp {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+/// The messages MailDev is started with: recipient, subject, text (from
+/// `ops@example.com`).
+pub const MAILDEV_SEED: [(&str, &str, &str); 3] = [
+    (
+        "carol@example.com",
+        "Invoice #4471",
+        "Please find the invoice attached. Payment due in 30 days.",
+    ),
+    (
+        "alice@example.com",
+        "Quarterly report",
+        "Here are the numbers for Q3. Revenue is up 12 percent.",
+    ),
+    (
+        "bob@example.com",
+        "Lunch on Friday?",
+        "Are you free for lunch on Friday at noon?",
+    ),
+];
+
+/// Sends one plain-text message to the SMTP server on 127.0.0.1:`port`, as a mail
+/// client does (EHLO, MAIL, RCPT, DATA), checking each reply's code.
+fn smtp_send(port: u16, from: &str, to: &str, subject: &str, text: &str) -> Result<()> {
+    use std::io::BufRead;
+    let stream = TcpStream::connect(("127.0.0.1", port))?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut reader = std::io::BufReader::new(stream.try_clone()?);
+    let mut writer = stream;
+    // One reply, its continuation lines (`250-…`) included: its code.
+    let mut reply = |want: &str| -> Result<()> {
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line)? == 0 {
+                bail!("the SMTP server closed the connection, waiting for {want}");
+            }
+            if !line.starts_with(want) {
+                bail!("the SMTP server answered {line:?}, not {want}");
+            }
+            if line.as_bytes().get(3) != Some(&b'-') {
+                return Ok(());
+            }
+        }
+    };
+    reply("220")?;
+    for (command, want) in [
+        ("EHLO nsp-tests".to_owned(), "250"),
+        (format!("MAIL FROM:<{from}>"), "250"),
+        (format!("RCPT TO:<{to}>"), "250"),
+        ("DATA".to_owned(), "354"),
+    ] {
+        write!(writer, "{command}\r\n")?;
+        reply(want)?;
+    }
+    write!(
+        writer,
+        "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nContent-Type: text/plain; \
+         charset=utf-8\r\n\r\n{text}\r\n.\r\n"
+    )?;
+    reply("250")?;
+    write!(writer, "QUIT\r\n")?;
+    Ok(())
+}
+
+impl RealApp {
+    /// MailDev: the messages in its mail folder, each as its recipient and subject, in
+    /// no particular order.
+    pub fn maildev_messages(&self) -> Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&self.db)? {
+            let path = entry?.path();
+            if path.extension().is_none_or(|e| e != "eml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path)?;
+            let head = text.split("\r\n\r\n").next().unwrap_or_default();
+            let field = |name: &str| {
+                head.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(|v| v.trim().to_owned())
+                    .unwrap_or_default()
+            };
+            out.push((field("To:"), field("Subject:")));
+        }
+        Ok(out)
     }
 }
 

@@ -518,8 +518,8 @@ pub const REAL_APPS_PYPI: &[&str] = &[
     "dash-mantine-components==2.8.1",
 ];
 
-/// The React TodoMVC's packages from npm, pinned (esbuild's native binary comes as an
-/// npm package of its own).
+/// The npm apps and the React TodoMVC's packages, pinned (esbuild's native binary
+/// comes as an npm package of its own).
 pub const REAL_APPS_NPM: &[&str] = &[
     "react@19.3.1",
     "react-dom@19.3.1",
@@ -533,6 +533,8 @@ pub const REAL_APPS_NPM: &[&str] = &[
     // The kits most React apps draw their selects with; fixtures/real/react_selects.
     "@radix-ui/react-select@2.4.1",
     "@headlessui/react@2.2.10",
+    // MailDev 3, a mail catcher's web client (React, Fastify) for the mail flow.
+    "maildev@3.0.0",
 ];
 
 /// Where the real apps are installed.

@@ -543,10 +543,15 @@ fn discloses(page: &crate::page::Page<'_>, idx: usize, label: &str, shown: &[&st
 /// Whether control `idx` is one of a group of buttons that switch a view (a segmented
 /// control: "Day | Week | Month", a chart's "Net Profit | Income | Expenses"): it acts
 /// in the page outside any form, the element holding it holds two or more recorded
-/// elements, all buttons of its tag that act in the page and hold no pressed state of
-/// their own, and exactly one of them is marked current (a class `selected`, `active`
+/// elements of its tag (others beside them are no members), all acting in the page and
+/// holding no pressed state of their own, and exactly one of them is marked current (a class `selected`, `active`
 /// or `current`, or the `is-` form of one; `aria-current`; `aria-selected="true"`).
-/// One marked among equals is what a tab bar drawn without its roles looks like.
+/// One marked among equals is what a tab bar drawn without its roles looks like. So is,
+/// with none marked so, one of three or more styled apart from the others, which share
+/// one class attribute ("HTML | Plain Text | Headers | Source", the shown one in the
+/// accent colour), when no label among them says a verb that writes: a toolbar's
+/// primary "Save" beside "Cancel" is styled apart too. A member disabled now counts for
+/// neither.
 pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
     use crate::page::ElementRecordExt;
     const MAX_GROUP: usize = 12;
@@ -559,13 +564,30 @@ pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
     let tag = page.els[idx].tag.as_str();
     let mut members = 0;
     let mut current = 0;
+    // The class attributes seen, each with how many members have it (at most two).
+    let mut styles: Vec<(&str, usize)> = Vec::new();
+    let mut writes = false;
     for &k in page.children(parent) {
         if dom_parent(page, k) != Some(here) {
             continue;
         }
         let e = &page.els[k];
-        if e.tag != tag
-            || !acts_in_page(page, k)
+        // The group is the children of its tag: a pane's close button before its tabs
+        // (mitmweb's "Request | Response | …" links) is none of them. A member disabled
+        // now (MailDev's "HTML" for a message without HTML) is one of the group all the
+        // same, drawn in its own greyed style: left out of both counts.
+        if e.tag != tag || e.disabled {
+            continue;
+        }
+        match styles.iter_mut().find(|(c, _)| *c == e.classes()) {
+            Some((_, n)) => *n += 1,
+            None => styles.push((e.classes(), 1)),
+        }
+        writes = writes
+            || super::lexicon::hits(&crate::page::control_label(e))
+                .iter()
+                .any(|h| h.tier != nsp_protocol::Reversibility::Read);
+        if !acts_in_page(page, k)
             || e.has("aria-pressed")
             || e.has("aria-checked")
             || crate::controls::opens_popup(e)
@@ -578,7 +600,11 @@ pub fn switches_view(page: &crate::page::Page<'_>, idx: usize) -> bool {
         }
         current += usize::from(marked_current(e));
     }
-    members >= 2 && current == 1
+    let apart = members >= 3
+        && current == 0
+        && !writes
+        && matches!(styles[..], [(_, a), (_, b)] if a.min(b) == 1);
+    members >= 2 && current == 1 || apart
 }
 
 /// Whether control `idx` is one of a group of toggle buttons whose state only a class

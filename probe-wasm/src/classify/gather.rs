@@ -339,7 +339,7 @@ pub(super) fn gather(ev: &Evidence<'_>, t: &mut Tally) {
     if ev.switches_view && unmarked {
         t.add(
             Signal::SwitchesView,
-            "one of a group of buttons of which one is marked current: it switches what is shown",
+            "one of a group of buttons of which one is marked or drawn as the current one: it switches what is shown",
         );
     }
     // A button grouped with fields (no `<form>`) that opens a dialog opens it: it

@@ -58,7 +58,7 @@ const PHRASES: &[&str] = &[
 /// Single words, by the tier they point to and how strongly.
 const WORDS: &[&str] = &[
     // Permanent, or reaching other people or money.
-    "send:i3,submit:i2,pay:i3,buy:i3,order:i2,purchase:i3,checkout:i3,delete:i3,",
+    "send:i3,resend:i3,relay:i3,submit:i2,pay:i3,buy:i3,order:i2,purchase:i3,checkout:i3,delete:i3,",
     // Most removals take an item out of a list or set it can be put back into; alone,
     // the word is a weak sign of permanence.
     concat!(
