@@ -230,7 +230,7 @@
   // Marks `rows` as rows found by their shape (twinRows, cardRows, recordButtons) and
   // `holder` as the element holding them: recorded by every walk from then on. Returns
   // whether any row is new.
-  /** @param {Element[]} rows @param {Element} holder */
+  /** @param {Iterable<Element>} rows @param {Element} holder */
   function markRows(rows, holder) {
     let added = false;
     for (const row of rows) {
