@@ -73,6 +73,7 @@ fn own_venv_python(kind: AppKind) -> Option<Result<PathBuf>> {
         AppKind::Shiny => ("NSP_SHINY_PYTHON", "shiny-venv", "Shiny"),
         AppKind::Panel => ("NSP_PANEL_PYTHON", "panel-venv", "Panel"),
         AppKind::DjangoWiki => ("NSP_DJANGOWIKI_PYTHON", "djangowiki-venv", "django-wiki"),
+        AppKind::Mitmweb => ("NSP_MITMWEB_PYTHON", "mitmweb-venv", "mitmproxy"),
         _ => return None,
     };
     Some(venv_python(var, venv, what, &format!("{what} from PyPI")))
@@ -269,6 +270,13 @@ pub enum AppKind {
     /// relayed message arrives in it again; its mail folder (a `.eml` file a message)
     /// is the ground truth.
     MailDev,
+    /// mitmweb, mitmproxy 11's web interface, in a venv of its own
+    /// (`target/mitmweb-venv`), set up by `fixtures/real/mitmweb/serve.py` with an
+    /// upstream server of its own and two requests sent through it: a flow list whose
+    /// rows are selected by a click the page handles at its root (drawn with a pointer
+    /// cursor), and a selected flow's "Replay", which sends its request again. The
+    /// upstream's log of every request it received is the ground truth.
+    Mitmweb,
 }
 
 impl AppKind {
@@ -305,6 +313,7 @@ impl AppKind {
             AppKind::Panel => "panel",
             AppKind::DjangoWiki => "django-wiki",
             AppKind::MailDev => "maildev",
+            AppKind::Mitmweb => "mitmweb",
         }
     }
 
@@ -341,6 +350,7 @@ impl AppKind {
             "panel" => AppKind::Panel,
             "django-wiki" => AppKind::DjangoWiki,
             "maildev" => AppKind::MailDev,
+            "mitmweb" => AppKind::Mitmweb,
             other => bail!("unknown real app {other:?}"),
         })
     }
@@ -416,6 +426,8 @@ impl RealApp {
             AppKind::DjangoWiki => dir.path().join("wiki.sqlite3"),
             // A message a file.
             AppKind::MailDev => dir.path().join("mail"),
+            // Every request the upstream server received.
+            AppKind::Mitmweb => dir.path().join("requests.log"),
             _ => dir.path().join("app.sqlite3"),
         };
         let mut cmd;
@@ -840,11 +852,13 @@ impl RealApp {
             | AppKind::Roundup
             | AppKind::PyLoad
             | AppKind::Archivy
-            | AppKind::DjangoWiki => {
+            | AppKind::DjangoWiki
+            | AppKind::Mitmweb => {
                 // `serve.py PORT DIR` sets the app up in DIR, then serves it: Roundup's
                 // tracker and its users; Isso's configuration and three comments;
                 // pyLoad's settings, database and first user; Archivy's settings and
-                // administrator; django-wiki's database, superuser and root article.
+                // administrator; django-wiki's database, superuser and root article;
+                // mitmweb's upstream server and the two requests sent through it.
                 cmd = Command::new(&python);
                 cmd.arg(real.join(kind.name()).join("serve.py"))
                     .arg(port.to_string())
@@ -1160,6 +1174,16 @@ fn smtp_send(port: u16, from: &str, to: &str, subject: &str, text: &str) -> Resu
 }
 
 impl RealApp {
+    /// mitmweb: the requests its upstream server received, as `METHOD PATH BODY`, in
+    /// order.
+    pub fn upstream_requests(&self) -> Result<Vec<String>> {
+        match std::fs::read_to_string(&self.db) {
+            Ok(t) => Ok(t.lines().map(str::to_owned).collect()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e).with_context(|| format!("reading {}", self.db.display())),
+        }
+    }
+
     /// MailDev: the messages in its mail folder, each as its recipient and subject, in
     /// no particular order.
     pub fn maildev_messages(&self) -> Result<Vec<(String, String)>> {

@@ -451,6 +451,15 @@ pub const OWN_VENV_APPS: &[OwnVenvApp] = &[
         var: "NSP_DJANGOWIKI_PYTHON",
         also: &[],
     },
+    // mitmproxy's web interface, mitmweb, pins its own cryptography and web stack (its
+    // 12 needs Python 3.12; 11.0 is the last for this machine's 3.11).
+    OwnVenvApp {
+        venv: "mitmweb-venv",
+        package: "mitmproxy",
+        version: "11.0.2",
+        var: "NSP_MITMWEB_PYTHON",
+        also: &[],
+    },
 ];
 
 /// Makes (or finds) the venv of each of [`OWN_VENV_APPS`]; returns each app's variable
