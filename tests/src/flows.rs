@@ -27,7 +27,9 @@
 //!   it is what an irreversible write needs. (An effect that only adds a new top-level
 //!   object needs [`Verify::Expr`].) The database says whether it was the right change.
 //!   A press that only asks for a second one ([`Verify::Fails`]: Isso's "Delete" turning
-//!   into "Confirm") is expected to leave its expression false, as nspd then says.
+//!   into "Confirm") is expected to leave its expression false, as nspd then says; one
+//!   whose effect the state may not show for certain ([`Verify::Unsure`]: mitmweb's
+//!   replay, marked by an icon) is done once it ran, either way.
 //! - **The gate decides; a person lifts.** Every request is sent first with
 //!   `"approval": "never"`. If nspd refuses it with `confidence_too_low` (the one
 //!   refusal a person can lift), the step counts as *needed a person*: the agent sends
@@ -134,6 +136,12 @@ pub enum Verify {
     /// offers now, which is what the step expects; an expression that holds fails the
     /// flow. Polled for a second, not [`FLOW_VERIFY_TIMEOUT_MS`].
     Fails(String),
+    /// An expression the page may or may not make true: it shows what the action did
+    /// only in ways the state does not key for certain (mitmweb marks a replayed flow
+    /// with an icon, and its timing may come out the same). The step is done when the
+    /// action ran (`executed: true`), whether the expression held or not; the ground
+    /// truth decides what happened. Polled for a second.
+    Unsure(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -812,11 +820,14 @@ impl FlowAgent {
             let mut body = json!({"pid": self.pid, "action": name, "parameters": parameters});
             match &step.verify {
                 Verify::Auto => body["verify_expression"] = json!(auto_verify(state)),
-                Verify::Expr(e) | Verify::Fails(e) => body["verify_expression"] = json!(e),
+                Verify::Expr(e) | Verify::Fails(e) | Verify::Unsure(e) => {
+                    body["verify_expression"] = json!(e)
+                }
                 Verify::None => {}
             }
             let fails = matches!(step.verify, Verify::Fails(_));
-            if fails {
+            let unsure = matches!(step.verify, Verify::Unsure(_));
+            if fails || unsure {
                 body["verify_timeout_ms"] = json!(1000);
             } else if body.get("verify_expression").is_some() {
                 // Real apps' backends on a loaded two-core machine can take longer than
@@ -870,6 +881,11 @@ impl FlowAgent {
                     "step {:?}: {name} was to run and leave its expression false, and answered {status}: {resp}",
                     step.intent
                 );
+            }
+            let ran_unverified =
+                status == 422 && resp["code"] == "verification_failed" && resp["executed"] == true;
+            if unsure && ran_unverified {
+                return Ok(resp);
             }
             if status != 200 {
                 bail!(

@@ -27,9 +27,11 @@ async fn mitmweb_select_a_payment_and_replay_it_once() {
         // address.
         Step::new("select the payment", &["open"], Tier::Read).on(payment.as_str()),
         // "Replay" says no verb the probe knows: put to the person, who approves it
-        // once. mitmweb replays the flow in place: its row's timing changes.
+        // once. mitmweb replays the flow in place and marks it with an icon only: its
+        // row's timing may or may not come out different, so the upstream's log says
+        // what was sent.
         Step::new("replay it once", &["replay"], Tier::IrreversibleWrite)
-            .verify(Verify::Expr("rows[0].time != prev.rows[0].time".into())),
+            .verify(Verify::Unsure("rows[0].time != prev.rows[0].time".into())),
     ];
     for step in steps {
         agent.run(step).await.unwrap_or_else(log);
