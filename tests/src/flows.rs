@@ -870,22 +870,17 @@ impl FlowAgent {
             }
             let asked = record.person.is_some();
             self.steps.push(record);
+            // The action ran and its expression stayed false.
+            let ran_unverified =
+                status == 422 && resp["code"] == "verification_failed" && resp["executed"] == true;
+            if (fails || unsure) && ran_unverified {
+                return Ok(resp);
+            }
             if fails {
-                if status == 422
-                    && resp["code"] == "verification_failed"
-                    && resp["executed"] == true
-                {
-                    return Ok(resp);
-                }
                 bail!(
                     "step {:?}: {name} was to run and leave its expression false, and answered {status}: {resp}",
                     step.intent
                 );
-            }
-            let ran_unverified =
-                status == 422 && resp["code"] == "verification_failed" && resp["executed"] == true;
-            if unsure && ran_unverified {
-                return Ok(resp);
             }
             if status != 200 {
                 bail!(
